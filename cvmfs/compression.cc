@@ -1,0 +1,100 @@
+#include "cvmfs/compression.h"
+
+#include <libdeflate.h>
+#include <zlib.h>
+
+namespace cvmfs {
+
+Result<Compression> ParseCompressionName(std::string_view name) {
+  if (name == "zlib" || name == "default") return Compression::kZlib;
+  if (name == "none") return Compression::kNone;
+  return Status::InvalidArgument("unknown compression '" + std::string(name) +
+                                 "' (expected zlib or none)");
+}
+
+std::string_view CompressionName(Compression c) {
+  return c == Compression::kNone ? "none" : "zlib";
+}
+
+Compressor::Compressor(int level) : c_(libdeflate_alloc_compressor(level)) {}
+Compressor::~Compressor() { libdeflate_free_compressor(c_); }
+
+void Compressor::Compress(std::string_view in, std::string* out) {
+  size_t bound = libdeflate_zlib_compress_bound(c_, in.size());
+  out->resize(bound);
+  size_t n = libdeflate_zlib_compress(c_, in.data(), in.size(), out->data(), bound);
+  out->resize(n);
+}
+
+Inflater::Inflater() : z_(new z_stream_s{}) { inflateInit(z_.get()); }
+Inflater::~Inflater() { inflateEnd(z_.get()); }
+
+void Inflater::Reset() {
+  inflateReset(z_.get());
+  done_ = false;
+  trailing_ = false;
+}
+
+Status Inflater::Feed(const void* data, size_t size, const Sink& sink) {
+  if (size == 0) return Status::Ok();
+  if (done_) {
+    trailing_ = true;
+    return Status::Corruption("data after the end of the zlib stream");
+  }
+  char buf[64 * 1024];
+  z_->next_in = static_cast<Bytef*>(const_cast<void*>(data));
+  z_->avail_in = static_cast<uInt>(size);
+  while (z_->avail_in > 0 && !done_) {
+    z_->next_out = reinterpret_cast<Bytef*>(buf);
+    z_->avail_out = sizeof(buf);
+    int rc = inflate(z_.get(), Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+      return Status::Corruption(std::string("zlib: ") + (z_->msg ? z_->msg : "inflate failed"));
+    size_t produced = sizeof(buf) - z_->avail_out;
+    if (produced > 0) CVMFS_RETURN_IF_ERROR(sink(buf, produced));
+    if (rc == Z_STREAM_END) done_ = true;
+    if (rc == Z_BUF_ERROR && produced == 0) break;
+  }
+  if (done_ && z_->avail_in > 0) {
+    trailing_ = true;
+    return Status::Corruption("data after the end of the zlib stream");
+  }
+  // Drain output that fits no more into the buffer while input is consumed.
+  while (!done_ && z_->avail_in == 0) {
+    z_->next_out = reinterpret_cast<Bytef*>(buf);
+    z_->avail_out = sizeof(buf);
+    int rc = inflate(z_.get(), Z_NO_FLUSH);
+    size_t produced = sizeof(buf) - z_->avail_out;
+    if (produced > 0) CVMFS_RETURN_IF_ERROR(sink(buf, produced));
+    if (rc == Z_STREAM_END) { done_ = true; break; }
+    if (rc != Z_OK || produced == 0) break;
+  }
+  return Status::Ok();
+}
+
+Status Inflater::Finish() const {
+  if (trailing_) return Status::Corruption("data after the end of the zlib stream");
+  if (!done_) return Status::Corruption("truncated zlib stream");
+  return Status::Ok();
+}
+
+Status Decompress(std::string_view in, std::string* out) {
+  out->clear();
+  Inflater inf;
+  CVMFS_RETURN_IF_ERROR(inf.Feed(in.data(), in.size(), [out](const char* d, size_t n) {
+    out->append(d, n);
+    return Status::Ok();
+  }));
+  return inf.Finish();
+}
+
+std::string ZlibCompress(std::string_view in, int level) {
+  uLongf bound = compressBound(in.size());
+  std::string out(bound, '\0');
+  compress2(reinterpret_cast<Bytef*>(out.data()), &bound,
+            reinterpret_cast<const Bytef*>(in.data()), in.size(), level);
+  out.resize(bound);
+  return out;
+}
+
+}  // namespace cvmfs

@@ -1,0 +1,74 @@
+// zlib compression of objects (doc/format.md, "Objects").
+//
+// Objects are stored as complete zlib streams (RFC 1950) or, for file content
+// published with compression "none", verbatim. Compression uses libdeflate
+// (same stream format as zlib, several times faster); decompression is
+// streaming zlib so that arbitrarily large objects can be verified and
+// inflated while they arrive.
+//
+// Thread safety: a Compressor or Inflater belongs to one thread at a time.
+#ifndef CVMFS_COMPRESSION_H_
+#define CVMFS_COMPRESSION_H_
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "cvmfs/status.h"
+
+struct libdeflate_compressor;
+struct z_stream_s;
+
+namespace cvmfs {
+
+// Values as stored in catalog flags bits 11-13.
+enum class Compression : int { kZlib = 0, kNone = 1 };
+
+Result<Compression> ParseCompressionName(std::string_view name);  // zlib|none
+std::string_view CompressionName(Compression c);
+
+// Whole-buffer compression into a zlib stream.
+class Compressor {
+ public:
+  explicit Compressor(int level = 6);
+  ~Compressor();
+  Compressor(const Compressor&) = delete;
+  Compressor& operator=(const Compressor&) = delete;
+  // Replaces *out with the zlib stream of `in`.
+  void Compress(std::string_view in, std::string* out);
+
+ private:
+  libdeflate_compressor* c_;
+};
+
+// Streaming zlib decompression. Output is handed to `sink` in pieces; a sink
+// that returns a non-ok status stops decompression with that status.
+class Inflater {
+ public:
+  using Sink = std::function<Status(const char* data, size_t size)>;
+  Inflater();
+  ~Inflater();
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+
+  Status Feed(const void* data, size_t size, const Sink& sink);
+  // Ok only if the stream ended exactly (no truncation, no trailing data).
+  Status Finish() const;
+  void Reset();
+
+ private:
+  std::unique_ptr<z_stream_s> z_;
+  bool done_ = false;
+  bool trailing_ = false;
+};
+
+// Convenience: whole-buffer decompression.
+Status Decompress(std::string_view in, std::string* out);
+// Compresses with zlib itself (deflate, level 6: byte-identical to CVMFS).
+std::string ZlibCompress(std::string_view in, int level = 6);
+
+}  // namespace cvmfs
+
+#endif  // CVMFS_COMPRESSION_H_

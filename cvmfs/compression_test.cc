@@ -1,0 +1,66 @@
+#include "cvmfs/compression.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace cvmfs {
+namespace {
+
+std::string RandomText(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, ' ');
+  for (auto& c : s) c = "abcdefgh \n"[rng() % 10];
+  return s;
+}
+
+TEST(CompressionTest, LibdeflateOutputIsZlib) {
+  std::string in = RandomText(1 << 20, 1), z, out;
+  Compressor c;
+  c.Compress(in, &z);
+  ASSERT_TRUE(Decompress(z, &out).ok());
+  EXPECT_EQ(out, in);
+}
+
+TEST(CompressionTest, EmptyInput) {
+  std::string z, out;
+  Compressor c;
+  c.Compress("", &z);
+  EXPECT_TRUE(Decompress(z, &out).ok());
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(CompressionTest, ZlibMatchesCvmfsObject) {
+  // CVMFS stores "New CernVM-FS repository for ..." as zlib level 6.
+  std::string z = ZlibCompress("abc");
+  EXPECT_EQ(static_cast<uint8_t>(z[0]), 0x78);
+  EXPECT_EQ(static_cast<uint8_t>(z[1]), 0x9c);
+}
+
+TEST(CompressionTest, DetectsTruncationAndTrailingData) {
+  std::string in = RandomText(100000, 2), z, out;
+  Compressor c;
+  c.Compress(in, &z);
+  EXPECT_TRUE(Decompress(z.substr(0, z.size() - 10), &out).IsCorruption());
+  EXPECT_TRUE(Decompress(z + "junk", &out).IsCorruption());
+  std::string flipped = z;
+  flipped[z.size() / 2] ^= 0x55;
+  EXPECT_FALSE(Decompress(flipped, &out).ok());
+}
+
+TEST(CompressionTest, StreamingInSmallPieces) {
+  std::string in = RandomText(300000, 3), z, out;
+  Compressor c;
+  c.Compress(in, &z);
+  Inflater inf;
+  for (size_t i = 0; i < z.size(); i += 7) {
+    ASSERT_TRUE(inf.Feed(z.data() + i, std::min<size_t>(7, z.size() - i),
+                         [&](const char* d, size_t n) { out.append(d, n); return Status::Ok(); })
+                    .ok());
+  }
+  EXPECT_TRUE(inf.Finish().ok());
+  EXPECT_EQ(out, in);
+}
+
+}  // namespace
+}  // namespace cvmfs

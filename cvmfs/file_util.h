@@ -1,0 +1,66 @@
+// Small POSIX file helpers shared by every component: an owning fd, whole-file
+// reads, and the write-temporary-then-rename pattern used for every durable
+// change (doc/format.md, "Atomic updates").
+#ifndef CVMFS_FILE_UTIL_H_
+#define CVMFS_FILE_UTIL_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cvmfs/status.h"
+
+namespace cvmfs {
+
+// Owns a file descriptor; closes it on destruction.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  ~UniqueFd() { Reset(); }
+  UniqueFd(UniqueFd&& o) noexcept : fd_(o.Release()) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept {
+    if (this != &o) { Reset(); fd_ = o.Release(); }
+    return *this;
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int Release() { int f = fd_; fd_ = -1; return f; }
+  void Reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
+Result<std::string> ReadFile(const std::string& path);
+// Writes all of `data` to `fd`, retrying on EINTR and short writes.
+Status WriteAll(int fd, const void* data, size_t size, const std::string& what);
+// Reads exactly up to `size` bytes (fewer only at EOF); returns bytes read.
+Result<size_t> ReadFull(int fd, void* buf, size_t size, const std::string& what);
+
+// Writes `data` to a temporary file beside `path`, fsyncs it (if `sync`),
+// sets `mode` and renames it over `path`. Readers see the old or the new
+// file, never a partial one.
+Status WriteFileAtomic(const std::string& path, std::string_view data,
+                       int mode = 0644, bool sync = false);
+
+// mkdir -p with `mode` for created directories.
+Status MakeDirs(const std::string& path, int mode = 0755);
+bool PathExists(const std::string& path);
+bool IsDirectory(const std::string& path);
+// Removes a directory tree (or file); a missing path is ok.
+Status RemoveTree(const std::string& path);
+// Names in a directory, without "." and "..", sorted.
+Result<std::vector<std::string>> ListDirectory(const std::string& path);
+// A unique temporary name beside `path` ("<path>.tmp.<pid>.<n>").
+std::string TempNameFor(const std::string& path);
+
+// Joins path pieces with single slashes.
+std::string JoinPath(std::string_view a, std::string_view b);
+
+}  // namespace cvmfs
+
+#endif  // CVMFS_FILE_UTIL_H_
