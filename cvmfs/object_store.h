@@ -1,0 +1,68 @@
+// ObjectStore: where a repository's files live (the Stratum 0 storage root).
+//
+// Names are paths relative to the repository root ("data/ab/cd...C",
+// ".cvmfspublished"); object_name.h makes them. Put is atomic: readers see
+// the old file or the complete new one, never a partial write (local storage
+// writes into data/txn/ and renames). Implementations are thread-safe.
+#ifndef CVMFS_OBJECT_STORE_H_
+#define CVMFS_OBJECT_STORE_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cvmfs/status.h"
+
+namespace cvmfs {
+
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+  virtual bool Exists(const std::string& name) = 0;
+  virtual Status Put(const std::string& name, std::string_view bytes) = 0;
+  virtual Result<std::string> Get(const std::string& name) = 0;
+  virtual Status Remove(const std::string& name) = 0;
+  // Names of all objects under data/ (for gc, check and tests).
+  virtual Result<std::vector<std::string>> ListObjects() = 0;
+};
+
+// Files under a directory, e.g. /srv/cvmfs/<fqrn>.
+class LocalObjectStore : public ObjectStore {
+ public:
+  explicit LocalObjectStore(std::string root);
+  // Creates data/00..ff and data/txn.
+  Status CreateLayout();
+  const std::string& root() const { return root_; }
+
+  bool Exists(const std::string& name) override;
+  Status Put(const std::string& name, std::string_view bytes) override;
+  Result<std::string> Get(const std::string& name) override;
+  Status Remove(const std::string& name) override;
+  Result<std::vector<std::string>> ListObjects() override;
+
+ private:
+  std::string root_;
+};
+
+// In-memory store for unit tests.
+class MemoryObjectStore : public ObjectStore {
+ public:
+  bool Exists(const std::string& name) override;
+  Status Put(const std::string& name, std::string_view bytes) override;
+  Result<std::string> Get(const std::string& name) override;
+  Status Remove(const std::string& name) override;
+  Result<std::vector<std::string>> ListObjects() override;
+  size_t puts() const;
+
+ private:
+  mutable std::mutex mu_;  // guards files_, puts_
+  std::map<std::string, std::string> files_;
+  size_t puts_ = 0;
+};
+
+}  // namespace cvmfs
+
+#endif  // CVMFS_OBJECT_STORE_H_
