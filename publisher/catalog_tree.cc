@@ -1,0 +1,427 @@
+#include "publisher/catalog_tree.h"
+
+#include "cvmfs/compression.h"
+#include "cvmfs/file_util.h"
+#include "cvmfs/object_name.h"
+#include "cvmfs/path_hash.h"
+
+#include <unistd.h>
+
+namespace publisher {
+
+using cvmfs::CounterSet;
+using cvmfs::DirectoryEntry;
+using cvmfs::Digest;
+using cvmfs::NestedCatalogRef;
+using cvmfs::Result;
+using cvmfs::Status;
+
+struct CatalogTree::Node {
+  std::string mountpoint;
+  Node* parent = nullptr;
+  std::string file;
+  std::unique_ptr<cvmfs::WritableCatalog> db;
+  std::map<std::string, NestedCatalogRef> refs;            // rows of nested_catalogs
+  std::map<std::string, std::unique_ptr<Node>> children;   // loaded nested catalogs
+  std::optional<Digest> original_hash;
+  CounterSet original_total;    // self + subtree when loaded (zero when new)
+  CounterSet original_subtree;
+  CounterSet subtree_delta;     // from children added, dropped or moved
+  CounterSet new_total;         // after commit
+  bool dirty = false;
+};
+
+static bool IsBelow(const std::string& path, const std::string& dir) {
+  return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+         path[dir.size()] == '/';
+}
+
+CatalogTree::CatalogTree(cvmfs::ObjectStore* store, CatalogTreeOptions options)
+    : store_(store), options_(std::move(options)) {}
+
+CatalogTree::~CatalogTree() {
+  // Temporary catalog files are removed with the temp directory by the owner.
+}
+
+std::string CatalogTree::NewTempFile() {
+  return options_.temp_dir + "/catalog." + std::to_string(++temp_counter_) + ".db";
+}
+
+Result<std::unique_ptr<CatalogTree::Node>> CatalogTree::LoadNode(const std::string& mountpoint,
+                                                                const Digest& hash,
+                                                                Node* parent) {
+  std::string name = cvmfs::ObjectPath(hash, cvmfs::ObjectSuffix::kCatalog);
+  auto compressed = store_->Get(name);
+  if (!compressed.ok()) return compressed.status().Annotate("catalog of " + mountpoint);
+  if (cvmfs::HashString(hash.algorithm, *compressed) != hash)
+    return Status::Corruption("catalog object " + name + " does not match its hash");
+  std::string raw;
+  CVMFS_RETURN_IF_ERROR(cvmfs::Decompress(*compressed, &raw).Annotate(name));
+  auto node = std::make_unique<Node>();
+  node->mountpoint = mountpoint;
+  node->parent = parent;
+  node->file = NewTempFile();
+  node->original_hash = hash;
+  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(node->file, raw, 0600));
+  {
+    CVMFS_ASSIGN_OR_RETURN(auto ro, cvmfs::Catalog::Open(node->file));
+    CVMFS_ASSIGN_OR_RETURN(auto counters, ro->ReadCounters());
+    node->original_subtree = counters.subtree;
+    node->original_total = counters.self;
+    node->original_total += counters.subtree;
+    CVMFS_ASSIGN_OR_RETURN(auto refs, ro->NestedCatalogs());
+    for (auto& r : refs) node->refs[r.path] = r;
+  }
+  CVMFS_ASSIGN_OR_RETURN(node->db, cvmfs::WritableCatalog::OpenForWriting(node->file));
+  return node;
+}
+
+Result<std::unique_ptr<CatalogTree>> CatalogTree::Open(cvmfs::ObjectStore* store,
+                                                       const Digest& root_hash,
+                                                       CatalogTreeOptions options) {
+  std::unique_ptr<CatalogTree> tree(new CatalogTree(store, std::move(options)));
+  CVMFS_ASSIGN_OR_RETURN(tree->root_, tree->LoadNode("", root_hash, nullptr));
+  return tree;
+}
+
+Result<std::unique_ptr<CatalogTree>> CatalogTree::CreateEmpty(cvmfs::ObjectStore* store,
+                                                              const DirectoryEntry& root,
+                                                              CatalogTreeOptions options) {
+  std::unique_ptr<CatalogTree> tree(new CatalogTree(store, std::move(options)));
+  auto node = std::make_unique<Node>();
+  node->file = tree->NewTempFile();
+  CVMFS_ASSIGN_OR_RETURN(node->db, cvmfs::WritableCatalog::Create(node->file, "", root, false));
+  node->dirty = true;
+  tree->root_ = std::move(node);
+  return tree;
+}
+
+void CatalogTree::MarkDirty(Node* node) {
+  for (; node && !node->dirty; node = node->parent) node->dirty = true;
+}
+
+Result<CatalogTree::Node*> CatalogTree::NodeFor(const std::string& path) {
+  Node* node = root_.get();
+  for (;;) {
+    Node* next = nullptr;
+    // Check each ancestor prefix of `path` below the node's mountpoint.
+    size_t pos = node->mountpoint.size();
+    while (pos < path.size()) {
+      size_t slash = path.find('/', pos + 1);
+      std::string prefix = path.substr(0, slash);
+      auto ref = node->refs.find(prefix);
+      if (ref != node->refs.end()) {
+        auto child = node->children.find(prefix);
+        if (child == node->children.end()) {
+          CVMFS_ASSIGN_OR_RETURN(auto loaded, LoadNode(prefix, ref->second.hash, node));
+          child = node->children.emplace(prefix, std::move(loaded)).first;
+        }
+        next = child->second.get();
+        break;
+      }
+      if (slash == std::string::npos) break;
+      pos = slash;
+    }
+    if (!next) return node;
+    node = next;
+  }
+}
+
+Result<std::optional<DirectoryEntry>> CatalogTree::Lookup(const std::string& path) {
+  CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(path));
+  return node->db->Lookup(path);
+}
+
+Result<std::vector<DirectoryEntry>> CatalogTree::List(const std::string& dir) {
+  CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(dir));
+  return node->db->List(dir);
+}
+
+bool CatalogTree::IsNestedCatalogRoot(const std::string& dir) {
+  auto node = NodeFor(dir);
+  return node.ok() && !dir.empty() && (*node)->mountpoint == dir;
+}
+
+Status CatalogTree::Put(const std::string& path, const DirectoryEntry& entry_in,
+                        const std::vector<cvmfs::FileChunk>& chunks) {
+  if (path.empty()) {
+    // The repository root: only its attributes change.
+    DirectoryEntry e = entry_in;
+    CVMFS_ASSIGN_OR_RETURN(auto old, root_->db->Lookup(""));
+    if (!e.IsDirectory()) return Status::InvalidArgument("the repository root must be a directory");
+    if (old) e.linkcount = old->linkcount;
+    e.name = "";
+    CVMFS_RETURN_IF_ERROR(root_->db->UpdateEntry("", e));
+    MarkDirty(root_.get());
+    return Status::Ok();
+  }
+  CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(path));
+  DirectoryEntry entry = entry_in;
+  entry.name = std::string(cvmfs::BaseName(path));
+  CVMFS_ASSIGN_OR_RETURN(auto existing, node->db->Lookup(path));
+
+  if (existing && existing->IsDirectory() && !entry.IsDirectory()) {
+    CVMFS_RETURN_IF_ERROR(Remove(path));
+    CVMFS_ASSIGN_OR_RETURN(node, NodeFor(path));
+    existing.reset();
+  }
+  if (existing && existing->IsDirectory()) {
+    // Same directory, new attributes; contents, link count and catalog
+    // structure stay.
+    entry.linkcount = existing->linkcount;
+    entry.nested_root = existing->nested_root;
+    entry.nested_mountpoint = existing->nested_mountpoint;
+    CVMFS_RETURN_IF_ERROR(node->db->UpdateEntry(path, entry));
+    if (node->mountpoint == path && node->parent) {
+      DirectoryEntry outer = entry;
+      outer.nested_root = false;
+      outer.nested_mountpoint = true;
+      CVMFS_RETURN_IF_ERROR(node->parent->db->UpdateEntry(path, outer));
+      MarkDirty(node->parent);
+    }
+    MarkDirty(node);
+    return Status::Ok();
+  }
+
+  std::string parent_path(cvmfs::ParentPath(path));
+  CVMFS_ASSIGN_OR_RETURN(auto parent, node->db->Lookup(parent_path));
+  if (!parent || !parent->IsDirectory())
+    return Status::NotFound("cannot add " + path + ": parent directory missing");
+  if (existing) CVMFS_RETURN_IF_ERROR(node->db->RemoveEntry(path));
+  if (entry.IsDirectory()) {
+    entry.linkcount = 2;
+    entry.nested_mountpoint = entry.nested_root = false;
+    touched_dirs_.insert(parent_path);
+  }
+  CVMFS_RETURN_IF_ERROR(node->db->AddEntry(path, entry));
+  if (entry.chunked) CVMFS_RETURN_IF_ERROR(node->db->SetChunks(path, chunks));
+  MarkDirty(node);
+  return Status::Ok();
+}
+
+Status CatalogTree::DropNode(Node* parent, const std::string& mountpoint) {
+  auto ref = parent->refs.find(mountpoint);
+  if (ref == parent->refs.end()) return Status::Ok();
+  auto child = parent->children.find(mountpoint);
+  if (child == parent->children.end()) {
+    CVMFS_ASSIGN_OR_RETURN(auto loaded, LoadNode(mountpoint, ref->second.hash, parent));
+    child = parent->children.emplace(mountpoint, std::move(loaded)).first;
+  }
+  parent->subtree_delta -= child->second->original_total;
+  parent->children.erase(child);
+  parent->refs.erase(ref);
+  CVMFS_RETURN_IF_ERROR(parent->db->RemoveNestedCatalog(mountpoint));
+  MarkDirty(parent);
+  return Status::Ok();
+}
+
+Status CatalogTree::RemoveSubtree(Node* node, const std::string& path) {
+  CVMFS_ASSIGN_OR_RETURN(auto entries, node->db->List(path));
+  for (auto& e : entries) {
+    std::string child = path + "/" + e.name;
+    if (e.nested_mountpoint) {
+      CVMFS_RETURN_IF_ERROR(DropNode(node, child));
+      CVMFS_RETURN_IF_ERROR(node->db->RemoveEntry(child));
+    } else if (e.IsDirectory()) {
+      CVMFS_RETURN_IF_ERROR(RemoveSubtree(node, child));
+    } else {
+      CVMFS_RETURN_IF_ERROR(node->db->RemoveEntry(child));
+    }
+  }
+  return node->db->RemoveEntry(path);
+}
+
+Status CatalogTree::Remove(const std::string& path) {
+  if (path.empty()) return Status::InvalidArgument("cannot remove the repository root");
+  CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(path));
+  std::string parent_path(cvmfs::ParentPath(path));
+  if (node->mountpoint == path && node->parent) {
+    Node* parent = node->parent;
+    CVMFS_RETURN_IF_ERROR(DropNode(parent, path));
+    CVMFS_RETURN_IF_ERROR(parent->db->RemoveEntry(path));
+    touched_dirs_.insert(parent_path);
+    MarkDirty(parent);
+    return Status::Ok();
+  }
+  CVMFS_ASSIGN_OR_RETURN(auto existing, node->db->Lookup(path));
+  if (!existing) return Status::Ok();
+  if (existing->IsDirectory()) {
+    CVMFS_RETURN_IF_ERROR(RemoveSubtree(node, path));
+    touched_dirs_.insert(parent_path);
+  } else {
+    CVMFS_RETURN_IF_ERROR(node->db->RemoveEntry(path));
+  }
+  MarkDirty(node);
+  return Status::Ok();
+}
+
+// Moves every entry strictly below `dir` from one catalog to another,
+// together with the nested catalogs mounted there.
+Status CatalogTree::MoveSubtree(Node* from, Node* to, const std::string& dir) {
+  CVMFS_ASSIGN_OR_RETURN(auto entries, from->db->List(dir));
+  for (auto& e : entries) {
+    std::string path = dir + "/" + e.name;
+    if (e.nested_mountpoint) {
+      auto ref = from->refs.find(path);
+      if (ref == from->refs.end())
+        return Status::Corruption("transition point " + path + " without nested catalog");
+      auto child = from->children.find(path);
+      if (child == from->children.end()) {
+        CVMFS_ASSIGN_OR_RETURN(auto loaded, LoadNode(path, ref->second.hash, from));
+        child = from->children.emplace(path, std::move(loaded)).first;
+      }
+      std::unique_ptr<Node> moved = std::move(child->second);
+      from->children.erase(child);
+      from->subtree_delta -= moved->original_total;
+      to->subtree_delta += moved->original_total;
+      moved->parent = to;
+      CVMFS_RETURN_IF_ERROR(from->db->RemoveNestedCatalog(path));
+      CVMFS_RETURN_IF_ERROR(to->db->AddNestedCatalog(ref->second));
+      to->refs[path] = ref->second;
+      from->refs.erase(ref);
+      to->children[path] = std::move(moved);
+      CVMFS_RETURN_IF_ERROR(from->db->RemoveEntry(path));
+      CVMFS_RETURN_IF_ERROR(to->db->AddEntry(path, e));
+      continue;
+    }
+    if (e.IsDirectory()) CVMFS_RETURN_IF_ERROR(MoveSubtree(from, to, path));
+    std::vector<cvmfs::FileChunk> chunks;
+    if (e.chunked) {
+      CVMFS_ASSIGN_OR_RETURN(chunks, from->db->Chunks(path));
+    }
+    CVMFS_RETURN_IF_ERROR(from->db->RemoveEntry(path));
+    CVMFS_RETURN_IF_ERROR(to->db->AddEntry(path, e));
+    if (e.chunked) CVMFS_RETURN_IF_ERROR(to->db->SetChunks(path, chunks));
+  }
+  return Status::Ok();
+}
+
+Status CatalogTree::CreateNestedCatalog(const std::string& dir) {
+  if (dir.empty()) return Status::InvalidArgument(".cvmfscatalog is not allowed in the repository root");
+  CVMFS_ASSIGN_OR_RETURN(Node * parent, NodeFor(dir));
+  if (parent->mountpoint == dir) return Status::Ok();
+  CVMFS_ASSIGN_OR_RETURN(auto entry, parent->db->Lookup(dir));
+  if (!entry || !entry->IsDirectory())
+    return Status::InvalidArgument("cannot create a nested catalog at " + dir + ": not a directory");
+
+  auto node = std::make_unique<Node>();
+  node->mountpoint = dir;
+  node->parent = parent;
+  node->file = NewTempFile();
+  DirectoryEntry root = *entry;
+  root.nested_mountpoint = false;
+  root.nested_root = true;
+  CVMFS_ASSIGN_OR_RETURN(node->db, cvmfs::WritableCatalog::Create(node->file, dir, root, true));
+  CVMFS_RETURN_IF_ERROR(MoveSubtree(parent, node.get(), dir));
+
+  DirectoryEntry outer = *entry;
+  outer.nested_mountpoint = true;
+  outer.nested_root = false;
+  CVMFS_RETURN_IF_ERROR(parent->db->UpdateEntry(dir, outer));
+  NestedCatalogRef ref{dir, Digest{options_.hash_algorithm, {}}, 0};
+  CVMFS_RETURN_IF_ERROR(parent->db->AddNestedCatalog(ref));
+  parent->refs[dir] = ref;
+  Node* raw = node.get();
+  parent->children[dir] = std::move(node);
+  raw->dirty = true;
+  MarkDirty(parent);
+  return Status::Ok();
+}
+
+Status CatalogTree::RemoveNestedCatalog(const std::string& dir) {
+  CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(dir));
+  if (dir.empty() || node->mountpoint != dir) return Status::Ok();
+  Node* parent = node->parent;
+  CVMFS_RETURN_IF_ERROR(MoveSubtree(node, parent, dir));
+  CVMFS_ASSIGN_OR_RETURN(auto root, node->db->Lookup(dir));
+  // MoveSubtree credited the grandchildren's totals to the parent; the
+  // merged catalog's own rows now count in the parent's self counters.
+  parent->subtree_delta -= node->original_total;
+  parent->children.erase(dir);
+  parent->refs.erase(dir);
+  CVMFS_RETURN_IF_ERROR(parent->db->RemoveNestedCatalog(dir));
+  if (root) {
+    DirectoryEntry merged = *root;
+    merged.nested_root = merged.nested_mountpoint = false;
+    CVMFS_RETURN_IF_ERROR(parent->db->UpdateEntry(dir, merged));
+  }
+  MarkDirty(parent);
+  return Status::Ok();
+}
+
+Status CatalogTree::FixDirectoryLinkcounts() {
+  for (const std::string& dir : touched_dirs_) {
+    CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(dir));
+    CVMFS_ASSIGN_OR_RETURN(auto entry, node->db->Lookup(dir));
+    if (!entry || !entry->IsDirectory()) continue;
+    CVMFS_ASSIGN_OR_RETURN(auto children, node->db->List(dir));
+    uint32_t links = 2;
+    for (auto& c : children) links += c.IsDirectory() ? 1 : 0;
+    if (entry->linkcount == links) continue;
+    entry->linkcount = links;
+    CVMFS_RETURN_IF_ERROR(node->db->UpdateEntry(dir, *entry));
+    MarkDirty(node);
+    if (node->mountpoint == dir && node->parent) {
+      CVMFS_ASSIGN_OR_RETURN(auto outer, node->parent->db->Lookup(dir));
+      if (outer) {
+        outer->linkcount = links;
+        CVMFS_RETURN_IF_ERROR(node->parent->db->UpdateEntry(dir, *outer));
+        MarkDirty(node->parent);
+      }
+    }
+  }
+  touched_dirs_.clear();
+  return Status::Ok();
+}
+
+Status CatalogTree::CommitNode(Node* node, uint64_t revision, int64_t timestamp,
+                               CommitResult* result) {
+  CounterSet children_change;
+  for (auto& [mp, child] : node->children) {
+    if (!child->dirty) continue;
+    CVMFS_RETURN_IF_ERROR(CommitNode(child.get(), revision, timestamp, result));
+    children_change += child->new_total;
+    children_change -= child->original_total;
+  }
+  if (!node->dirty) return Status::Ok();
+
+  CVMFS_ASSIGN_OR_RETURN(auto counters, node->db->ComputeCounters());
+  CounterSet subtree = node->original_subtree;
+  subtree += node->subtree_delta;
+  subtree += children_change;
+  CVMFS_RETURN_IF_ERROR(node->db->SetSubtreeCounters(subtree));
+  std::optional<uint64_t> ttl;
+  if (!node->parent) ttl = options_.ttl;
+  CVMFS_RETURN_IF_ERROR(node->db->Commit(revision, timestamp, node->original_hash, ttl));
+  node->db.reset();
+
+  CVMFS_ASSIGN_OR_RETURN(std::string raw, cvmfs::ReadFile(node->file));
+  std::string compressed = cvmfs::ZlibCompress(raw);
+  Digest hash = cvmfs::HashString(options_.hash_algorithm, compressed);
+  std::string name = cvmfs::ObjectPath(hash, cvmfs::ObjectSuffix::kCatalog);
+  if (!store_->Exists(name)) CVMFS_RETURN_IF_ERROR(store_->Put(name, compressed));
+  ::unlink(node->file.c_str());
+
+  node->new_total = counters.self;
+  node->new_total += subtree;
+  node->dirty = false;
+  result->committed_catalogs.push_back(node->mountpoint);
+  if (node->parent) {
+    NestedCatalogRef ref{node->mountpoint, hash, raw.size()};
+    CVMFS_RETURN_IF_ERROR(node->parent->db->UpdateNestedCatalog(ref));
+    node->parent->refs[node->mountpoint] = ref;
+  } else {
+    result->root_hash = hash;
+    result->root_size = raw.size();
+  }
+  return Status::Ok();
+}
+
+Result<CommitResult> CatalogTree::Commit(uint64_t revision, int64_t timestamp) {
+  CVMFS_RETURN_IF_ERROR(FixDirectoryLinkcounts());
+  CommitResult result;
+  CVMFS_RETURN_IF_ERROR(CommitNode(root_.get(), revision, timestamp, &result));
+  return result;
+}
+
+}  // namespace publisher

@@ -1,0 +1,109 @@
+// CatalogTree: the writable set of catalogs of the revision being built.
+//
+// It starts from a published root catalog and loads nested catalogs only when
+// a change reaches below their mountpoint, so a small change to a large
+// repository touches only the catalogs on its path. Paths are absolute inside
+// the repository ("" is the root, "/a/b" otherwise).
+//
+// Commit() writes the dirty catalogs leaves first: each gets its counters
+// (self_* recomputed from its rows, subtree_* updated by the change in its
+// children's totals), revision, last_modified and previous_revision, is
+// compressed and stored as a `C` object, and its hash goes into the parent's
+// nested_catalogs row. The root catalog's hash and size are returned for the
+// manifest. Nothing is visible to clients until the manifest is written.
+//
+// Layout of the nodes:
+//
+//   Node(root, "")  ── children by mountpoint ──►  Node("/a", loaded lazily)
+//       db: WritableCatalog on a decompressed copy in the temp directory
+//
+// Thread safety: none; one publisher thread owns the tree.
+#ifndef PUBLISHER_CATALOG_TREE_H_
+#define PUBLISHER_CATALOG_TREE_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cvmfs/catalog/catalog.h"
+#include "cvmfs/catalog/dirent.h"
+#include "cvmfs/catalog/writable_catalog.h"
+#include "cvmfs/hash.h"
+#include "cvmfs/object_store.h"
+#include "cvmfs/status.h"
+
+namespace publisher {
+
+struct CatalogTreeOptions {
+  cvmfs::HashAlgorithm hash_algorithm = cvmfs::HashAlgorithm::kSha1;
+  uint64_t ttl = 240;
+  std::string temp_dir;  // where catalogs are decompressed and built
+};
+
+struct CommitResult {
+  cvmfs::Digest root_hash;
+  uint64_t root_size = 0;  // uncompressed bytes
+  std::vector<std::string> committed_catalogs;  // mountpoints, leaves first
+};
+
+class CatalogTree {
+ public:
+  // The tree of the published revision whose root catalog is `root_hash`.
+  static cvmfs::Result<std::unique_ptr<CatalogTree>> Open(cvmfs::ObjectStore* store,
+                                                          const cvmfs::Digest& root_hash,
+                                                          CatalogTreeOptions options);
+  // A tree holding only an empty root directory (for mkfs).
+  static cvmfs::Result<std::unique_ptr<CatalogTree>> CreateEmpty(
+      cvmfs::ObjectStore* store, const cvmfs::DirectoryEntry& root, CatalogTreeOptions options);
+  ~CatalogTree();
+
+  cvmfs::Result<std::optional<cvmfs::DirectoryEntry>> Lookup(const std::string& path);
+  cvmfs::Result<std::vector<cvmfs::DirectoryEntry>> List(const std::string& dir);
+
+  // Adds or replaces the entry at `path`; its parent must be a directory.
+  // A replaced directory keeps its contents; replacing a directory with a
+  // non-directory removes the directory's subtree first.
+  cvmfs::Status Put(const std::string& path, const cvmfs::DirectoryEntry& entry,
+                    const std::vector<cvmfs::FileChunk>& chunks = {});
+  // Removes `path` and, for a directory, everything below it (including the
+  // nested catalogs there). A missing path is ok.
+  cvmfs::Status Remove(const std::string& path);
+  // Makes directory `dir` the root of a new nested catalog, moving its
+  // subtree out of the catalog that holds it now. No-op if it already is.
+  cvmfs::Status CreateNestedCatalog(const std::string& dir);
+  // Merges the nested catalog at `dir` back into its parent catalog.
+  cvmfs::Status RemoveNestedCatalog(const std::string& dir);
+  bool IsNestedCatalogRoot(const std::string& dir);
+
+  cvmfs::Result<CommitResult> Commit(uint64_t revision, int64_t timestamp);
+
+ private:
+  struct Node;
+  CatalogTree(cvmfs::ObjectStore* store, CatalogTreeOptions options);
+  cvmfs::Result<std::unique_ptr<Node>> LoadNode(const std::string& mountpoint,
+                                                const cvmfs::Digest& hash, Node* parent);
+  // The catalog responsible for `path` (the deepest whose mountpoint
+  // prefixes it), loading nested catalogs on the way.
+  cvmfs::Result<Node*> NodeFor(const std::string& path);
+  cvmfs::Status RemoveSubtree(Node* node, const std::string& path);
+  cvmfs::Status DropNode(Node* parent, const std::string& mountpoint);
+  cvmfs::Status MoveSubtree(Node* from, Node* to, const std::string& dir);
+  cvmfs::Status FixDirectoryLinkcounts();
+  cvmfs::Status CommitNode(Node* node, uint64_t revision, int64_t timestamp,
+                           CommitResult* result);
+  std::string NewTempFile();
+  void MarkDirty(Node* node);
+
+  cvmfs::ObjectStore* store_;  // not owned
+  CatalogTreeOptions options_;
+  std::unique_ptr<Node> root_;
+  std::set<std::string> touched_dirs_;  // directories whose link count may change
+  int temp_counter_ = 0;
+};
+
+}  // namespace publisher
+
+#endif  // PUBLISHER_CATALOG_TREE_H_

@@ -1,0 +1,182 @@
+#include "publisher/ingest_pipeline.h"
+
+#include "cvmfs/object_name.h"
+
+namespace publisher {
+
+using cvmfs::Status;
+
+void PendingFile::Wait() {
+  std::unique_lock<std::mutex> l(mu_);
+  cv_.wait(l, [this] { return outstanding_ == 0; });
+}
+
+bool PendingFile::Ready() {
+  std::lock_guard<std::mutex> l(mu_);
+  return outstanding_ == 0;
+}
+
+IngestPipeline::IngestPipeline(cvmfs::ObjectStore* store, IngestOptions options)
+    : store_(store), options_(std::move(options)) {
+  int n = std::max(1, options_.workers);
+  for (int i = 0; i < n; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+IngestPipeline::~IngestPipeline() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void IngestPipeline::Finish(PendingFile* file, const Status& st) {
+  std::lock_guard<std::mutex> l(file->mu_);
+  if (!st.ok() && file->status_.ok()) file->status_ = st;
+  if (--file->outstanding_ == 0) file->cv_.notify_all();
+}
+
+void IngestPipeline::Enqueue(Piece piece) {
+  std::unique_lock<std::mutex> l(mu_);
+  // Admit a piece when it fits the budget, or when nothing is in flight (a
+  // single piece may be larger than the budget).
+  space_cv_.wait(l, [&] {
+    return inflight_bytes_ == 0 ||
+           inflight_bytes_ + piece.data.size() <= options_.max_inflight_bytes;
+  });
+  inflight_bytes_ += piece.data.size();
+  queue_.push_back(std::move(piece));
+  l.unlock();
+  work_cv_.notify_one();
+}
+
+std::shared_ptr<PendingFile> IngestPipeline::Submit(ByteSource* source,
+                                                    std::optional<uint64_t> expected_size) {
+  auto file = std::make_shared<PendingFile>();
+  const bool chunk = options_.use_chunking &&
+                     (!expected_size || cvmfs::ShouldChunk(*expected_size, options_.chunking));
+  cvmfs::Xor32Chunker chunker(options_.chunking);
+  const size_t kBlock = 1 << 20;
+  std::string piece;
+  uint64_t piece_offset = 0, total = 0;
+  size_t index = 0;
+  std::vector<char> block(kBlock);
+
+  auto emit = [&](cvmfs::ObjectSuffix suffix) {
+    {
+      std::lock_guard<std::mutex> l(file->mu_);
+      file->chunks_.push_back(cvmfs::FileChunk{piece_offset, piece.size(), cvmfs::Digest{}});
+      ++file->outstanding_;
+    }
+    Piece p{file, index++, piece_offset, std::move(piece), suffix};
+    piece_offset += p.data.size();
+    piece = std::string();
+    Enqueue(std::move(p));
+  };
+
+  Status st;
+  for (;;) {
+    auto n = source->Read(block.data(), block.size());
+    if (!n.ok()) { st = n.status(); break; }
+    if (*n == 0) break;
+    total += *n;
+    if (expected_size && total > *expected_size) {
+      st = Status::IoError("file grew while it was read");
+      break;
+    }
+    const char* p = block.data();
+    size_t left = *n;
+    if (!chunk) {
+      piece.append(p, left);
+      continue;
+    }
+    while (left > 0) {
+      size_t take = chunker.FindCut(reinterpret_cast<const uint8_t*>(p), left);
+      piece.append(p, take);
+      p += take;
+      left -= take;
+      if (chunker.AtCut()) {
+        emit(cvmfs::ObjectSuffix::kPartial);
+        chunker.Reset();
+      }
+    }
+  }
+  if (st.ok() && expected_size && total != *expected_size)
+    st = Status::IoError("file changed while it was read (" + std::to_string(total) +
+                         " bytes read, " + std::to_string(*expected_size) + " expected)");
+  if (st.ok()) {
+    // The last piece: a chunk if others came before, else the bulk object.
+    if (index > 0) {
+      if (!piece.empty()) emit(cvmfs::ObjectSuffix::kPartial);
+    } else {
+      emit(cvmfs::ObjectSuffix::kNone);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> l(file->mu_);
+    file->size_ = total;
+  }
+  stats_.files++;
+  stats_.bytes_in += total;
+  Finish(file.get(), st);
+  return file;
+}
+
+void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor, std::string* buf) {
+  const std::string* stored = &piece.data;
+  if (options_.compression == cvmfs::Compression::kZlib) {
+    compressor->Compress(piece.data, buf);
+    stored = buf;
+  }
+  cvmfs::Digest digest = cvmfs::HashString(options_.hash_algorithm, *stored);
+  std::string name = cvmfs::ObjectPath(digest, piece.suffix);
+  Status st;
+  if (store_->Exists(name)) {
+    stats_.objects_existing++;
+  } else {
+    st = store_->Put(name, *stored);
+    if (st.ok()) {
+      stats_.objects_stored++;
+      stats_.bytes_stored += stored->size();
+    }
+  }
+  {
+    std::lock_guard<std::mutex> l(piece.file->mu_);
+    piece.file->chunks_[piece.index].hash = digest;
+  }
+  Finish(piece.file.get(), st);
+}
+
+void IngestPipeline::WorkerLoop() {
+  cvmfs::Compressor compressor(6);
+  std::string buf;
+  for (;;) {
+    Piece piece;
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      work_cv_.wait(l, [this] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      piece = std::move(queue_.front());
+      queue_.pop_front();
+      ++busy_;
+    }
+    size_t bytes = piece.data.size();
+    Process(piece, &compressor, &buf);
+    piece = Piece();
+    if (buf.capacity() > (32u << 20)) std::string().swap(buf);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      inflight_bytes_ -= bytes;
+      --busy_;
+    }
+    space_cv_.notify_all();
+  }
+}
+
+void IngestPipeline::Drain() {
+  std::unique_lock<std::mutex> l(mu_);
+  space_cv_.wait(l, [this] { return queue_.empty() && busy_ == 0; });
+}
+
+}  // namespace publisher

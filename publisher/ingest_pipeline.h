@@ -1,0 +1,134 @@
+// IngestPipeline: turns file contents into stored objects, on all cores.
+//
+//   reader (caller's thread) ─► chunker ─► piece queue ─► workers:
+//       compress ─► hash ─► exists? skip : store (temp + rename)
+//
+// The caller feeds one file at a time through Submit(); reading and chunking
+// happen on the caller's thread, compression, hashing and storing on a pool
+// of workers. Memory is bounded: at most `max_inflight_bytes` of file data
+// (plus one piece per worker being compressed) is held at once, whatever the
+// file sizes; Submit blocks while the budget is used up.
+//
+// A file of at most `chunking.min_size` bytes (or any file with chunking off)
+// is one "bulk" object; a larger file is cut by the xor32 chunker into pieces
+// stored as `P` objects, unless it yields a single piece, which is stored as
+// a bulk object. Objects already in the store are not written again.
+//
+// Thread safety: Submit/Drain from one thread; PendingFile results are read
+// after Wait().
+#ifndef PUBLISHER_INGEST_PIPELINE_H_
+#define PUBLISHER_INGEST_PIPELINE_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cvmfs/catalog/dirent.h"
+#include "cvmfs/chunker.h"
+#include "cvmfs/compression.h"
+#include "cvmfs/hash.h"
+#include "cvmfs/object_store.h"
+#include "cvmfs/status.h"
+
+namespace publisher {
+
+struct IngestOptions {
+  cvmfs::HashAlgorithm hash_algorithm = cvmfs::HashAlgorithm::kSha1;
+  cvmfs::Compression compression = cvmfs::Compression::kZlib;
+  bool use_chunking = true;
+  cvmfs::ChunkingParams chunking;
+  int workers = 2;
+  size_t max_inflight_bytes = 64u << 20;
+};
+
+// Where file bytes come from (a tar member, a local file).
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to `size` bytes; 0 means end of data.
+  virtual cvmfs::Result<size_t> Read(void* buf, size_t size) = 0;
+};
+
+// The outcome of one submitted file, filled in by the workers.
+class PendingFile {
+ public:
+  // Blocks until every piece is stored (or failed).
+  void Wait();
+  bool Ready();
+  const cvmfs::Status& status() const { return status_; }
+  uint64_t size() const { return size_; }
+  bool chunked() const { return chunks_.size() > 1; }
+  // For a bulk file: its object hash.
+  const cvmfs::Digest& bulk_hash() const { return chunks_.front().hash; }
+  const std::vector<cvmfs::FileChunk>& chunks() const { return chunks_; }
+
+ private:
+  friend class IngestPipeline;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int outstanding_ = 1;  // pieces not yet stored, +1 while still submitting
+  cvmfs::Status status_;
+  uint64_t size_ = 0;
+  std::vector<cvmfs::FileChunk> chunks_;
+};
+
+struct IngestStats {
+  std::atomic<uint64_t> files{0};
+  std::atomic<uint64_t> bytes_in{0};
+  std::atomic<uint64_t> bytes_stored{0};   // compressed bytes written
+  std::atomic<uint64_t> objects_stored{0};
+  std::atomic<uint64_t> objects_existing{0};
+};
+
+class IngestPipeline {
+ public:
+  IngestPipeline(cvmfs::ObjectStore* store, IngestOptions options);
+  ~IngestPipeline();  // waits for the workers
+  IngestPipeline(const IngestPipeline&) = delete;
+  IngestPipeline& operator=(const IngestPipeline&) = delete;
+
+  // Reads `source` to its end. `expected_size` (if known) is checked against
+  // what was read: a file that changes while it is read is an error.
+  std::shared_ptr<PendingFile> Submit(ByteSource* source,
+                                      std::optional<uint64_t> expected_size);
+  // Waits until every submitted piece is processed.
+  void Drain();
+  const IngestStats& stats() const { return stats_; }
+
+ private:
+  struct Piece {
+    std::shared_ptr<PendingFile> file;
+    size_t index;
+    uint64_t offset;
+    std::string data;
+    cvmfs::ObjectSuffix suffix;
+  };
+  void Enqueue(Piece piece);
+  void WorkerLoop();
+  void Process(Piece& piece, cvmfs::Compressor* compressor, std::string* buf);
+  static void Finish(PendingFile* file, const cvmfs::Status& st);
+
+  cvmfs::ObjectStore* store_;  // not owned; outlives the pipeline
+  IngestOptions options_;
+  IngestStats stats_;
+
+  std::mutex mu_;  // guards queue_, inflight_bytes_, busy_, stop_
+  std::condition_variable work_cv_;   // workers wait for pieces
+  std::condition_variable space_cv_;  // Submit waits for budget; Drain for idle
+  std::deque<Piece> queue_;
+  size_t inflight_bytes_ = 0;
+  int busy_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace publisher
+
+#endif  // PUBLISHER_INGEST_PIPELINE_H_

@@ -1,0 +1,438 @@
+#include "publisher/repository.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <ctime>
+
+#include "cvmfs/catalog/reflog_db.h"
+#include "cvmfs/compression.h"
+#include "cvmfs/file_util.h"
+#include "cvmfs/object_name.h"
+
+namespace publisher {
+
+using cvmfs::Digest;
+using cvmfs::Result;
+using cvmfs::Status;
+
+KeyFiles KeyFiles::In(const std::string& keys_dir, const std::string& fqrn) {
+  std::string base = keys_dir + "/" + fqrn;
+  return KeyFiles{base + ".masterkey", base + ".pub", base + ".key", base + ".crt"};
+}
+
+Status ValidateFqrn(const std::string& fqrn) {
+  if (fqrn.empty() || fqrn.size() > 60)
+    return Status::InvalidArgument("repository name '" + fqrn + "' must have 1 to 60 characters");
+  if (!std::isalnum(static_cast<unsigned char>(fqrn[0])))
+    return Status::InvalidArgument("repository name '" + fqrn + "' must start with a letter or digit");
+  for (char c : fqrn) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+      return Status::InvalidArgument("repository name '" + fqrn +
+                                     "' may only contain letters, digits, '-', '_' and '.'");
+  }
+  if (fqrn.find('.') == std::string::npos)
+    return Status::InvalidArgument("repository name '" + fqrn +
+                                   "' must be fully qualified (e.g. software.example.org)");
+  return Status::Ok();
+}
+
+Repository::Repository(const cvmfs::SystemPaths& paths, ServerConfig config)
+    : paths_(paths), config_(std::move(config)), store_(config_.storage_dir) {}
+
+Repository::~Repository() {
+  if (!temp_dir_.empty()) (void)cvmfs::RemoveTree(temp_dir_);
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+Result<std::unique_ptr<Repository>> Repository::Open(const cvmfs::SystemPaths& paths,
+                                                     const std::string& fqrn) {
+  CVMFS_RETURN_IF_ERROR(ValidateFqrn(fqrn));
+  CVMFS_ASSIGN_OR_RETURN(ServerConfig config, ServerConfig::Load(paths, fqrn));
+  std::unique_ptr<Repository> repo(new Repository(paths, std::move(config)));
+  CVMFS_RETURN_IF_ERROR(repo->LoadKeys());
+  return repo;
+}
+
+Status Repository::LoadKeys() {
+  KeyFiles keys = KeyFiles::In(config_.keys_dir, config_.fqrn);
+  auto key_pem = cvmfs::ReadFile(keys.repo_key);
+  if (!key_pem.ok()) return key_pem.status().Annotate("repository key");
+  CVMFS_ASSIGN_OR_RETURN(auto key, cvmfs::PrivateKey::FromPem(*key_pem));
+  repo_key_.emplace(std::move(key));
+  auto crt_pem = cvmfs::ReadFile(keys.repo_crt);
+  if (!crt_pem.ok()) return crt_pem.status().Annotate("repository certificate");
+  CVMFS_ASSIGN_OR_RETURN(auto crt, cvmfs::Certificate::FromPem(*crt_pem));
+  certificate_.emplace(std::move(crt));
+  return Status::Ok();
+}
+
+Result<std::string> Repository::MakeTempDir() {
+  std::string base = config_.spool_dir + "/tmp";
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(base, 0700));
+  std::string tmpl = base + "/work.XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return Status::FromErrno(errno, "mkdtemp in " + base);
+  return tmpl;
+}
+
+Status Repository::AcquireLock() {
+  if (lock_fd_ >= 0) return Status::Ok();
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config_.spool_dir));
+  std::string path = config_.spool_dir + "/is_publishing.lock";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::FromErrno(errno, "open " + path);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return Status::Busy("another publish or tag operation on " + config_.fqrn +
+                        " is running (lock " + path + ")");
+  }
+  lock_fd_ = fd;
+  return Status::Ok();
+}
+
+Result<cvmfs::SignedManifest> Repository::CurrentManifest() {
+  auto text = store_.Get(std::string(cvmfs::kManifestName));
+  if (!text.ok()) return text.status().Annotate("manifest of " + config_.fqrn);
+  auto manifest = cvmfs::Manifest::Parse(*text);
+  if (!manifest.ok()) return manifest.status().Annotate("manifest of " + config_.fqrn);
+  CVMFS_RETURN_IF_ERROR(cvmfs::VerifyManifest(*manifest, *certificate_)
+                            .Annotate("manifest of " + config_.fqrn));
+  return manifest;
+}
+
+Result<cvmfs::SignedWhitelist> Repository::CurrentWhitelist() {
+  CVMFS_ASSIGN_OR_RETURN(std::string text, store_.Get(std::string(cvmfs::kWhitelistName)));
+  return cvmfs::Whitelist::Parse(text);
+}
+
+Result<Digest> Repository::StoreCompressed(const std::string& data, cvmfs::ObjectSuffix suffix) {
+  std::string compressed = cvmfs::ZlibCompress(data);
+  Digest digest = cvmfs::HashString(config_.hash_algorithm, compressed);
+  std::string name = cvmfs::ObjectPath(digest, suffix);
+  if (!store_.Exists(name)) CVMFS_RETURN_IF_ERROR(store_.Put(name, compressed));
+  return digest;
+}
+
+static Result<std::string> FetchDecompressed(cvmfs::ObjectStore* store, const Digest& digest,
+                                             cvmfs::ObjectSuffix suffix) {
+  std::string name = cvmfs::ObjectPath(digest, suffix);
+  CVMFS_ASSIGN_OR_RETURN(std::string compressed, store->Get(name));
+  if (cvmfs::HashString(digest.algorithm, compressed) != digest)
+    return Status::Corruption("object " + name + " does not match its hash");
+  std::string raw;
+  CVMFS_RETURN_IF_ERROR(cvmfs::Decompress(compressed, &raw).Annotate(name));
+  return raw;
+}
+
+Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(bool writable) {
+  if (temp_dir_.empty()) {
+    CVMFS_ASSIGN_OR_RETURN(temp_dir_, MakeTempDir());
+  }
+  CVMFS_ASSIGN_OR_RETURN(auto manifest, CurrentManifest());
+  std::string file = temp_dir_ + "/history." + std::to_string(::time(nullptr)) + "." +
+                     std::to_string(::getpid()) + ".db";
+  (void)::unlink(file.c_str());
+  if (!manifest.manifest.history) return cvmfs::HistoryDb::Create(file, config_.fqrn);
+  CVMFS_ASSIGN_OR_RETURN(std::string raw, FetchDecompressed(&store_, *manifest.manifest.history,
+                                                            cvmfs::ObjectSuffix::kHistory));
+  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(file, raw, 0600));
+  if (writable) return cvmfs::HistoryDb::OpenForWriting(file);
+  return cvmfs::HistoryDb::OpenReadOnly(file);
+}
+
+static std::string IsoTime(int64_t t) {
+  char buf[32];
+  time_t tt = static_cast<time_t>(t);
+  struct tm tm;
+  gmtime_r(&tt, &tm);
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Status Repository::WriteManifest(cvmfs::Manifest manifest, const Digest* history) {
+  // Certificate and metainfo are stored once; make sure they exist.
+  CVMFS_ASSIGN_OR_RETURN(Digest cert, StoreCompressed(certificate_->ToPem(),
+                                                      cvmfs::ObjectSuffix::kCertificate));
+  manifest.certificate = cert;
+  if (history) manifest.history = *history;
+  manifest.fqrn = config_.fqrn;
+  manifest.garbage_collectable = config_.garbage_collection;
+  manifest.ttl = config_.ttl;
+  manifest.publish_timestamp = static_cast<uint64_t>(::time(nullptr));
+
+  // Reflog: every root catalog, certificate, history and metainfo published.
+  if (temp_dir_.empty()) {
+    CVMFS_ASSIGN_OR_RETURN(temp_dir_, MakeTempDir());
+  }
+  std::string reflog_file = temp_dir_ + "/reflog.db";
+  (void)::unlink(reflog_file.c_str());
+  std::unique_ptr<cvmfs::ReflogDb> reflog;
+  auto existing = store_.Get(std::string(cvmfs::kReflogName));
+  if (existing.ok()) {
+    CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(reflog_file, *existing, 0600));
+    CVMFS_ASSIGN_OR_RETURN(reflog, cvmfs::ReflogDb::OpenForWriting(reflog_file));
+  } else {
+    CVMFS_ASSIGN_OR_RETURN(reflog, cvmfs::ReflogDb::Create(reflog_file, config_.fqrn));
+  }
+  CVMFS_RETURN_IF_ERROR(reflog->AddCatalog(manifest.root_catalog));
+  CVMFS_RETURN_IF_ERROR(reflog->AddCertificate(cert));
+  if (manifest.history) CVMFS_RETURN_IF_ERROR(reflog->AddHistory(*manifest.history));
+  if (manifest.metainfo) CVMFS_RETURN_IF_ERROR(reflog->AddMetainfo(*manifest.metainfo));
+  reflog.reset();
+  CVMFS_ASSIGN_OR_RETURN(std::string reflog_bytes, cvmfs::ReadFile(reflog_file));
+  manifest.reflog = cvmfs::HashString(config_.hash_algorithm, reflog_bytes);
+  CVMFS_RETURN_IF_ERROR(store_.Put(std::string(cvmfs::kReflogName), reflog_bytes));
+
+  CVMFS_ASSIGN_OR_RETURN(std::string signed_manifest, cvmfs::SignManifest(manifest, *repo_key_));
+  // The commit point: after this rename clients see the new revision.
+  return store_.Put(std::string(cvmfs::kManifestName), signed_manifest);
+}
+
+Result<PublishStats> Repository::CommitRevision(CatalogTree* tree, uint64_t revision,
+                                                const PublishOptions& options) {
+  const int64_t now = ::time(nullptr);
+  CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
+  CVMFS_ASSIGN_OR_RETURN(CommitResult commit, tree->Commit(revision, now));
+
+  // History: trunk, trunk-previous and the new tag.
+  CVMFS_ASSIGN_OR_RETURN(auto history, OpenHistory(true));
+  CVMFS_ASSIGN_OR_RETURN(auto old_trunk, history->Get("trunk"));
+  if (old_trunk) {
+    cvmfs::Tag prev = *old_trunk;
+    prev.name = "trunk-previous";
+    prev.description = "default undo target";
+    CVMFS_RETURN_IF_ERROR(history->Insert(prev));
+  }
+  cvmfs::Tag trunk;
+  trunk.name = "trunk";
+  trunk.root_hash = commit.root_hash;
+  trunk.revision = revision;
+  trunk.timestamp = now;
+  trunk.description = "current HEAD";
+  trunk.size = commit.root_size;
+  CVMFS_RETURN_IF_ERROR(history->Insert(trunk));
+  if (!options.tag_name.empty() || config_.auto_tag) {
+    cvmfs::Tag tag = trunk;
+    tag.name = options.tag_name.empty() ? "generic-" + IsoTime(now) : options.tag_name;
+    tag.description = options.tag_description;
+    CVMFS_RETURN_IF_ERROR(history->Insert(tag));
+  }
+  CVMFS_RETURN_IF_ERROR(history->SetPreviousRevision(current.manifest.history));
+  std::string history_file = history->path();
+  history.reset();
+  CVMFS_ASSIGN_OR_RETURN(std::string history_bytes, cvmfs::ReadFile(history_file));
+  CVMFS_ASSIGN_OR_RETURN(Digest history_hash,
+                         StoreCompressed(history_bytes, cvmfs::ObjectSuffix::kHistory));
+
+  cvmfs::Manifest manifest = current.manifest;
+  manifest.root_catalog = commit.root_hash;
+  manifest.catalog_size = commit.root_size;
+  manifest.revision = revision;
+  CVMFS_RETURN_IF_ERROR(WriteManifest(manifest, &history_hash));
+
+  PublishStats stats;
+  stats.revision = revision;
+  stats.root_hash = commit.root_hash;
+  stats.catalogs_written = commit.committed_catalogs.size();
+  return stats;
+}
+
+Result<PublishStats> Repository::Publish(const BuildFn& build, const PublishOptions& options) {
+  CVMFS_RETURN_IF_ERROR(AcquireLock());
+  CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
+  CVMFS_ASSIGN_OR_RETURN(std::string work, MakeTempDir());
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { (void)cvmfs::RemoveTree(dir); }
+  } cleanup{work};
+
+  CatalogTreeOptions tree_options;
+  tree_options.hash_algorithm = config_.hash_algorithm;
+  tree_options.ttl = config_.ttl;
+  tree_options.temp_dir = work;
+  CVMFS_ASSIGN_OR_RETURN(auto tree, CatalogTree::Open(&store_, current.manifest.root_catalog,
+                                                      tree_options));
+  IngestOptions ingest;
+  ingest.hash_algorithm = config_.hash_algorithm;
+  ingest.compression = config_.compression;
+  ingest.use_chunking = config_.use_chunking;
+  ingest.chunking = config_.chunking;
+  ingest.workers = config_.num_workers;
+  IngestPipeline pipeline(&store_, ingest);
+  Status built = build(tree.get(), &pipeline);
+  pipeline.Drain();
+  CVMFS_RETURN_IF_ERROR(built);
+
+  CVMFS_ASSIGN_OR_RETURN(PublishStats stats,
+                         CommitRevision(tree.get(), current.manifest.revision + 1, options));
+  const IngestStats& is = pipeline.stats();
+  stats.files = is.files;
+  stats.bytes_in = is.bytes_in;
+  stats.objects_stored = is.objects_stored;
+  stats.objects_existing = is.objects_existing;
+  stats.bytes_stored = is.bytes_stored;
+  return stats;
+}
+
+Result<PublishStats> Repository::PublishOldRoot(const Digest& old_root,
+                                                const PublishOptions& options) {
+  CVMFS_RETURN_IF_ERROR(AcquireLock());
+  CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
+  CVMFS_ASSIGN_OR_RETURN(std::string work, MakeTempDir());
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { (void)cvmfs::RemoveTree(dir); }
+  } cleanup{work};
+  CatalogTreeOptions tree_options;
+  tree_options.hash_algorithm = config_.hash_algorithm;
+  tree_options.ttl = config_.ttl;
+  tree_options.temp_dir = work;
+  CVMFS_ASSIGN_OR_RETURN(auto tree, CatalogTree::Open(&store_, old_root, tree_options));
+  // Touch the root so that it is re-committed with the new revision number.
+  CVMFS_ASSIGN_OR_RETURN(auto root, tree->Lookup(""));
+  if (!root) return Status::Corruption("root catalog without root entry");
+  CVMFS_RETURN_IF_ERROR(tree->Put("", *root));
+  return CommitRevision(tree.get(), current.manifest.revision + 1, options);
+}
+
+Status Repository::CommitHistory(std::unique_ptr<cvmfs::HistoryDb> history) {
+  CVMFS_RETURN_IF_ERROR(AcquireLock());
+  CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
+  CVMFS_RETURN_IF_ERROR(history->SetPreviousRevision(current.manifest.history));
+  std::string file = history->path();
+  history.reset();
+  CVMFS_ASSIGN_OR_RETURN(std::string bytes, cvmfs::ReadFile(file));
+  CVMFS_ASSIGN_OR_RETURN(Digest hash, StoreCompressed(bytes, cvmfs::ObjectSuffix::kHistory));
+  return WriteManifest(current.manifest, &hash);
+}
+
+Status Repository::Resign(int days) {
+  KeyFiles keys = KeyFiles::In(config_.keys_dir, config_.fqrn);
+  auto master_pem = cvmfs::ReadFile(keys.master_key);
+  if (!master_pem.ok())
+    return master_pem.status().Annotate("master key (needed to sign the whitelist)");
+  CVMFS_ASSIGN_OR_RETURN(auto master, cvmfs::PrivateKey::FromPem(*master_pem));
+  auto wl = cvmfs::Whitelist::Create(config_.fqrn, certificate_->Fingerprint(), ::time(nullptr), days);
+  CVMFS_ASSIGN_OR_RETURN(std::string bytes, cvmfs::SignWhitelist(wl, master, config_.hash_algorithm));
+  return store_.Put(std::string(cvmfs::kWhitelistName), bytes);
+}
+
+Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
+  CVMFS_RETURN_IF_ERROR(ValidateFqrn(options.fqrn));
+  ServerConfig config;
+  config.fqrn = options.fqrn;
+  config.owner = options.owner;
+  config.stratum0_url = options.stratum0_url.empty()
+                            ? "http://localhost/cvmfs/" + options.fqrn
+                            : options.stratum0_url;
+  config.storage_dir = paths.Storage(options.fqrn);
+  config.spool_dir = paths.Spool(options.fqrn);
+  config.keys_dir = paths.KeysDir();
+  config.hash_algorithm = options.hash_algorithm;
+  config.compression = options.compression;
+  config.garbage_collection = options.garbage_collection;
+  std::string config_file = config.ConfigFile(paths);
+  if (cvmfs::PathExists(config_file))
+    return Status::AlreadyExists("repository " + options.fqrn + " already exists (" +
+                                 config_file + "); remove it first with cvmfs_server rmfs");
+  if (cvmfs::PathExists(config.storage_dir + "/.cvmfspublished"))
+    return Status::AlreadyExists("storage " + config.storage_dir + " already holds a repository");
+
+  // Keys: a master key is reused if one exists for this name.
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.keys_dir));
+  KeyFiles keys = KeyFiles::In(config.keys_dir, config.fqrn);
+  std::optional<cvmfs::PrivateKey> master;
+  if (cvmfs::PathExists(keys.master_key)) {
+    CVMFS_ASSIGN_OR_RETURN(std::string pem, cvmfs::ReadFile(keys.master_key));
+    CVMFS_ASSIGN_OR_RETURN(auto k, cvmfs::PrivateKey::FromPem(pem));
+    master.emplace(std::move(k));
+  } else {
+    CVMFS_ASSIGN_OR_RETURN(auto k, cvmfs::PrivateKey::Generate(2048));
+    CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(keys.master_key, k.ToPem(), 0400));
+    master.emplace(std::move(k));
+  }
+  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(keys.master_pub, master->PublicPem(), 0444));
+  CVMFS_ASSIGN_OR_RETURN(auto repo_key, cvmfs::PrivateKey::Generate(2048));
+  CVMFS_ASSIGN_OR_RETURN(auto cert, cvmfs::Certificate::CreateSelfSigned(
+                                        repo_key, options.fqrn + " CernVM-FS Release Managers", 365));
+  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(keys.repo_key, repo_key.ToPem(), 0400));
+  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(keys.repo_crt, cert.ToPem(), 0444));
+
+  // Storage layout and spool.
+  cvmfs::LocalObjectStore store(config.storage_dir);
+  CVMFS_RETURN_IF_ERROR(store.CreateLayout());
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir + "/tmp", 0700));
+  CVMFS_RETURN_IF_ERROR(store.Put(std::string(cvmfs::kMasterReplicaName),
+                                  "This file marks the repository as replicatable to stratum 1 servers\n"));
+
+  // Whitelist.
+  auto wl = cvmfs::Whitelist::Create(options.fqrn, cert.Fingerprint(), ::time(nullptr),
+                                     options.whitelist_days);
+  CVMFS_ASSIGN_OR_RETURN(std::string wl_bytes, cvmfs::SignWhitelist(wl, *master, config.hash_algorithm));
+  CVMFS_RETURN_IF_ERROR(store.Put(std::string(cvmfs::kWhitelistName), wl_bytes));
+
+  // Revision 1: an empty root directory, its history and the manifest.
+  char tmpl[] = "/tmp/cvmfs-mkfs.XXXXXX";
+  std::string tmp = config.spool_dir + "/tmp/mkfs.XXXXXX";
+  if (!::mkdtemp(tmp.data())) return Status::FromErrno(errno, "mkdtemp " + std::string(tmpl));
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { (void)cvmfs::RemoveTree(dir); }
+  } cleanup{tmp};
+  cvmfs::DirectoryEntry root;
+  root.mode = 040755;
+  root.size = 4096;
+  root.mtime = ::time(nullptr);
+  root.linkcount = 2;
+  CatalogTreeOptions tree_options{config.hash_algorithm, config.ttl, tmp};
+  CVMFS_ASSIGN_OR_RETURN(auto tree, CatalogTree::CreateEmpty(&store, root, tree_options));
+  const int64_t now = ::time(nullptr);
+  CVMFS_ASSIGN_OR_RETURN(CommitResult commit, tree->Commit(1, now));
+
+  std::string metainfo =
+      "{\n  \"administrator\" : \"Your Name\",\n  \"email\"         : \"you@organisation.org\",\n"
+      "  \"organisation\"  : \"Your Organisation\",\n  \"description\"   : \"Repository content\",\n"
+      "  \"url\"           : \"Project website\",\n  \"recommended-stratum0\":  \"stratum 0 url\",\n"
+      "  \"recommended-stratum1s\" : [ \"stratum1 url\", \"stratum1 url\" ],\n\n"
+      "  \"custom\" : {\n    \"_comment\" : \"Put arbitrary structured data here\"\n  }\n}\n";
+  std::string compressed = cvmfs::ZlibCompress(metainfo);
+  Digest meta_hash = cvmfs::HashString(config.hash_algorithm, compressed);
+  CVMFS_RETURN_IF_ERROR(store.Put(cvmfs::ObjectPath(meta_hash, cvmfs::ObjectSuffix::kMetainfo),
+                                  compressed));
+
+  // Write the configuration last: until then the repository does not exist.
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(paths.ServerConfigDir(options.fqrn)));
+  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(config_file, config.ToKeyValues().Serialize()));
+  {
+    // A placeholder manifest so that Repository::Open and WriteManifest
+    // can run: it is replaced below before anything serves it.
+    CVMFS_ASSIGN_OR_RETURN(auto repo, Repository::Open(paths, options.fqrn));
+    cvmfs::Manifest manifest;
+    manifest.root_catalog = commit.root_hash;
+    manifest.catalog_size = commit.root_size;
+    manifest.revision = 1;
+    manifest.metainfo = meta_hash;
+    std::string history_file = tmp + "/history.db";
+    CVMFS_ASSIGN_OR_RETURN(auto history, cvmfs::HistoryDb::Create(history_file, options.fqrn));
+    cvmfs::Tag trunk;
+    trunk.name = "trunk";
+    trunk.root_hash = commit.root_hash;
+    trunk.revision = 1;
+    trunk.timestamp = now;
+    trunk.description = "current HEAD";
+    trunk.size = commit.root_size;
+    CVMFS_RETURN_IF_ERROR(history->Insert(trunk));
+    history.reset();
+    CVMFS_ASSIGN_OR_RETURN(std::string hbytes, cvmfs::ReadFile(history_file));
+    std::string hcompressed = cvmfs::ZlibCompress(hbytes);
+    Digest hhash = cvmfs::HashString(config.hash_algorithm, hcompressed);
+    CVMFS_RETURN_IF_ERROR(store.Put(cvmfs::ObjectPath(hhash, cvmfs::ObjectSuffix::kHistory),
+                                    hcompressed));
+    CVMFS_RETURN_IF_ERROR(repo->WriteManifest(manifest, &hhash));
+  }
+  return Status::Ok();
+}
+
+}  // namespace publisher

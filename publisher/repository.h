@@ -1,0 +1,124 @@
+// Repository: one Stratum 0 repository as the publisher sees it.
+//
+// Open() reads the server configuration, the storage and the keys. Publish()
+// builds a new revision on top of the current one and commits it in the
+// order that keeps the served revision intact at every moment:
+//
+//   data objects (pipeline) ─► catalogs, leaves first ─► certificate,
+//   history, metainfo ─► reflog ─► signed manifest (the commit point)
+//
+// Every file is written under a temporary name and renamed. Until the
+// manifest is renamed into place clients see the previous revision; a
+// publish that fails or is killed leaves only unreferenced objects behind.
+// A lock file in the spool directory keeps publishes one at a time.
+#ifndef PUBLISHER_REPOSITORY_H_
+#define PUBLISHER_REPOSITORY_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cvmfs/catalog/history_db.h"
+#include "cvmfs/manifest.h"
+#include "cvmfs/object_store.h"
+#include "cvmfs/signature.h"
+#include "cvmfs/system_paths.h"
+#include "cvmfs/whitelist.h"
+#include "publisher/catalog_tree.h"
+#include "publisher/ingest_pipeline.h"
+#include "publisher/server_config.h"
+
+namespace publisher {
+
+struct PublishOptions {
+  std::string tag_name;         // -a
+  std::string tag_description;  // -m
+};
+
+struct PublishStats {
+  uint64_t revision = 0;
+  cvmfs::Digest root_hash;
+  size_t catalogs_written = 0;
+  uint64_t files = 0, bytes_in = 0, objects_stored = 0, objects_existing = 0,
+           bytes_stored = 0;
+};
+
+// Key file names of a repository, as CVMFS lays them out.
+struct KeyFiles {
+  std::string master_key, master_pub, repo_key, repo_crt;
+  static KeyFiles In(const std::string& keys_dir, const std::string& fqrn);
+};
+
+class Repository {
+ public:
+  static cvmfs::Result<std::unique_ptr<Repository>> Open(const cvmfs::SystemPaths& paths,
+                                                          const std::string& fqrn);
+  ~Repository();
+
+  const ServerConfig& config() const { return config_; }
+  cvmfs::LocalObjectStore* store() { return &store_; }
+
+  // The manifest clients see now (signature verified).
+  cvmfs::Result<cvmfs::SignedManifest> CurrentManifest();
+  cvmfs::Result<cvmfs::SignedWhitelist> CurrentWhitelist();
+
+  using BuildFn = std::function<cvmfs::Status(CatalogTree*, IngestPipeline*)>;
+  // Builds and publishes a new revision; `build` changes the tree and feeds
+  // file content through the pipeline.
+  cvmfs::Result<PublishStats> Publish(const BuildFn& build, const PublishOptions& options);
+
+  // Publishes the root catalog of an earlier revision as a new revision
+  // (rollback): its content is re-committed with the new revision number.
+  cvmfs::Result<PublishStats> PublishOldRoot(const cvmfs::Digest& old_root,
+                                             const PublishOptions& options);
+
+  // History database of the current revision, as a local temporary file.
+  cvmfs::Result<std::unique_ptr<cvmfs::HistoryDb>> OpenHistory(bool writable);
+  // Stores a changed history (tag add/remove) and re-signs the manifest.
+  cvmfs::Status CommitHistory(std::unique_ptr<cvmfs::HistoryDb> history);
+
+  // Re-signs the whitelist with the master key for `days` days.
+  cvmfs::Status Resign(int days);
+
+  // Makes a fresh private temporary directory in the spool area.
+  cvmfs::Result<std::string> MakeTempDir();
+
+ private:
+  friend cvmfs::Status Mkfs(const cvmfs::SystemPaths& paths, const struct MkfsOptions& options);
+  Repository(const cvmfs::SystemPaths& paths, ServerConfig config);
+  cvmfs::Status LoadKeys();
+  cvmfs::Status AcquireLock();
+  cvmfs::Result<PublishStats> CommitRevision(CatalogTree* tree, uint64_t revision,
+                                             const PublishOptions& options);
+  cvmfs::Status WriteManifest(cvmfs::Manifest manifest, const cvmfs::Digest* history);
+  cvmfs::Result<cvmfs::Digest> StoreCompressed(const std::string& data, cvmfs::ObjectSuffix suffix);
+
+  cvmfs::SystemPaths paths_;
+  ServerConfig config_;
+  cvmfs::LocalObjectStore store_;
+  std::optional<cvmfs::PrivateKey> repo_key_;
+  std::optional<cvmfs::Certificate> certificate_;
+  int lock_fd_ = -1;
+  std::string temp_dir_;
+};
+
+// Creates a repository: keys, configuration, storage, whitelist and
+// revision 1 with an empty root directory.
+struct MkfsOptions {
+  std::string fqrn;
+  std::string owner = "root";
+  std::string stratum0_url;
+  cvmfs::HashAlgorithm hash_algorithm = cvmfs::HashAlgorithm::kSha1;
+  cvmfs::Compression compression = cvmfs::Compression::kZlib;
+  bool garbage_collection = false;
+  int whitelist_days = 30;
+};
+cvmfs::Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options);
+
+// Checks that a repository name is a valid fully qualified repository name.
+cvmfs::Status ValidateFqrn(const std::string& fqrn);
+
+}  // namespace publisher
+
+#endif  // PUBLISHER_REPOSITORY_H_

@@ -1,0 +1,170 @@
+#include "publisher/server_config.h"
+
+#include <thread>
+
+#include "cvmfs/file_util.h"
+
+namespace publisher {
+
+using cvmfs::Result;
+using cvmfs::Status;
+
+Result<KeyValueFile> KeyValueFile::Load(const std::string& path) {
+  auto text = cvmfs::ReadFile(path);
+  if (!text.ok()) return text.status();
+  return Parse(*text);
+}
+
+static std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+KeyValueFile KeyValueFile::Parse(const std::string& text) {
+  KeyValueFile kv;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string line = Trim(text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+    if (line.empty() || line[0] == '#') continue;
+    if (line.rfind("export ", 0) == 0) line = Trim(line.substr(7));
+    size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string key = Trim(line.substr(0, eq));
+    std::string value = Trim(line.substr(eq + 1));
+    if (value.size() >= 2 && (value[0] == '"' || value[0] == '\'') && value.back() == value[0]) {
+      value = value.substr(1, value.size() - 2);
+    } else {
+      size_t hash = value.find(" #");
+      if (hash != std::string::npos) value = Trim(value.substr(0, hash));
+    }
+    kv.values_[key] = value;
+  }
+  return kv;
+}
+
+std::string KeyValueFile::Get(const std::string& key, const std::string& def) const {
+  auto it = values_.find(key);
+  return it == values_.end() ? def : it->second;
+}
+
+std::string KeyValueFile::Serialize() const {
+  std::string out;
+  for (auto& [k, v] : values_) out += k + "=" + v + "\n";
+  return out;
+}
+
+Result<bool> ParseBool(const std::string& key, const std::string& value) {
+  if (value == "yes" || value == "true" || value == "on" || value == "1") return true;
+  if (value == "no" || value == "false" || value == "off" || value == "0") return false;
+  return Status::InvalidArgument(key + "=" + value + ": expected yes or no");
+}
+
+static Result<uint64_t> ParseUint(const std::string& key, const std::string& value) {
+  if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+    return Status::InvalidArgument(key + "=" + value + ": expected a non-negative integer");
+  return std::stoull(value);
+}
+
+Result<ServerConfig> ServerConfig::FromKeyValues(const KeyValueFile& kv) {
+  ServerConfig c;
+  c.fqrn = kv.Get("CVMFS_REPOSITORY_NAME");
+  if (c.fqrn.empty()) return Status::InvalidArgument("CVMFS_REPOSITORY_NAME is not set");
+  c.owner = kv.Get("CVMFS_USER", "root");
+  c.stratum0_url = kv.Get("CVMFS_STRATUM0");
+  c.spool_dir = kv.Get("CVMFS_SPOOL_DIR");
+  c.keys_dir = kv.Get("CVMFS_KEYS_DIR");
+  std::string upstream = kv.Get("CVMFS_UPSTREAM_STORAGE");
+  if (upstream.rfind("local,", 0) != 0)
+    return Status::InvalidArgument("CVMFS_UPSTREAM_STORAGE=" + upstream +
+                                   ": only local,<tmp dir>,<storage dir> is supported");
+  size_t second = upstream.find(',', 6);
+  if (second == std::string::npos)
+    return Status::InvalidArgument("CVMFS_UPSTREAM_STORAGE=" + upstream + ": expected local,<tmp>,<dir>");
+  c.storage_dir = upstream.substr(second + 1);
+
+  auto algo = cvmfs::ParseAlgorithmName(kv.Get("CVMFS_HASH_ALGORITHM", "sha1"));
+  if (!algo.ok()) return algo.status().Annotate("CVMFS_HASH_ALGORITHM");
+  c.hash_algorithm = *algo;
+  auto compr = cvmfs::ParseCompressionName(kv.Get("CVMFS_COMPRESSION_ALGORITHM", "default"));
+  if (!compr.ok()) return compr.status().Annotate("CVMFS_COMPRESSION_ALGORITHM");
+  c.compression = *compr;
+
+  struct BoolParam { const char* key; const char* def; bool* out; };
+  for (auto& p : {BoolParam{"CVMFS_USE_FILE_CHUNKING", "true", &c.use_chunking},
+                  BoolParam{"CVMFS_GARBAGE_COLLECTION", "false", &c.garbage_collection},
+                  BoolParam{"CVMFS_AUTO_TAG", "true", &c.auto_tag},
+                  BoolParam{"CVMFS_INCLUDE_XATTRS", "true", &c.include_xattrs},
+                  BoolParam{"CVMFS_IGNORE_SPECIAL_FILES", "false", &c.ignore_special_files}}) {
+    auto v = ParseBool(p.key, kv.Get(p.key, p.def));
+    if (!v.ok()) return v.status();
+    *p.out = *v;
+  }
+  struct UintParam { const char* key; uint64_t* out; };
+  for (auto& p : {UintParam{"CVMFS_MIN_CHUNK_SIZE", &c.chunking.min_size},
+                  UintParam{"CVMFS_AVG_CHUNK_SIZE", &c.chunking.avg_size},
+                  UintParam{"CVMFS_MAX_CHUNK_SIZE", &c.chunking.max_size},
+                  UintParam{"CVMFS_REPOSITORY_TTL", &c.ttl}}) {
+    if (!kv.Has(p.key)) continue;
+    auto v = ParseUint(p.key, kv.Get(p.key));
+    if (!v.ok()) return v.status();
+    *p.out = *v;
+  }
+  if (kv.Has("CVMFS_NUM_WORKERS")) {
+    auto v = ParseUint("CVMFS_NUM_WORKERS", kv.Get("CVMFS_NUM_WORKERS"));
+    if (!v.ok()) return v.status();
+    c.num_workers = static_cast<int>(*v);
+  }
+  if (c.use_chunking) {
+    Status st = c.chunking.Validate();
+    if (!st.ok()) return st.Annotate("CVMFS_{MIN,AVG,MAX}_CHUNK_SIZE");
+  }
+  return c;
+}
+
+KeyValueFile ServerConfig::ToKeyValues() const {
+  KeyValueFile kv;
+  kv.Set("CVMFS_REPOSITORY_NAME", fqrn);
+  kv.Set("CVMFS_REPOSITORY_TYPE", "stratum0");
+  kv.Set("CVMFS_USER", owner);
+  kv.Set("CVMFS_STRATUM0", stratum0_url);
+  kv.Set("CVMFS_SPOOL_DIR", spool_dir);
+  kv.Set("CVMFS_KEYS_DIR", keys_dir);
+  kv.Set("CVMFS_UPSTREAM_STORAGE", "local," + spool_dir + "/tmp," + storage_dir);
+  kv.Set("CVMFS_HASH_ALGORITHM", std::string(cvmfs::AlgorithmName(hash_algorithm)));
+  kv.Set("CVMFS_COMPRESSION_ALGORITHM",
+         compression == cvmfs::Compression::kNone ? "none" : "default");
+  kv.Set("CVMFS_USE_FILE_CHUNKING", use_chunking ? "true" : "false");
+  kv.Set("CVMFS_MIN_CHUNK_SIZE", std::to_string(chunking.min_size));
+  kv.Set("CVMFS_AVG_CHUNK_SIZE", std::to_string(chunking.avg_size));
+  kv.Set("CVMFS_MAX_CHUNK_SIZE", std::to_string(chunking.max_size));
+  kv.Set("CVMFS_GARBAGE_COLLECTION", garbage_collection ? "true" : "false");
+  kv.Set("CVMFS_AUTO_TAG", auto_tag ? "true" : "false");
+  kv.Set("CVMFS_REPOSITORY_TTL", std::to_string(ttl));
+  kv.Set("CVMFS_INCLUDE_XATTRS", include_xattrs ? "true" : "false");
+  kv.Set("CVMFS_IGNORE_SPECIAL_FILES", ignore_special_files ? "true" : "false");
+  return kv;
+}
+
+std::string ServerConfig::ConfigFile(const cvmfs::SystemPaths& paths) const {
+  return paths.ServerConfigDir(fqrn) + "/server.conf";
+}
+
+Result<ServerConfig> ServerConfig::Load(const cvmfs::SystemPaths& paths,
+                                        const std::string& fqrn) {
+  std::string file = paths.ServerConfigDir(fqrn) + "/server.conf";
+  if (!cvmfs::PathExists(file))
+    return Status::NotFound("repository " + fqrn + " does not exist here (no " + file + ")");
+  auto kv = KeyValueFile::Load(file);
+  if (!kv.ok()) return kv.status();
+  auto cfg = FromKeyValues(*kv);
+  if (!cfg.ok()) return cfg.status().Annotate(file);
+  if (cfg->num_workers <= 0)
+    cfg->num_workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return cfg;
+}
+
+}  // namespace publisher

@@ -1,0 +1,67 @@
+// The server configuration of one repository:
+// etc/cvmfs/repositories.d/<fqrn>/server.conf, in CVMFS's KEY=VALUE shell
+// syntax, with the parameter names CVMFS administrators know.
+//
+// Only plain assignments are understood (optionally quoted, `#` comments);
+// the file is written by `cvmfs_server mkfs` and may be edited by hand.
+#ifndef PUBLISHER_SERVER_CONFIG_H_
+#define PUBLISHER_SERVER_CONFIG_H_
+
+#include <map>
+#include <string>
+
+#include "cvmfs/chunker.h"
+#include "cvmfs/compression.h"
+#include "cvmfs/hash.h"
+#include "cvmfs/status.h"
+#include "cvmfs/system_paths.h"
+
+namespace publisher {
+
+// Raw KEY=VALUE pairs of a shell-style configuration file.
+class KeyValueFile {
+ public:
+  static cvmfs::Result<KeyValueFile> Load(const std::string& path);
+  static KeyValueFile Parse(const std::string& text);
+  bool Has(const std::string& key) const { return values_.count(key) > 0; }
+  std::string Get(const std::string& key, const std::string& def = "") const;
+  void Set(const std::string& key, const std::string& value) { values_[key] = value; }
+  const std::map<std::string, std::string>& values() const { return values_; }
+  std::string Serialize() const;
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+// The parsed, validated parameters a publish needs.
+struct ServerConfig {
+  std::string fqrn;
+  std::string owner = "root";
+  std::string stratum0_url;     // CVMFS_STRATUM0
+  std::string storage_dir;      // from CVMFS_UPSTREAM_STORAGE=local,<tmp>,<dir>
+  std::string spool_dir;        // CVMFS_SPOOL_DIR
+  std::string keys_dir;         // where <fqrn>.key/.crt/.pub live
+  cvmfs::HashAlgorithm hash_algorithm = cvmfs::HashAlgorithm::kSha1;
+  cvmfs::Compression compression = cvmfs::Compression::kZlib;
+  bool use_chunking = true;
+  cvmfs::ChunkingParams chunking;
+  bool garbage_collection = false;
+  bool auto_tag = true;
+  uint64_t ttl = 240;
+  bool include_xattrs = true;
+  bool ignore_special_files = false;
+  int num_workers = 0;  // 0: one per core
+
+  static cvmfs::Result<ServerConfig> Load(const cvmfs::SystemPaths& paths,
+                                          const std::string& fqrn);
+  static cvmfs::Result<ServerConfig> FromKeyValues(const KeyValueFile& kv);
+  KeyValueFile ToKeyValues() const;
+  std::string ConfigFile(const cvmfs::SystemPaths& paths) const;
+};
+
+// Parses yes/no, true/false, on/off, 1/0.
+cvmfs::Result<bool> ParseBool(const std::string& key, const std::string& value);
+
+}  // namespace publisher
+
+#endif  // PUBLISHER_SERVER_CONFIG_H_

@@ -1,0 +1,321 @@
+#include "publisher/tar_ingest.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <ctime>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "cvmfs/path_hash.h"
+
+namespace publisher {
+
+using cvmfs::DirectoryEntry;
+using cvmfs::Result;
+using cvmfs::Status;
+
+namespace {
+
+constexpr size_t kMaxNameLength = 255;
+// How many files may wait for the pipeline before registration blocks.
+constexpr size_t kMaxPending = 4096;
+
+struct ArchiveCloser {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+
+class ArchiveSource : public ByteSource {
+ public:
+  explicit ArchiveSource(archive* a) : a_(a) {}
+  Result<size_t> Read(void* buf, size_t size) override {
+    la_ssize_t n = archive_read_data(a_, buf, size);
+    if (n < 0) return Status::Corruption(std::string("tar: ") + archive_error_string(a_));
+    return static_cast<size_t>(n);
+  }
+
+ private:
+  archive* a_;
+};
+
+// A file member whose content is still in the pipeline.
+struct Pending {
+  std::string path;
+  DirectoryEntry entry;
+  std::shared_ptr<PendingFile> content;
+};
+
+class TarIngester {
+ public:
+  TarIngester(const TarIngestOptions& options, CatalogTree* tree, IngestPipeline* pipeline)
+      : options_(options), tree_(tree), pipeline_(pipeline) {}
+
+  Status Run();
+
+ private:
+  Status ProcessMember(archive* a, archive_entry* e);
+  Status EnsureDirectory(const std::string& path);
+  Status Register(Pending& p);
+  Status FlushReady(bool wait_all);
+  DirectoryEntry BaseEntry(archive_entry* e) const;
+  Status ReadXattrs(archive_entry* e, DirectoryEntry* entry) const;
+
+  const TarIngestOptions& options_;
+  CatalogTree* tree_;
+  IngestPipeline* pipeline_;
+  std::string base_;
+  std::set<std::string> known_dirs_;
+  std::deque<Pending> pending_;
+  // Content of file members by path, for hardlinks to refer to.
+  std::map<std::string, std::shared_ptr<PendingFile>> contents_;
+  // Hardlink groups: first member path -> all member paths (same directory).
+  std::map<std::string, std::vector<std::string>> groups_;
+  std::map<std::string, std::string> group_of_;  // member -> first member
+  std::map<std::string, Pending> deferred_;       // group members, registered last
+  std::vector<std::string> catalog_markers_;
+};
+
+}  // namespace
+
+Result<std::string> NormalizeRepoPath(const std::string& path) {
+  std::string out;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string::npos) slash = path.size();
+    std::string comp = path.substr(pos, slash - pos);
+    pos = slash + 1;
+    if (comp.empty() || comp == ".") continue;
+    if (comp == "..")
+      return Status::InvalidArgument("path '" + path + "' contains '..'");
+    if (comp.size() > kMaxNameLength)
+      return Status::InvalidArgument("name '" + comp.substr(0, 40) + "...' in '" + path +
+                                     "' is longer than 255 bytes");
+    out += "/" + comp;
+  }
+  return out;
+}
+
+DirectoryEntry TarIngester::BaseEntry(archive_entry* e) const {
+  DirectoryEntry d;
+  d.mode = archive_entry_mode(e);
+  d.uid = static_cast<uint32_t>(archive_entry_uid(e));
+  d.gid = static_cast<uint32_t>(archive_entry_gid(e));
+  d.mtime = archive_entry_mtime(e);
+  d.hash_algorithm = options_.hash_algorithm;
+  d.compression = options_.compression;
+  return d;
+}
+
+Status TarIngester::ReadXattrs(archive_entry* e, DirectoryEntry* entry) const {
+  if (!options_.include_xattrs) return Status::Ok();
+  if (archive_entry_xattr_reset(e) == 0) return Status::Ok();
+  const char* name;
+  const void* value;
+  size_t size;
+  while (archive_entry_xattr_next(e, &name, &value, &size) == ARCHIVE_OK) {
+    std::string key(name);
+    if (key.size() > 255 || size > 255)
+      return Status::InvalidArgument("extended attribute " + key +
+                                     " is too long for the catalog (keys and values up to 255 bytes)");
+    entry->xattrs.entries.emplace_back(key, std::string(static_cast<const char*>(value), size));
+  }
+  if (entry->xattrs.entries.size() > 256)
+    return Status::InvalidArgument("more than 256 extended attributes");
+  return Status::Ok();
+}
+
+Status TarIngester::EnsureDirectory(const std::string& path) {
+  if (path.empty() || known_dirs_.count(path)) return Status::Ok();
+  CVMFS_RETURN_IF_ERROR(EnsureDirectory(std::string(cvmfs::ParentPath(path))));
+  CVMFS_ASSIGN_OR_RETURN(auto existing, tree_->Lookup(path));
+  if (existing && existing->IsDirectory()) {
+    known_dirs_.insert(path);
+    return Status::Ok();
+  }
+  DirectoryEntry d;
+  d.mode = S_IFDIR | 0755;
+  d.size = 4096;
+  d.mtime = ::time(nullptr);
+  d.hash_algorithm = options_.hash_algorithm;
+  CVMFS_RETURN_IF_ERROR(tree_->Put(path, d));
+  known_dirs_.insert(path);
+  return Status::Ok();
+}
+
+Status TarIngester::Register(Pending& p) {
+  p.content->Wait();
+  if (!p.content->status().ok()) return p.content->status().Annotate(p.path);
+  p.entry.size = p.content->size();
+  std::vector<cvmfs::FileChunk> chunks;
+  if (p.content->chunked()) {
+    p.entry.chunked = true;
+    p.entry.content_hash.reset();
+    chunks = p.content->chunks();
+  } else {
+    p.entry.chunked = false;
+    p.entry.content_hash = p.content->bulk_hash();
+  }
+  return tree_->Put(p.path, p.entry, chunks);
+}
+
+Status TarIngester::FlushReady(bool wait_all) {
+  while (!pending_.empty() &&
+         (wait_all || pending_.size() > kMaxPending || pending_.front().content->Ready())) {
+    CVMFS_RETURN_IF_ERROR(Register(pending_.front()));
+    pending_.pop_front();
+  }
+  return Status::Ok();
+}
+
+Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
+  const char* raw_name = archive_entry_pathname(e);
+  if (!raw_name) return Status::Corruption("tar member without a name");
+  CVMFS_ASSIGN_OR_RETURN(std::string rel, NormalizeRepoPath(raw_name));
+  if (rel.empty()) return Status::Ok();  // the base directory itself
+  std::string path = base_ + rel;
+  std::string parent(cvmfs::ParentPath(path));
+  CVMFS_RETURN_IF_ERROR(EnsureDirectory(parent));
+
+  DirectoryEntry entry = BaseEntry(e);
+  CVMFS_RETURN_IF_ERROR(ReadXattrs(e, &entry).Annotate(path));
+
+  if (const char* link = archive_entry_hardlink(e)) {
+    CVMFS_ASSIGN_OR_RETURN(std::string target_rel, NormalizeRepoPath(link));
+    std::string target = base_ + target_rel;
+    auto content = contents_.find(target);
+    if (content == contents_.end())
+      return Status::InvalidArgument("hardlink " + path + " refers to " + target +
+                                     ", which is not a regular file earlier in the archive");
+    entry.mode = (entry.mode & 07777) | S_IFREG;
+    Pending p{path, entry, content->second};
+    contents_[path] = content->second;
+    known_dirs_.erase(path);
+    if (cvmfs::ParentPath(target) == cvmfs::ParentPath(path)) {
+      std::string first = group_of_.count(target) ? group_of_[target] : target;
+      if (groups_[first].empty()) {
+        groups_[first].push_back(first);
+        group_of_[first] = first;
+      }
+      groups_[first].push_back(path);
+      group_of_[path] = first;
+      deferred_[path] = std::move(p);
+    } else {
+      pending_.push_back(std::move(p));  // CVMFS keeps only same-directory groups
+    }
+    return FlushReady(false);
+  }
+
+  switch (archive_entry_filetype(e)) {
+    case AE_IFDIR:
+      entry.size = 4096;
+      CVMFS_RETURN_IF_ERROR(tree_->Put(path, entry));
+      known_dirs_.insert(path);
+      return Status::Ok();
+    case AE_IFREG: {
+      known_dirs_.erase(path);
+      std::optional<uint64_t> size;
+      if (archive_entry_size_is_set(e)) size = static_cast<uint64_t>(archive_entry_size(e));
+      ArchiveSource source(a);
+      auto content = pipeline_->Submit(&source, size);
+      contents_[path] = content;
+      if (cvmfs::BaseName(path) == ".cvmfscatalog") catalog_markers_.push_back(parent);
+      pending_.push_back(Pending{path, entry, content});
+      return FlushReady(false);
+    }
+    case AE_IFLNK: {
+      const char* target = archive_entry_symlink(e);
+      entry.symlink = target ? target : "";
+      entry.size = entry.symlink.size();
+      known_dirs_.erase(path);
+      // Keep the order of registrations: the link may replace a pending file.
+      CVMFS_RETURN_IF_ERROR(FlushReady(true));
+      return tree_->Put(path, entry);
+    }
+    case AE_IFIFO:
+    case AE_IFSOCK:
+    case AE_IFCHR:
+    case AE_IFBLK: {
+      if (options_.ignore_special_files) return Status::Ok();
+      entry.size = (archive_entry_filetype(e) == AE_IFCHR || archive_entry_filetype(e) == AE_IFBLK)
+                       ? static_cast<uint64_t>(archive_entry_rdev(e))
+                       : 0;
+      known_dirs_.erase(path);
+      CVMFS_RETURN_IF_ERROR(FlushReady(true));
+      return tree_->Put(path, entry);
+    }
+    default:
+      return Status::InvalidArgument("tar member " + path + " has an unsupported file type");
+  }
+}
+
+Status TarIngester::Run() {
+  CVMFS_ASSIGN_OR_RETURN(base_, NormalizeRepoPath(options_.base_dir));
+  for (const std::string& d : options_.delete_paths) {
+    CVMFS_ASSIGN_OR_RETURN(std::string path, NormalizeRepoPath(d));
+    if (path.empty()) return Status::InvalidArgument("-d: refusing to delete the repository root");
+    CVMFS_RETURN_IF_ERROR(tree_->Remove(path));
+  }
+  CVMFS_RETURN_IF_ERROR(EnsureDirectory(base_));
+
+  std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
+  archive_read_support_filter_all(a.get());
+  archive_read_support_format_all(a.get());
+  int rc = options_.tarball == "-"
+               ? archive_read_open_fd(a.get(), 0, 1 << 20)
+               : archive_read_open_filename(a.get(), options_.tarball.c_str(), 1 << 20);
+  if (rc != ARCHIVE_OK)
+    return Status::InvalidArgument("cannot read tarball " + options_.tarball + ": " +
+                                   archive_error_string(a.get()));
+  for (;;) {
+    archive_entry* e = nullptr;
+    rc = archive_read_next_header(a.get(), &e);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc == ARCHIVE_RETRY) continue;
+    if (rc < ARCHIVE_WARN)
+      return Status::Corruption("tarball " + options_.tarball + ": " + archive_error_string(a.get()));
+    Status st = ProcessMember(a.get(), e);
+    if (!st.ok()) {
+      pipeline_->Drain();
+      return st;
+    }
+  }
+  CVMFS_RETURN_IF_ERROR(FlushReady(true));
+  // Hardlink groups, now that every member is known.
+  uint32_t next_group = 1;
+  for (auto& [first, members] : groups_) {
+    uint32_t group = next_group++;
+    for (const std::string& m : members) {
+      Pending p;
+      auto d = deferred_.find(m);
+      if (d != deferred_.end()) {
+        p = std::move(d->second);
+      } else {
+        CVMFS_ASSIGN_OR_RETURN(auto entry, tree_->Lookup(m));
+        if (!entry) continue;
+        p = Pending{m, *entry, contents_[m]};
+      }
+      p.entry.hardlink_group = group;
+      p.entry.linkcount = static_cast<uint32_t>(members.size());
+      CVMFS_RETURN_IF_ERROR(Register(p));
+    }
+  }
+  std::sort(catalog_markers_.begin(), catalog_markers_.end(),
+            [](const std::string& x, const std::string& y) { return x.size() < y.size(); });
+  for (const std::string& dir : catalog_markers_) {
+    if (dir.empty()) continue;  // CVMFS ignores a marker in the root
+    CVMFS_RETURN_IF_ERROR(tree_->CreateNestedCatalog(dir));
+  }
+  return Status::Ok();
+}
+
+Status IngestTar(const TarIngestOptions& options, CatalogTree* tree, IngestPipeline* pipeline) {
+  TarIngester ingester(options, tree, pipeline);
+  return ingester.Run();
+}
+
+}  // namespace publisher

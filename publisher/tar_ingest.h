@@ -1,0 +1,42 @@
+// Publishing a tar stream (`cvmfs_server ingest`).
+//
+// Members are read in order with libarchive (any format and compression it
+// detects; member paths with or without a leading "./"), placed below
+// `base_dir`, and applied to the catalog tree: directories, regular files
+// (their content through the ingestion pipeline), symlinks (targets stored
+// raw), fifos, sockets and devices, hardlinks (a hardlink group when both
+// names share a directory, as CVMFS does; a separate copy otherwise) and
+// extended attributes (pax SCHILY.xattr records). A `.cvmfscatalog` member
+// makes its directory the root of a nested catalog.
+#ifndef PUBLISHER_TAR_INGEST_H_
+#define PUBLISHER_TAR_INGEST_H_
+
+#include <string>
+#include <vector>
+
+#include "cvmfs/status.h"
+#include "publisher/catalog_tree.h"
+#include "publisher/ingest_pipeline.h"
+
+namespace publisher {
+
+struct TarIngestOptions {
+  std::string tarball;                    // path, or "-" for standard input
+  std::string base_dir;                   // where the members go ("" = root)
+  std::vector<std::string> delete_paths;  // removed before ingesting
+  bool include_xattrs = true;
+  bool ignore_special_files = false;
+  cvmfs::HashAlgorithm hash_algorithm = cvmfs::HashAlgorithm::kSha1;
+  cvmfs::Compression compression = cvmfs::Compression::kZlib;
+};
+
+// Normalizes a repository path: "a/b/", "/a//b", "./a/b" all become "/a/b";
+// "", "/" and "." become "" (the root). Rejects ".." components.
+cvmfs::Result<std::string> NormalizeRepoPath(const std::string& path);
+
+cvmfs::Status IngestTar(const TarIngestOptions& options, CatalogTree* tree,
+                        IngestPipeline* pipeline);
+
+}  // namespace publisher
+
+#endif  // PUBLISHER_TAR_INGEST_H_

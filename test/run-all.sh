@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs the whole test suite on a fresh Debian 12 machine: installs the
+# dependencies, builds, and runs every test through ctest (unit tests of each
+# component and the command-line integration tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+packaging/install-deps.sh
+cmake -S . -B build -G Ninja >/dev/null
+cmake --build build -j2
+cd build
+ctest --output-on-failure -j2 --timeout 600 "$@"
