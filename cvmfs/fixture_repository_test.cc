@@ -60,7 +60,7 @@ TEST_P(FixtureRepositoryTest, VerifiesAndListsAsCvmfsDoes) {
   ASSERT_TRUE(Decompress(*cert_obj, &pem).ok());
   auto cert = Certificate::FromPem(pem);
   ASSERT_TRUE(cert.ok());
-  EXPECT_TRUE(wl->whitelist.ListsFingerprint(cert->Fingerprint()));
+  EXPECT_TRUE(wl->whitelist.ListsCertificate(*cert));
   EXPECT_TRUE(VerifyManifest(*manifest, *cert).ok());
 
   // Every catalog and object, and the listing of the newest revision.

@@ -19,9 +19,9 @@ std::string RepoDir(const std::string& fqrn) {
 // The certificate object named by manifest X: hash-verified, decompressed.
 Result<Certificate> LoadCertificate(const std::string& fqrn,
                                     const Digest& x) {
-  CVMFS_ASSIGN_OR_RETURN(
-      std::string stored,
-      ReadFile(RepoDir(fqrn) + "/" + ObjectPath(x, ObjectSuffix::kCertificate)));
+  const std::string path =
+      RepoDir(fqrn) + "/" + ObjectPath(x, ObjectSuffix::kCertificate);
+  CVMFS_ASSIGN_OR_RETURN(std::string stored, ReadFile(path));
   if (HashString(x.algorithm, stored) != x)
     return Status::Corruption("certificate object hash mismatch");
   std::string pem;
@@ -37,12 +37,14 @@ const PrivateKey& TestKey() {
 Manifest SampleManifest() {
   Manifest m;
   m.root_catalog =
-      Digest::Parse("7f94a01c31742c961ab142e131f8324fe9c0aacf-shake128").value();
+      Digest::Parse("7f94a01c31742c961ab142e131f8324fe9c0aacf-shake128")
+          .value();
   m.catalog_size = 503808;
   m.revision = 7;
   m.fqrn = "test.example.org";
   m.certificate =
-      Digest::Parse("1112f3d7c016c572075fe4de8f43f0244f693659-shake128").value();
+      Digest::Parse("1112f3d7c016c572075fe4de8f43f0244f693659-shake128")
+          .value();
   m.publish_timestamp = 1795356125;
   return m;
 }

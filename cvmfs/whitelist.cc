@@ -155,6 +155,16 @@ bool Whitelist::ListsFingerprint(std::string_view fp) const {
   return false;
 }
 
+bool Whitelist::ListsCertificate(const Certificate& cert) const {
+  std::string der = cert.Der();
+  for (const std::string& listed : fingerprints) {
+    auto digest = ParseFingerprint(listed);
+    if (digest.ok() && HashString(digest->algorithm, der) == *digest)
+      return true;
+  }
+  return false;
+}
+
 Result<std::string> SignWhitelist(const Whitelist& whitelist,
                                   const PrivateKey& master,
                                   HashAlgorithm algo) {

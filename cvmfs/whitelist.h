@@ -12,7 +12,7 @@
 //   <raw PKCS#1 type-1 RSA signature of that hex string, to end of file>
 //
 // Parse checks syntax only. A client must additionally check VerifyWhitelist,
-// `fqrn`, IsExpired and ListsFingerprint. All types here are plain values.
+// `fqrn`, IsExpired and ListsCertificate. All types here are plain values.
 #ifndef CVMFS_WHITELIST_H_
 #define CVMFS_WHITELIST_H_
 
@@ -62,6 +62,11 @@ struct Whitelist {
   // True if `fp` (any case, with or without ':' and trailing comment) names
   // the same digest as one of `fingerprints`.
   bool ListsFingerprint(std::string_view fp) const;
+  // True if one of `fingerprints` is `cert`'s fingerprint in that entry's
+  // own algorithm: what a CVMFS client checks. Prefer this to
+  // ListsFingerprint(cert.Fingerprint()), which only matches SHA-1 entries,
+  // while SHAKE-128 repositories list "...-SHAKE128" fingerprints.
+  bool ListsCertificate(const Certificate& cert) const;
 };
 
 struct SignedWhitelist {

@@ -30,9 +30,9 @@ Result<Certificate> LoadRepoCertificate(const std::string& fqrn) {
   if (!manifest.manifest.certificate)
     return Status::Corruption("manifest without X");
   const Digest& x = *manifest.manifest.certificate;
-  CVMFS_ASSIGN_OR_RETURN(
-      std::string stored,
-      ReadFile(RepoDir(fqrn) + "/" + ObjectPath(x, ObjectSuffix::kCertificate)));
+  const std::string path =
+      RepoDir(fqrn) + "/" + ObjectPath(x, ObjectSuffix::kCertificate);
+  CVMFS_ASSIGN_OR_RETURN(std::string stored, ReadFile(path));
   if (HashString(x.algorithm, stored) != x)
     return Status::Corruption("certificate object hash mismatch");
   std::string pem;
@@ -126,9 +126,14 @@ TEST(WhitelistTest, FixturesParseAndVerify) {
     auto cert = LoadRepoCertificate(f.fqrn);
     ASSERT_TRUE(cert.ok()) << cert.status().ToString();
     EXPECT_TRUE(w.ListsFingerprint(cert->Fingerprint(f.algo)));
+    EXPECT_TRUE(w.ListsCertificate(*cert));
+    // The SHA-1 fingerprint matches only where the list is SHA-1.
+    EXPECT_EQ(w.ListsFingerprint(cert->Fingerprint()),
+              f.algo == HashAlgorithm::kSha1);
     auto other = Certificate::CreateSelfSigned(MasterKey(), "x", 1);
     ASSERT_TRUE(other.ok());
     EXPECT_FALSE(w.ListsFingerprint(other->Fingerprint(f.algo)));
+    EXPECT_FALSE(w.ListsCertificate(*other));
 
     // Expiry: valid now, expired at and after the hour of the expiry.
     EXPECT_FALSE(w.IsExpired(time(nullptr)));
@@ -185,6 +190,7 @@ TEST(WhitelistTest, SignVerifyRoundTrip) {
     EXPECT_EQ(parsed->whitelist.fingerprints, w.fingerprints);
     EXPECT_TRUE(VerifyWhitelist(*parsed, PublicKeysOf(MasterKey())).ok());
     EXPECT_TRUE(parsed->whitelist.ListsFingerprint(cert->Fingerprint(algo)));
+    EXPECT_TRUE(parsed->whitelist.ListsCertificate(*cert));
     // A fingerprint of another algorithm names a different digest.
     HashAlgorithm other = algo == HashAlgorithm::kSha1
                               ? HashAlgorithm::kShake128

@@ -34,6 +34,7 @@
 #include "cvmfs/chunker.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/hash.h"
+#include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/status.h"
 

@@ -134,6 +134,7 @@ Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(bool writable)
   std::string file = temp_dir_ + "/history." + std::to_string(::time(nullptr)) + "." +
                      std::to_string(::getpid()) + ".db";
   (void)::unlink(file.c_str());
+  history_file_ = file;
   if (!manifest.manifest.history) return cvmfs::HistoryDb::Create(file, config_.fqrn);
   CVMFS_ASSIGN_OR_RETURN(std::string raw, FetchDecompressed(&store_, *manifest.manifest.history,
                                                             cvmfs::ObjectSuffix::kHistory));
@@ -176,10 +177,11 @@ Status Repository::WriteManifest(cvmfs::Manifest manifest, const Digest* history
   } else {
     CVMFS_ASSIGN_OR_RETURN(reflog, cvmfs::ReflogDb::Create(reflog_file, config_.fqrn));
   }
-  CVMFS_RETURN_IF_ERROR(reflog->AddCatalog(manifest.root_catalog));
-  CVMFS_RETURN_IF_ERROR(reflog->AddCertificate(cert));
-  if (manifest.history) CVMFS_RETURN_IF_ERROR(reflog->AddHistory(*manifest.history));
-  if (manifest.metainfo) CVMFS_RETURN_IF_ERROR(reflog->AddMetainfo(*manifest.metainfo));
+  CVMFS_RETURN_IF_ERROR(reflog->AddCatalog(manifest.root_catalog, static_cast<int64_t>(*manifest.publish_timestamp)));
+  CVMFS_RETURN_IF_ERROR(reflog->AddCertificate(cert, static_cast<int64_t>(*manifest.publish_timestamp)));
+  if (manifest.history) CVMFS_RETURN_IF_ERROR(reflog->AddHistory(*manifest.history, static_cast<int64_t>(*manifest.publish_timestamp)));
+  if (manifest.metainfo) CVMFS_RETURN_IF_ERROR(reflog->AddMetainfo(*manifest.metainfo, static_cast<int64_t>(*manifest.publish_timestamp)));
+  CVMFS_RETURN_IF_ERROR(reflog->Close());
   reflog.reset();
   CVMFS_ASSIGN_OR_RETURN(std::string reflog_bytes, cvmfs::ReadFile(reflog_file));
   manifest.reflog = cvmfs::HashString(config_.hash_algorithm, reflog_bytes);
@@ -219,9 +221,11 @@ Result<PublishStats> Repository::CommitRevision(CatalogTree* tree, uint64_t revi
     tag.description = options.tag_description;
     CVMFS_RETURN_IF_ERROR(history->Insert(tag));
   }
-  CVMFS_RETURN_IF_ERROR(history->SetPreviousRevision(current.manifest.history));
-  std::string history_file = history->path();
+  if (current.manifest.history)
+    CVMFS_RETURN_IF_ERROR(history->SetPreviousRevision(*current.manifest.history));
+  CVMFS_RETURN_IF_ERROR(history->Close());
   history.reset();
+  const std::string history_file = history_file_;
   CVMFS_ASSIGN_OR_RETURN(std::string history_bytes, cvmfs::ReadFile(history_file));
   CVMFS_ASSIGN_OR_RETURN(Digest history_hash,
                          StoreCompressed(history_bytes, cvmfs::ObjectSuffix::kHistory));
@@ -300,9 +304,11 @@ Result<PublishStats> Repository::PublishOldRoot(const Digest& old_root,
 Status Repository::CommitHistory(std::unique_ptr<cvmfs::HistoryDb> history) {
   CVMFS_RETURN_IF_ERROR(AcquireLock());
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
-  CVMFS_RETURN_IF_ERROR(history->SetPreviousRevision(current.manifest.history));
-  std::string file = history->path();
+  if (current.manifest.history)
+    CVMFS_RETURN_IF_ERROR(history->SetPreviousRevision(*current.manifest.history));
+  CVMFS_RETURN_IF_ERROR(history->Close());
   history.reset();
+  const std::string file = history_file_;
   CVMFS_ASSIGN_OR_RETURN(std::string bytes, cvmfs::ReadFile(file));
   CVMFS_ASSIGN_OR_RETURN(Digest hash, StoreCompressed(bytes, cvmfs::ObjectSuffix::kHistory));
   return WriteManifest(current.manifest, &hash);

@@ -101,6 +101,7 @@ class Repository {
   std::optional<cvmfs::Certificate> certificate_;
   int lock_fd_ = -1;
   std::string temp_dir_;
+  std::string history_file_;  // file behind the last OpenHistory()
 };
 
 // Creates a repository: keys, configuration, storage, whitelist and
