@@ -1,85 +1,169 @@
 #include "cvmfs/chunker.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string>
 
 namespace cvmfs {
 
 namespace {
-constexpr uint64_t kWindow = 32;
-constexpr uint32_t kCenter = 0x7FFFFFFFu;
+
+// Eight bytes as a little-endian integer (byte 0 in bits 0-7).
+inline uint64_t LoadLe64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+
+// What eight bytes b0..b7 (little-endian in `w`) add to the rolling state:
+// b0 << 7 ^ b1 << 6 ^ ... ^ b7, so that feeding them one by one turns x into
+// (x << 8) ^ Fold8(w). Pairs, then quads, then the two halves are combined.
+inline uint32_t Fold8(uint64_t w) {
+  constexpr uint64_t kLowBytes = 0x00FF00FF00FF00FFull;
+  constexpr uint64_t kLowHalves = 0x0000FFFF0000FFFFull;
+  w = ((w & kLowBytes) << 1) ^ ((w >> 8) & kLowBytes);
+  w = ((w & kLowHalves) << 2) ^ ((w >> 16) & kLowHalves);
+  return static_cast<uint32_t>(((w & 0xFFFFFFFFu) << 4) ^ (w >> 32));
+}
+
+// Whether some of the next 8 positions can hit, given the state x before them
+// and hits inside [0x7FFF8000, 0x80007FFF] or equal to 0xFFFFFFFF.
+//
+// After k <= 8 more bytes, x' = (x << k) ^ y with y < 2^15, so bits 16..31 of
+// x' are bits 16-k..31-k of x. A hit needs bits 16..31 of x' to be 0x7FFF,
+// 0x8000 or 0xFFFF, i.e. bits 16-k..30-k of x all equal; for every k in 1..8
+// that range contains bits 15..22. If those 8 bits are all 0 and so is
+// everything above them, every k gives 0x0000: no hit either (this keeps
+// runs of zero bytes on the fast path).
+inline bool MayHitWithin8(uint32_t x) {
+  // (bits 15..22) + 1 has bits 1..7 clear <=> bits 15..22 are 0x00 or 0xFF.
+  return ((x + 0x8000u) & 0x7F0000u) == 0 && (x >> 15) != 0;
+}
+
 }  // namespace
 
 Status ChunkingParams::Validate() const {
-  if (min_size < kWindow || !(min_size < avg_size) || !(avg_size < max_size))
-    return Status::InvalidArgument("chunk sizes must satisfy 32 <= min < avg < max (got " +
-                                   std::to_string(min_size) + ", " + std::to_string(avg_size) +
-                                   ", " + std::to_string(max_size) + ")");
-  return Status::Ok();
+  if (min_size >= kXor32Window && min_size < avg_size && avg_size < max_size)
+    return Status::Ok();
+  return Status::InvalidArgument(
+      "chunk sizes must satisfy 32 <= min < avg < max (got min " +
+      std::to_string(min_size) + ", avg " + std::to_string(avg_size) +
+      ", max " + std::to_string(max_size) + ")");
+}
+
+bool ShouldChunk(uint64_t file_size, const ChunkingParams& params) {
+  return file_size > params.min_size;
 }
 
 Xor32Chunker::Xor32Chunker(const ChunkingParams& params)
-    : params_(params), threshold_(static_cast<uint32_t>(0xFFFFFFFFull / params.avg_size)) {}
+    : valid_(params.Validate().ok()) {
+  if (!valid_) return;
+  min_ = params.min_size;
+  max_ = params.max_size;
+  // CVMFS keeps T in an int32; avg > 32 makes it < 2^27, so it fits.
+  const uint32_t t = static_cast<uint32_t>(0xFFFFFFFFull / params.avg_size);
+  // abs(d) < T for d in (-T, T): x in [C - (T-1), C + (T-1)], 2T-1 values;
+  // none when T == 0 (avg >= 2^32). abs(INT32_MIN) < T adds x = 0xFFFFFFFF.
+  if (t > 0) {
+    hit_low_ = kXor32Center - (t - 1);
+    hit_width_ = 2 * t - 1;
+  }
+  narrow_ = t <= 0x8000;
+}
 
 void Xor32Chunker::Reset() {
-  pos_ = 0;
-  x_ = 0;
+  StartChunk();
   at_cut_ = false;
+}
+
+size_t Xor32Chunker::Scan(const uint8_t* data, size_t n) {
+  uint32_t x = x_;
+  size_t i = 0;
+  if (narrow_) {
+    while (n - i >= 8) {
+      if (!MayHitWithin8(x)) {
+        x = (x << 8) ^ Fold8(LoadLe64(data + i));
+        i += 8;
+        continue;
+      }
+      for (const size_t end = i + 8; i < end; ++i) {
+        x = (x << 1) ^ data[i];
+        if (IsHit(x)) {
+          x_ = x;
+          return i;
+        }
+      }
+    }
+  }
+  for (; i < n; ++i) {
+    x = (x << 1) ^ data[i];
+    if (IsHit(x)) {
+      x_ = x;
+      return i;
+    }
+  }
+  x_ = x;
+  return n;
 }
 
 size_t Xor32Chunker::FindCut(const uint8_t* data, size_t size) {
   at_cut_ = false;
+  if (!valid_) return size;
+  if (pos_ == max_) {
+    // The hard cut of the previous call fell on the end of its input.
+    if (size == 0) return 0;
+    StartChunk();
+    at_cut_ = true;
+    return 0;
+  }
+
   size_t i = 0;
-  const uint64_t warmup = params_.min_size - kWindow;
-  // Bytes before the window are not looked at.
-  if (pos_ < warmup) {
-    uint64_t skip = std::min<uint64_t>(warmup - pos_, size);
+  // Bytes that cannot reach any tested state are not looked at.
+  const uint64_t warmup_begin = min_ - kXor32Window;
+  if (pos_ < warmup_begin) {
+    const size_t skip =
+        static_cast<size_t>(std::min<uint64_t>(warmup_begin - pos_, size));
     i += skip;
     pos_ += skip;
   }
-  // The window before min: fed, not tested.
-  while (i < size && pos_ < params_.min_size) {
-    x_ = (x_ << 1) ^ data[i];
-    ++i;
-    ++pos_;
-  }
-  // Fed and tested until max.
+  // The 32 bytes before min are fed without testing.
   uint32_t x = x_;
-  const uint32_t t = threshold_;
-  const uint64_t limit = std::min<uint64_t>(size - i, params_.max_size - std::min(pos_, params_.max_size));
-  const uint8_t* p = data + i;
-  for (uint64_t k = 0; k < limit; ++k) {
-    x = (x << 1) ^ p[k];
-    int32_t d = static_cast<int32_t>(x - kCenter);
-    uint32_t dist = d < 0 ? 0u - static_cast<uint32_t>(d) : static_cast<uint32_t>(d);
-    if (dist < t) {
-      // Byte k starts the next chunk.
-      x_ = x;
-      pos_ += k;
-      at_cut_ = true;
-      return i + k;
-    }
-  }
+  for (; i < size && pos_ < min_; ++i, ++pos_) x = (x << 1) ^ data[i];
   x_ = x;
-  i += limit;
-  pos_ += limit;
-  if (pos_ >= params_.max_size && i <= size) {
+  if (i == size) return size;
+
+  // Fed and tested, up to the hard limit.
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(size - i, max_ - pos_));
+  const size_t hit = Scan(data + i, n);
+  if (hit < n) {
+    StartChunk();
+    at_cut_ = true;
+    return i + hit;
+  }
+  i += n;
+  pos_ += n;
+  if (pos_ == max_ && i < size) {
+    StartChunk();
     at_cut_ = true;
   }
   return i;
 }
 
-std::vector<uint64_t> ChunkOffsets(std::string_view file, const ChunkingParams& params) {
+std::vector<uint64_t> ChunkOffsets(std::string_view whole_file,
+                                   const ChunkingParams& params) {
   std::vector<uint64_t> offsets{0};
-  if (!ShouldChunk(file.size(), params)) return offsets;
+  if (!ShouldChunk(whole_file.size(), params)) return offsets;
   Xor32Chunker chunker(params);
-  const auto* data = reinterpret_cast<const uint8_t*>(file.data());
-  uint64_t off = 0;
-  while (off < file.size()) {
-    size_t n = chunker.FindCut(data + off, file.size() - off);
-    off += n;
+  const auto* data = reinterpret_cast<const uint8_t*>(whole_file.data());
+  const size_t size = whole_file.size();
+  size_t offset = 0;
+  while (offset < size) {
+    offset += chunker.FindCut(data + offset, size - offset);
     if (!chunker.AtCut()) break;
-    if (off < file.size()) offsets.push_back(off);
-    chunker.Reset();
+    offsets.push_back(offset);
   }
   return offsets;
 }

@@ -1,15 +1,23 @@
-// Content-defined chunking of large files, exactly as CVMFS's "xor32"
-// detector cuts them (doc/format-chunking.md), so that cut points, and with
-// them chunk objects, are stable across publishes and across publishers.
+// Content-defined chunking of large files, cut for cut as CernVM-FS 2.12's
+// "xor32" detector makes them (doc/format-chunking.md).
 //
-// Rolling state x = (x << 1) ^ byte (uint32). For a chunk starting at L:
-// bytes [L+min-32, L+min) are fed without testing; every byte at p in
-// [L+min, L+max) is fed and then tested: a cut at p (byte p starts the next
-// chunk) when the 32-bit circular distance of x to 0x7FFFFFFF is below
-// T = 0xFFFFFFFF / avg. Without such a cut the chunk ends at L+max. The
-// state resets at every cut. The final chunk is what remains.
+// Cut points are part of the repository format: the same bytes must give the
+// same chunks, and so the same `P` objects, as CVMFS, or deduplication against
+// existing repositories breaks. The rule, for a chunk that starts at L:
 //
-// Thread safety: a chunker is used by one thread.
+//   x = (x << 1) ^ byte                 uint32, x = 0 at L
+//   [L, L+min-32)      skipped          (cannot influence any test)
+//   [L+min-32, L+min)  fed, not tested
+//   p in [L+min, L+max): feed byte p, then cut *before* p (byte p starts the
+//                      next chunk) if Hit(x)
+//   otherwise          cut at L+max     (unless that is the end of the file)
+//
+//   Hit(x) <=> abs(int32(x) - 0x7FFFFFFF) < T,  T = 0xFFFFFFFF / avg,
+//   evaluated in wrapping 32-bit arithmetic as CVMFS (built with -fwrapv)
+//   does, including abs(INT32_MIN) == INT32_MIN: so x = 0xFFFFFFFF hits too.
+//
+// Thread safety: ChunkingParams is a value; an Xor32Chunker belongs to one
+// thread (one file) at a time.
 #ifndef CVMFS_CHUNKER_H_
 #define CVMFS_CHUNKER_H_
 
@@ -22,41 +30,89 @@
 
 namespace cvmfs {
 
+// x depends on the last kXor32Window bytes only.
+inline constexpr uint64_t kXor32Window = 32;
+// The centre of the cut window. Never change it: it defines the cut points.
+inline constexpr uint32_t kXor32Center = 0x7FFFFFFF;
+
+// CVMFS_{MIN,AVG,MAX}_CHUNK_SIZE.
 struct ChunkingParams {
   uint64_t min_size = 4 * 1024 * 1024;
   uint64_t avg_size = 8 * 1024 * 1024;
   uint64_t max_size = 16 * 1024 * 1024;
-  // 32 <= min < avg < max.
+
+  // Ok iff 32 <= min_size < avg_size < max_size.
   Status Validate() const;
 };
 
-// Files larger than the minimum chunk size are chunked.
-inline bool ShouldChunk(uint64_t file_size, const ChunkingParams& p) {
-  return file_size > p.min_size;
-}
+// Whether a file of this size is offered to the chunker at all (CVMFS:
+// size > min). A smaller file is one bulk object; so is a larger one that
+// yields a single piece.
+bool ShouldChunk(uint64_t file_size, const ChunkingParams& params);
 
+// Streaming cut detector: feed a file's bytes in pieces of any size; the cuts
+// do not depend on how the input is split.
+//
+//   Xor32Chunker c(params);            // or c.Reset() between files
+//   while (have data) {
+//     size_t n = c.FindCut(data, size);
+//     append data[0, n) to the current chunk;
+//     if (c.AtCut()) close the current chunk;   // iff n < size
+//     data += n; size -= n;
+//   }
+//   at EOF: the current chunk (if not empty) is the last one.
 class Xor32Chunker {
  public:
+  // With parameters that fail Validate() the chunker never cuts.
   explicit Xor32Chunker(const ChunkingParams& params);
 
-  // Consumes bytes of the current chunk from `data`. Returns how many bytes
-  // belong to the current chunk; AtCut() then tells whether the chunk ends
-  // there (call Reset() before feeding the next chunk's bytes).
-  size_t FindCut(const uint8_t* data, size_t size);
-  bool AtCut() const { return at_cut_; }
-  // Starts a new chunk.
+  // Forgets the current chunk; the next byte fed is a file's first byte.
   void Reset();
 
+  // Consumes bytes of the current chunk from data[0, size) and returns how
+  // many belong to it. A return value n < size means that a cut sits before
+  // data[n]: the chunk is complete, AtCut() is true, and the chunker has
+  // already started the next chunk (feed it data[n, size) next). n == size
+  // means no cut yet. A hard cut that coincides with the end of `data` is
+  // reported by the next call (which then returns 0), so that a cut at the end
+  // of the file never produces an empty chunk.
+  size_t FindCut(const uint8_t* data, size_t size);
+
+  // Whether the last FindCut() ended at a cut.
+  bool AtCut() const { return at_cut_; }
+  // Bytes of the current chunk consumed so far.
+  uint64_t chunk_size() const { return pos_; }
+
  private:
-  ChunkingParams params_;
-  uint32_t threshold_;
+  // Feeds and tests data[0, n); returns the index of the first hit or n.
+  size_t Scan(const uint8_t* data, size_t n);
+  bool IsHit(uint32_t x) const {
+    return x - hit_low_ < hit_width_ || x == 0xFFFFFFFFu;
+  }
+  void StartChunk() {
+    pos_ = 0;
+    x_ = 0;
+  }
+
+  bool valid_;
+  uint64_t min_ = 0;
+  uint64_t max_ = 0;
+  // Hit(x) <=> x - hit_low_ < hit_width_ (mod 2^32) or x == 0xFFFFFFFF.
+  uint32_t hit_low_ = 0;
+  uint32_t hit_width_ = 0;
+  // Whether hits lie in [0x7FFF8000, 0x80007FFF] (T <= 2^15, avg >= 128 KiB),
+  // which lets Scan() rule out 8 positions at a time.
+  bool narrow_ = false;
+
   uint64_t pos_ = 0;  // bytes of the current chunk consumed so far
-  uint32_t x_ = 0;
+  uint32_t x_ = 0;    // rolling state after the last byte fed
   bool at_cut_ = false;
 };
 
-// Start offsets of the chunks of a whole file (the first is 0).
-std::vector<uint64_t> ChunkOffsets(std::string_view file, const ChunkingParams& params);
+// Start offsets of the chunks of a whole file; the first is 0 (also for an
+// empty file). A result of {0} means the file is stored as one bulk object.
+std::vector<uint64_t> ChunkOffsets(std::string_view whole_file,
+                                   const ChunkingParams& params);
 
 }  // namespace cvmfs
 

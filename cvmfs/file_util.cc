@@ -66,7 +66,11 @@ Result<size_t> ReadFull(int fd, void* buf, size_t size, const std::string& what)
 
 std::string TempNameFor(const std::string& path) {
   static std::atomic<unsigned> counter{0};  // uniqueness only, no shared state
-  return path + ".tmp." + std::to_string(::getpid()) + "." +
+  // A short name in the same directory (same file system, so rename is
+  // atomic), whatever the length of the final name.
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  return dir + "/.tmp." + std::to_string(::getpid()) + "." +
          std::to_string(counter.fetch_add(1));
 }
 

@@ -55,7 +55,7 @@ bool IsDirectory(const std::string& path);
 Status RemoveTree(const std::string& path);
 // Names in a directory, without "." and "..", sorted.
 Result<std::vector<std::string>> ListDirectory(const std::string& path);
-// A unique temporary name beside `path` ("<path>.tmp.<pid>.<n>").
+// A unique temporary name in the directory of `path` (".tmp.<pid>.<n>").
 std::string TempNameFor(const std::string& path);
 
 // Joins path pieces with single slashes.

@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
   auto* ingest_cmd = app.add_subcommand("ingest", "publish a tarball into a directory");
   ingest_cmd->add_option("-t,--tar_file", ingest.tarball, "tarball, or - for stdin")->required();
   ingest_cmd->add_option("-b,--base_dir", ingest.base_dir, "target directory")->required();
-  ingest_cmd->add_option("-d,--to_delete", ingest.delete_paths, "path to delete first");
+  ingest_cmd->add_option("-d,--to_delete", ingest.delete_paths, "path to delete first")
+      ->allow_extra_args(false);
   ingest_cmd->add_flag("-c,--catalog", ingest_catalog, "make the base directory a nested catalog");
   ingest_cmd->add_option("fqrn", ingest_fqrn, "repository name");
 
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
   std::string tag_add, tag_msg, tag_rm, tag_info, tag_fqrn, tag_hash;
   bool tag_list = false, tag_force = false;
   auto* tag_cmd = app.add_subcommand("tag", "create, list or remove named snapshots");
+  tag_cmd->set_help_flag("--help");
   tag_cmd->add_option("-a", tag_add, "add a tag for the current (or -h) revision");
   tag_cmd->add_option("-m", tag_msg, "description of the new tag");
   tag_cmd->add_option("-h", tag_hash, "root catalog hash to tag");
@@ -105,7 +107,6 @@ int main(int argc, char** argv) {
   tag_cmd->add_flag("-l", tag_list, "list tags");
   tag_cmd->add_flag("-f", tag_force, "do not ask");
   tag_cmd->add_option("fqrn", tag_fqrn, "repository name");
-  tag_cmd->set_help_flag("--help");
 
   // rollback
   std::string rb_tag, rb_fqrn;

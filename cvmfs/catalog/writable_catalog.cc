@@ -116,15 +116,26 @@ Result<std::unique_ptr<WritableCatalog>> WritableCatalog::Create(
 
   CVMFS_ASSIGN_OR_RETURN(auto db, SqliteDb::Open(file, SqliteDb::OpenMode::kCreate));
   std::unique_ptr<WritableCatalog> catalog(new WritableCatalog(std::move(db), file));
-  SqliteDb* sql = catalog->db();
-  CVMFS_RETURN_IF_ERROR(catalog->Begin());
+  Status s = catalog->InitNew(root_prefix, root_entry, is_nested);
+  if (!s.ok()) {
+    catalog.reset();  // rolls back and closes
+    (void)RemoveTree(file);
+    return s;
+  }
+  return catalog;
+}
+
+Status WritableCatalog::InitNew(const std::string& root_prefix,
+                                const DirectoryEntry& root_entry, bool is_nested) {
+  SqliteDb* sql = db();
+  CVMFS_RETURN_IF_ERROR(Begin());
   for (const char* statement : kCatalogSchemaSql) CVMFS_RETURN_IF_ERROR(sql->Exec(statement));
 
   // Property and row order as CVMFS's Database::Create + InsertInitialValues.
-  CVMFS_RETURN_IF_ERROR(catalog->SetProperty("schema", kCatalogSchema));
+  CVMFS_RETURN_IF_ERROR(SetProperty("schema", kCatalogSchema));
   CVMFS_RETURN_IF_ERROR(
-      catalog->SetProperty("schema_revision", std::to_string(kCatalogSchemaRevision)));
-  CVMFS_RETURN_IF_ERROR(catalog->SetProperty("revision", "0"));
+      SetProperty("schema_revision", std::to_string(kCatalogSchemaRevision)));
+  CVMFS_RETURN_IF_ERROR(SetProperty("revision", "0"));
 
   DirectoryEntry root = root_entry;
   root.nested_root = is_nested;
@@ -132,13 +143,13 @@ Result<std::unique_ptr<WritableCatalog>> WritableCatalog::Create(
   root.name = std::string(BaseName(root_prefix));
   {
     CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt, sql->Prepare(kInsertSql));
-    CVMFS_RETURN_IF_ERROR(catalog->BindEntry(&stmt, root_prefix, root));
+    CVMFS_RETURN_IF_ERROR(BindEntry(&stmt, root_prefix, root));
     if (!is_nested) BindKey(&stmt, 3, PathHash{0, 0});
     CVMFS_RETURN_IF_ERROR(stmt.Run());
   }
-  if (is_nested) CVMFS_RETURN_IF_ERROR(catalog->SetProperty("root_prefix", root_prefix));
+  if (is_nested) CVMFS_RETURN_IF_ERROR(SetProperty("root_prefix", root_prefix));
   // A placeholder until Commit; deterministic instead of "now".
-  CVMFS_RETURN_IF_ERROR(catalog->SetProperty("last_modified", std::to_string(root.mtime)));
+  CVMFS_RETURN_IF_ERROR(SetProperty("last_modified", std::to_string(root.mtime)));
 
   CatalogCounters initial;
   initial.self.dir = 1;
@@ -150,8 +161,7 @@ Result<std::unique_ptr<WritableCatalog>> WritableCatalog::Create(
     insert_counter.BindText(1, name).BindInt64(2, *initial.Find(name));
     CVMFS_RETURN_IF_ERROR(insert_counter.Run());
   }
-  CVMFS_RETURN_IF_ERROR(catalog->Init());
-  return catalog;
+  return Init();
 }
 
 Result<std::unique_ptr<WritableCatalog>> WritableCatalog::OpenForWriting(

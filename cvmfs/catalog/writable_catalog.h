@@ -86,6 +86,9 @@ class WritableCatalog : public Catalog {
  private:
   WritableCatalog(std::unique_ptr<SqliteDb> db, std::string file);
   Status Begin();
+  // Schema, properties, statistics and root row of a new catalog.
+  Status InitNew(const std::string& root_prefix, const DirectoryEntry& root_entry,
+                 bool is_nested);
   Status CheckPath(std::string_view path) const;
   Status BindEntry(SqliteStatement* stmt, std::string_view path,
                    const DirectoryEntry& entry);

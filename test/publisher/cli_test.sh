@@ -50,7 +50,6 @@ srv tag -a release-1 -m "first" $fqrn
 srv tag -l $fqrn | grep -q release-1 || fail "tag list"
 rev=$(manifest_field $fqrn S)
 srv ingest -t "$work/t.tar" -b sw -d sw/a $fqrn >/dev/null
-srv ingest -t /dev/null -b / -d sw/a $fqrn >/dev/null 2>&1 || true
 srv rollback -t release-1 $fqrn >/dev/null
 [ "$(manifest_field $fqrn S)" -gt "$rev" ] || fail "rollback must publish a new revision"
 srv check -c $fqrn >/dev/null || fail "check after rollback"
