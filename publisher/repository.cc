@@ -14,6 +14,14 @@
 
 namespace publisher {
 
+namespace {
+// Removes a temporary directory tree when the scope ends.
+struct RemoveOnExit {
+  std::string dir;
+  ~RemoveOnExit() { (void)cvmfs::RemoveTree(dir); }
+};
+}  // namespace
+
 using cvmfs::Digest;
 using cvmfs::Result;
 using cvmfs::Status;
@@ -247,15 +255,9 @@ Result<PublishStats> Repository::Publish(const BuildFn& build, const PublishOpti
   CVMFS_RETURN_IF_ERROR(AcquireLock());
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
   CVMFS_ASSIGN_OR_RETURN(std::string work, MakeTempDir());
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { (void)cvmfs::RemoveTree(dir); }
-  } cleanup{work};
+  RemoveOnExit cleanup{work};
 
-  CatalogTreeOptions tree_options;
-  tree_options.hash_algorithm = config_.hash_algorithm;
-  tree_options.ttl = config_.ttl;
-  tree_options.temp_dir = work;
+  const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl, work};
   CVMFS_ASSIGN_OR_RETURN(auto tree, CatalogTree::Open(&store_, current.manifest.root_catalog,
                                                       tree_options));
   IngestOptions ingest;
@@ -285,14 +287,8 @@ Result<PublishStats> Repository::PublishOldRoot(const Digest& old_root,
   CVMFS_RETURN_IF_ERROR(AcquireLock());
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
   CVMFS_ASSIGN_OR_RETURN(std::string work, MakeTempDir());
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { (void)cvmfs::RemoveTree(dir); }
-  } cleanup{work};
-  CatalogTreeOptions tree_options;
-  tree_options.hash_algorithm = config_.hash_algorithm;
-  tree_options.ttl = config_.ttl;
-  tree_options.temp_dir = work;
+  RemoveOnExit cleanup{work};
+  const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl, work};
   CVMFS_ASSIGN_OR_RETURN(auto tree, CatalogTree::Open(&store_, old_root, tree_options));
   // Touch the root so that it is re-committed with the new revision number.
   CVMFS_ASSIGN_OR_RETURN(auto root, tree->Lookup(""));
@@ -380,13 +376,9 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
   CVMFS_RETURN_IF_ERROR(store.Put(std::string(cvmfs::kWhitelistName), wl_bytes));
 
   // Revision 1: an empty root directory, its history and the manifest.
-  char tmpl[] = "/tmp/cvmfs-mkfs.XXXXXX";
   std::string tmp = config.spool_dir + "/tmp/mkfs.XXXXXX";
-  if (!::mkdtemp(tmp.data())) return Status::FromErrno(errno, "mkdtemp " + std::string(tmpl));
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { (void)cvmfs::RemoveTree(dir); }
-  } cleanup{tmp};
+  if (!::mkdtemp(tmp.data())) return Status::FromErrno(errno, "mkdtemp " + tmp);
+  RemoveOnExit cleanup{tmp};
   cvmfs::DirectoryEntry root;
   root.mode = 040755;
   root.size = 4096;
