@@ -30,7 +30,7 @@ inline uint32_t Fold8(uint64_t w) {
 }
 
 // Whether some of the next 8 positions can hit, given the state x before them
-// and hits inside [0x7FFF8000, 0x80007FFF] or equal to 0xFFFFFFFF.
+// and hits inside [0x7FFF0000, 0x8000FFFF] or equal to 0xFFFFFFFF.
 //
 // After k <= 8 more bytes, x' = (x << k) ^ y with y < 2^15, so bits 16..31 of
 // x' are bits 16-k..31-k of x. A hit needs bits 16..31 of x' to be 0x7FFF,
@@ -71,7 +71,8 @@ Xor32Chunker::Xor32Chunker(const ChunkingParams& params)
     hit_low_ = kXor32Center - (t - 1);
     hit_width_ = 2 * t - 1;
   }
-  narrow_ = t <= 0x8000;
+  // C ± (T-1) stays inside [0x7FFF0000, 0x8000FFFF] iff T <= 2^16.
+  narrow_ = t <= 0x10000;
 }
 
 void Xor32Chunker::Reset() {

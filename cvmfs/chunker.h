@@ -100,8 +100,9 @@ class Xor32Chunker {
   // Hit(x) <=> x - hit_low_ < hit_width_ (mod 2^32) or x == 0xFFFFFFFF.
   uint32_t hit_low_ = 0;
   uint32_t hit_width_ = 0;
-  // Whether hits lie in [0x7FFF8000, 0x80007FFF] (T <= 2^15, avg >= 128 KiB),
-  // which lets Scan() rule out 8 positions at a time.
+  // Whether hits other than 0xFFFFFFFF lie in [0x7FFF0000, 0x8000FFFF]
+  // (T <= 2^16, i.e. avg >= 64 KiB), which lets Scan() rule out 8 positions
+  // at a time.
   bool narrow_ = false;
 
   uint64_t pos_ = 0;  // bytes of the current chunk consumed so far

@@ -78,7 +78,7 @@ class Result {
   const Status& status() const { return status_; }
   T& value() & { return *value_; }
   const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
+  T value() && { return std::move(*value_); }  // by value: no dangling temporaries
   T* operator->() { return &*value_; }
   const T* operator->() const { return &*value_; }
   T& operator*() & { return *value_; }
