@@ -137,7 +137,8 @@ size_t Xor32Chunker::FindCut(const uint8_t* data, size_t size) {
   if (i == size) return size;
 
   // Fed and tested, up to the hard limit.
-  const size_t n = static_cast<size_t>(std::min<uint64_t>(size - i, max_ - pos_));
+  const size_t n =
+      static_cast<size_t>(std::min<uint64_t>(size - i, max_ - pos_));
   const size_t hit = Scan(data + i, n);
   if (hit < n) {
     StartChunk();

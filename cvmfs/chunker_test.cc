@@ -31,21 +31,24 @@ namespace {
 // INT32_MIN.
 bool RefHit(uint32_t x, uint64_t avg) {
   const int32_t threshold = static_cast<int32_t>(0xFFFFFFFFull / avg);
-  const int64_t diff = static_cast<int64_t>(static_cast<int32_t>(x)) - 0x7FFFFFFF;
+  const int64_t diff =
+      static_cast<int64_t>(static_cast<int32_t>(x)) - 0x7FFFFFFF;
   const int32_t diff32 = static_cast<int32_t>(static_cast<uint32_t>(diff));
   const int64_t abs_exact = diff32 < 0 ? -static_cast<int64_t>(diff32) : diff32;
   const int32_t abs32 = static_cast<int32_t>(static_cast<uint32_t>(abs_exact));
   return abs32 < threshold;
 }
 
-std::vector<uint64_t> RefOffsets(const std::string& d, const ChunkingParams& p) {
+std::vector<uint64_t> RefOffsets(const std::string& d,
+                                 const ChunkingParams& p) {
   std::vector<uint64_t> out{0};
   uint64_t last = 0;
   for (;;) {
     uint32_t x = 0;  // reset at every cut
     bool found = false;
     uint64_t cut = 0;
-    for (uint64_t q = last + p.min_size - 32; q < d.size() && q < last + p.max_size; ++q) {
+    const uint64_t end = std::min<uint64_t>(d.size(), last + p.max_size);
+    for (uint64_t q = last + p.min_size - 32; q < end; ++q) {
       x = (x << 1) ^ static_cast<uint8_t>(d[q]);
       if (q >= last + p.min_size && RefHit(x, p.avg_size)) {
         cut = q;  // byte q starts the next chunk
@@ -117,8 +120,9 @@ std::string HitRichBytes(size_t n, uint64_t avg, uint32_t seed) {
 // Drivers.
 
 // Feeds `d` in pieces of random size (1..max_piece) and records the cuts.
-std::vector<uint64_t> StreamOffsets(const std::string& d, const ChunkingParams& p,
-                                    std::mt19937* rng, size_t max_piece) {
+std::vector<uint64_t> StreamOffsets(const std::string& d,
+                                    const ChunkingParams& p, std::mt19937* rng,
+                                    size_t max_piece) {
   std::vector<uint64_t> out{0};
   Xor32Chunker c(p);
   const auto* data = reinterpret_cast<const uint8_t*>(d.data());
@@ -189,7 +193,8 @@ TEST(Xor32ChunkerTest, KnownAnswerSha1ZlibBigDat) {
   std::vector<uint64_t> sizes;
   for (const char* hex : kChunks) {
     Digest digest = *Digest::Parse(hex);
-    std::string stored = ReadOrDie(data + ObjectPath(digest, ObjectSuffix::kPartial));
+    std::string stored =
+        ReadOrDie(data + ObjectPath(digest, ObjectSuffix::kPartial));
     ASSERT_EQ(HashString(HashAlgorithm::kSha1, stored), digest);
     std::string chunk;
     ASSERT_TRUE(Decompress(stored, &chunk).ok());
@@ -207,7 +212,8 @@ TEST(Xor32ChunkerTest, KnownAnswerSha1ZlibBigDat) {
   EXPECT_EQ(ChunkOffsets(file, p), expected);
   EXPECT_EQ(RefOffsets(file, p), expected);
   std::mt19937 rng(1);
-  EXPECT_EQ(StreamOffsets(file, p, &rng, 16 << 10), expected);  // CVMFS's blocks
+  // 16 KiB: the blocks CVMFS feeds; 1 MiB: the blocks our publisher feeds.
+  EXPECT_EQ(StreamOffsets(file, p, &rng, 16 << 10), expected);
   EXPECT_EQ(StreamOffsets(file, p, &rng, 1 << 20), expected);
   EXPECT_EQ(StreamOffsets(file, p, &rng, 7), expected);
 }
@@ -218,7 +224,8 @@ TEST(Xor32ChunkerTest, KnownAnswerSha1ZlibBigDat) {
 TEST(Xor32ChunkerTest, KnownAnswerShake128NoneBigDat) {
   const std::string path = testing::FixturesDir() +
       "/shake128-none.example.org/srv/cvmfs/shake128-none.example.org/";
-  Digest digest = *Digest::Parse("45dfc9dfbeac5a34d50ea7298a5db1925e87dbe7-shake128");
+  Digest digest =
+      *Digest::Parse("45dfc9dfbeac5a34d50ea7298a5db1925e87dbe7-shake128");
   std::string file = ReadOrDie(path + ObjectPath(digest, ObjectSuffix::kNone));
   ASSERT_EQ(HashString(HashAlgorithm::kShake128, file), digest);  // stored raw
   ASSERT_EQ(file.size(), 6291456u);
@@ -244,7 +251,7 @@ TEST(Xor32ChunkerTest, MatchesReferenceOnPseudoRandomInput) {
       {Params(32, 33, 34), 100000, 2900},     // the smallest legal sizes
       {Params(100, 1000, 5000), 4 << 20, 3000},
       {Params(4096, 60000, 1 << 20), 16 << 20, 200},
-      {Params(2048, 131072, 1 << 20), 16 << 20, 50},  // narrow window (T <= 2^16)
+      {Params(2048, 131072, 1 << 20), 16 << 20, 50},  // T <= 2^16: 8-byte steps
       {Params(1 << 16, 1 << 18, 1 << 20), 32 << 20, 50},
       {ChunkingParams(), 80 << 20, 5},
   };
@@ -252,13 +259,15 @@ TEST(Xor32ChunkerTest, MatchesReferenceOnPseudoRandomInput) {
   for (const Case& c : cases) {
     SCOPED_TRACE("min " + std::to_string(c.params.min_size) + " avg " +
                  std::to_string(c.params.avg_size) + " max " +
-                 std::to_string(c.params.max_size) + " seed " + std::to_string(seed));
+                 std::to_string(c.params.max_size) + " seed " +
+                 std::to_string(seed));
     const std::string d = LcgBytes(c.size, seed++);
     const std::vector<uint64_t> expected = RefOffsets(d, c.params);
     EXPECT_GE(expected.size(), c.min_cuts);
     EXPECT_EQ(ChunkOffsets(d, c.params), expected);
     std::mt19937 rng(static_cast<uint32_t>(seed));
-    EXPECT_EQ(StreamOffsets(d, c.params, &rng, 3 * c.params.max_size), expected);
+    EXPECT_EQ(StreamOffsets(d, c.params, &rng, 3 * c.params.max_size),
+              expected);
     EXPECT_EQ(StreamOffsets(d, c.params, &rng, 100), expected);
     for (size_t k = 1; k < expected.size(); ++k) {
       EXPECT_GE(expected[k] - expected[k - 1], c.params.min_size);
@@ -297,7 +306,8 @@ TEST(Xor32ChunkerTest, MatchesReferenceOnAdversarialInput) {
   uint32_t seed = 1;
   for (const ChunkingParams& p : params) {
     for (int round = 0; round < 3; ++round, ++seed) {
-      SCOPED_TRACE("avg " + std::to_string(p.avg_size) + " seed " + std::to_string(seed));
+      SCOPED_TRACE("avg " + std::to_string(p.avg_size) + " seed " +
+                   std::to_string(seed));
       const std::string d = HitRichBytes(1 << 20, p.avg_size, seed);
       const std::vector<uint64_t> expected = RefOffsets(d, p);
       EXPECT_GE(expected.size(), 20u);
@@ -332,7 +342,8 @@ TEST(Xor32ChunkerTest, HitWindowEdges) {
         {0x00000000u, false},
     };
     for (const Probe& probe : probes) {
-      SCOPED_TRACE(std::to_string(probe.x) + " avg " + std::to_string(p.avg_size));
+      SCOPED_TRACE(std::to_string(probe.x) + " avg " +
+                   std::to_string(p.avg_size));
       ASSERT_EQ(RefHit(probe.x, p.avg_size), probe.hit);
       // Bytes min-31..min plant x at position min.
       std::string d(p.min_size - 31, '\x00');
@@ -353,14 +364,16 @@ TEST(Xor32ChunkerTest, HardCutAtMaxOnZeros) {
   // A cut that would fall on the end of the file is no cut: no empty chunk.
   EXPECT_EQ(ChunkOffsets(std::string(1024, '\0'), small),
             (std::vector<uint64_t>{0, 256, 512, 768}));
-  EXPECT_EQ(ChunkOffsets(std::string(256, '\0'), small), std::vector<uint64_t>{0});
+  EXPECT_EQ(ChunkOffsets(std::string(256, '\0'), small),
+            std::vector<uint64_t>{0});
   EXPECT_EQ(ChunkOffsets(std::string(257, '\0'), small),
             (std::vector<uint64_t>{0, 256}));
 
   const ChunkingParams p;
   EXPECT_EQ(ChunkOffsets(std::string(48 << 20, '\0'), p),
             (std::vector<uint64_t>{0, 16 << 20, 32 << 20}));
-  EXPECT_EQ(ChunkOffsets(std::string(16 << 20, '\0'), p), std::vector<uint64_t>{0});
+  EXPECT_EQ(ChunkOffsets(std::string(16 << 20, '\0'), p),
+            std::vector<uint64_t>{0});
   std::mt19937 rng(3);
   EXPECT_EQ(StreamOffsets(std::string(40 << 20, '\0'), p, &rng, 1 << 20),
             (std::vector<uint64_t>{0, 16 << 20, 32 << 20}));
@@ -414,14 +427,16 @@ TEST(Xor32ChunkerTest, Throughput) {
         off += c.FindCut(data + off, d.size() - off);
         cuts += c.AtCut();
       }
-      std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
+      const std::chrono::duration<double> s =
+          std::chrono::steady_clock::now() - start;
       best = std::max(best, d.size() / s.count() / 1e6);
     }
     std::printf("[ xor32    ] %-44s %8.0f MB/s (%zu cuts)\n", what, best, cuts);
     RecordProperty(what, static_cast<int>(best));
   };
   measure(ChunkingParams(), "default 4/8/16 MiB (skips the first 4 MiB)");
-  measure(Params(32, 1ull << 30, 1ull << 40), "every byte tested, avg >= 64 KiB");
+  measure(Params(32, 1ull << 30, 1ull << 40),
+          "every byte tested, avg >= 64 KiB");
   measure(Params(32, 1 << 15, 1ull << 40), "every byte tested, avg < 64 KiB");
 }
 
