@@ -14,12 +14,7 @@ CatalogWalker::CatalogWalker(ObjectStore* store, std::string temp_dir)
 
 Result<std::unique_ptr<Catalog>> CatalogWalker::Load(const Digest& hash) {
   std::string name = ObjectPath(hash, ObjectSuffix::kCatalog);
-  auto compressed = store_->Get(name);
-  if (!compressed.ok()) return compressed.status().Annotate("catalog " + hash.ToString());
-  if (HashString(hash.algorithm, *compressed) != hash)
-    return Status::Corruption("catalog object " + name + " does not match its hash");
-  std::string raw;
-  CVMFS_RETURN_IF_ERROR(Decompress(*compressed, &raw).Annotate(name));
+  CVMFS_ASSIGN_OR_RETURN(std::string raw, ReadVerifiedObject(store_, hash, ObjectSuffix::kCatalog));
   std::string file = temp_dir_ + "/walk." + std::to_string(++counter_) + ".db";
   CVMFS_RETURN_IF_ERROR(WriteFileAtomic(file, raw, 0600));
   auto catalog = Catalog::Open(file);

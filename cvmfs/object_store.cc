@@ -6,6 +6,7 @@
 
 #include <cerrno>
 
+#include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/hash.h"
 
@@ -103,6 +104,18 @@ Result<std::vector<std::string>> MemoryObjectStore::ListObjects() {
 size_t MemoryObjectStore::puts() const {
   std::lock_guard<std::mutex> l(mu_);
   return puts_;
+}
+
+Result<std::string> ReadVerifiedObject(ObjectStore* store, const Digest& digest,
+                                       ObjectSuffix suffix, bool compressed) {
+  std::string name = ObjectPath(digest, suffix);
+  CVMFS_ASSIGN_OR_RETURN(std::string bytes, store->Get(name));
+  if (HashString(digest.algorithm, bytes) != digest)
+    return Status::Corruption("object " + name + " does not match its hash");
+  if (!compressed) return bytes;
+  std::string raw;
+  CVMFS_RETURN_IF_ERROR(Decompress(bytes, &raw).Annotate(name));
+  return raw;
 }
 
 }  // namespace cvmfs

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cvmfs/hash.h"
+#include "cvmfs/object_name.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs {
@@ -62,6 +64,12 @@ class MemoryObjectStore : public ObjectStore {
   std::map<std::string, std::string> files_;
   size_t puts_ = 0;
 };
+
+// Reads object `digest` with `suffix`, checks the stored bytes against the
+// digest (Corruption if they differ) and, when `compressed`, inflates them.
+// The one way the format code reads an object by hash.
+Result<std::string> ReadVerifiedObject(ObjectStore* store, const Digest& digest,
+                                       ObjectSuffix suffix, bool compressed = true);
 
 }  // namespace cvmfs
 

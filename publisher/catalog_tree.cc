@@ -50,19 +50,14 @@ std::string CatalogTree::NewTempFile() {
 Result<std::unique_ptr<CatalogTree::Node>> CatalogTree::LoadNode(const std::string& mountpoint,
                                                                 const Digest& hash,
                                                                 Node* parent) {
-  std::string name = cvmfs::ObjectPath(hash, cvmfs::ObjectSuffix::kCatalog);
-  auto compressed = store_->Get(name);
-  if (!compressed.ok()) return compressed.status().Annotate("catalog of " + mountpoint);
-  if (cvmfs::HashString(hash.algorithm, *compressed) != hash)
-    return Status::Corruption("catalog object " + name + " does not match its hash");
-  std::string raw;
-  CVMFS_RETURN_IF_ERROR(cvmfs::Decompress(*compressed, &raw).Annotate(name));
+  auto raw = cvmfs::ReadVerifiedObject(store_, hash, cvmfs::ObjectSuffix::kCatalog);
+  if (!raw.ok()) return raw.status().Annotate("catalog of " + (mountpoint.empty() ? "/" : mountpoint));
   auto node = std::make_unique<Node>();
   node->mountpoint = mountpoint;
   node->parent = parent;
   node->file = NewTempFile();
   node->original_hash = hash;
-  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(node->file, raw, 0600));
+  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(node->file, *raw, 0600));
   {
     CVMFS_ASSIGN_OR_RETURN(auto ro, cvmfs::Catalog::Open(node->file));
     CVMFS_ASSIGN_OR_RETURN(auto counters, ro->ReadCounters());

@@ -123,17 +123,6 @@ Result<Digest> Repository::StoreCompressed(const std::string& data, cvmfs::Objec
   return digest;
 }
 
-static Result<std::string> FetchDecompressed(cvmfs::ObjectStore* store, const Digest& digest,
-                                             cvmfs::ObjectSuffix suffix) {
-  std::string name = cvmfs::ObjectPath(digest, suffix);
-  CVMFS_ASSIGN_OR_RETURN(std::string compressed, store->Get(name));
-  if (cvmfs::HashString(digest.algorithm, compressed) != digest)
-    return Status::Corruption("object " + name + " does not match its hash");
-  std::string raw;
-  CVMFS_RETURN_IF_ERROR(cvmfs::Decompress(compressed, &raw).Annotate(name));
-  return raw;
-}
-
 Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(bool writable) {
   if (temp_dir_.empty()) {
     CVMFS_ASSIGN_OR_RETURN(temp_dir_, MakeTempDir());
@@ -144,7 +133,7 @@ Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(bool writable)
   (void)::unlink(file.c_str());
   history_file_ = file;
   if (!manifest.manifest.history) return cvmfs::HistoryDb::Create(file, config_.fqrn);
-  CVMFS_ASSIGN_OR_RETURN(std::string raw, FetchDecompressed(&store_, *manifest.manifest.history,
+  CVMFS_ASSIGN_OR_RETURN(std::string raw, cvmfs::ReadVerifiedObject(&store_, *manifest.manifest.history,
                                                             cvmfs::ObjectSuffix::kHistory));
   CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(file, raw, 0600));
   if (writable) return cvmfs::HistoryDb::OpenForWriting(file);

@@ -26,17 +26,6 @@ std::string Sha256Hex(const std::string& data) {
   return ToHex(md, len);
 }
 
-static Result<std::string> ReadObject(ObjectStore* store, const Digest& d, ObjectSuffix suffix,
-                                      Compression compression) {
-  std::string name = ObjectPath(d, suffix);
-  CVMFS_ASSIGN_OR_RETURN(std::string bytes, store->Get(name));
-  if (HashString(d.algorithm, bytes) != d) return Status::Corruption("hash mismatch: " + name);
-  if (compression == Compression::kNone) return bytes;
-  std::string raw;
-  CVMFS_RETURN_IF_ERROR(Decompress(bytes, &raw).Annotate(name));
-  return raw;
-}
-
 Result<std::map<std::string, ListingLine>> ListRepository(ObjectStore* store, const Digest& root,
                                                           const std::string& temp_dir) {
   std::map<std::string, ListingLine> out;
@@ -74,13 +63,14 @@ Result<std::map<std::string, ListingLine>> ListRepository(ObjectStore* store, co
           CVMFS_ASSIGN_OR_RETURN(auto chunks, v.catalog->Chunks(path));
           for (auto& c : chunks) {
             CVMFS_ASSIGN_OR_RETURN(std::string part,
-                                   ReadObject(store, c.hash, ObjectSuffix::kPartial, e.compression));
+                                   ReadVerifiedObject(store, c.hash, ObjectSuffix::kPartial,
+                                                      e.compression == Compression::kZlib));
             if (part.size() != c.size) return Status::Corruption("chunk size mismatch in " + path);
             content += part;
           }
         } else if (e.content_hash) {
-          CVMFS_ASSIGN_OR_RETURN(content, ReadObject(store, *e.content_hash, ObjectSuffix::kNone,
-                                                     e.compression));
+          CVMFS_ASSIGN_OR_RETURN(content, ReadVerifiedObject(store, *e.content_hash, ObjectSuffix::kNone,
+                                                     e.compression == Compression::kZlib));
         }
         if (content.size() != e.size) return Status::Corruption("size mismatch in " + path);
         line.content = Sha256Hex(content);
