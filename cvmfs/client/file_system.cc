@@ -1,0 +1,246 @@
+#include "cvmfs/client/file_system.h"
+
+#include <algorithm>
+
+#include "cvmfs/client/magic_xattrs.h"
+#include "cvmfs/client/open_file.h"
+#include "cvmfs/path_hash.h"
+#include "cvmfs/symlink_expansion.h"
+
+namespace cvmfs::client {
+
+FileSystem::FileSystem(FileSystemOptions options, ObjectFetcher* objects,
+                       cache::PosixCache* cache, std::unique_ptr<CatalogSet> catalogs,
+                       MountedRevision revision, const NetworkView* network)
+    : options_(std::move(options)),
+      objects_(objects),
+      cache_(cache),
+      catalogs_(std::move(catalogs)),
+      revision_(std::move(revision)),
+      network_(network),
+      readahead_(options_.readahead_threads, 64),
+      mount_time_(::time(nullptr)) {}
+
+FileSystem::~FileSystem() = default;
+
+Status FileSystem::CountError(Status st) {
+  if (!st.ok() && st.code() != Status::Code::kNotFound) ++io_errors_;
+  return st;
+}
+
+Result<std::shared_ptr<const InodeInfo>> FileSystem::Info(uint64_t inode) {
+  if (auto info = inodes_.Get(inode)) return info;
+  if (inode != kRootInode)
+    return Status::NotFound("inode " + std::to_string(inode) + " is not known (stale)");
+  // The root: always known, remembered once.
+  MountedCatalog* root = catalogs_->root();
+  auto entry = root->With([](Catalog& c) { return c.Lookup(""); });
+  if (!entry.ok()) return CountError(entry.status());
+  if (!*entry) return CountError(Status::Corruption("root catalog has no root entry"));
+  auto info = std::make_shared<InodeInfo>();
+  info->entry = std::move(**entry);
+  info->catalog = root;
+  inodes_.Remember(kRootInode, info);
+  return std::shared_ptr<const InodeInfo>(info);
+}
+
+uint64_t FileSystem::InodeOf(const MountedCatalog* catalog, const std::string& dir,
+                             const DirectoryEntry& entry) {
+  if (entry.hardlink_group == 0) return catalog->inode_base() + static_cast<uint64_t>(entry.rowid);
+  auto key = std::make_tuple(catalog->inode_base(), dir, entry.hardlink_group);
+  {
+    std::lock_guard<std::mutex> lock(hardlink_mu_);
+    auto it = hardlink_leaders_.find(key);
+    if (it != hardlink_leaders_.end()) return it->second;
+  }
+  // The group's inode is that of its member with the lowest rowid.
+  int64_t leader = entry.rowid;
+  auto siblings = const_cast<MountedCatalog*>(catalog)->With(
+      [&](Catalog& c) { return c.List(dir); });
+  if (siblings.ok()) {
+    for (const DirectoryEntry& e : *siblings)
+      if (e.hardlink_group == entry.hardlink_group) leader = std::min(leader, e.rowid);
+  }
+  uint64_t inode = catalog->inode_base() + static_cast<uint64_t>(leader);
+  std::lock_guard<std::mutex> lock(hardlink_mu_);
+  hardlink_leaders_[key] = inode;
+  return inode;
+}
+
+std::string FileSystem::ExpandLink(const std::string& raw) const {
+  if (raw.find("$(") == std::string::npos) return raw;
+  return ExpandSymlink(raw, options_.variables);
+}
+
+struct stat FileSystem::ToStat(uint64_t inode, const DirectoryEntry& entry) const {
+  struct stat st {};
+  st.st_ino = inode;
+  st.st_dev = 1;
+  st.st_mode = entry.mode;
+  st.st_nlink = entry.linkcount == 0 ? 1 : entry.linkcount;
+  st.st_uid = options_.claim_ownership ? options_.uid : entry.uid;
+  st.st_gid = options_.claim_ownership ? options_.gid : entry.gid;
+  st.st_blksize = 4096;
+  if (entry.IsSymlink()) {
+    st.st_size = static_cast<off_t>(ExpandLink(entry.symlink).size());
+  } else if (S_ISCHR(entry.mode) || S_ISBLK(entry.mode)) {
+    st.st_rdev = static_cast<dev_t>(entry.size);
+  } else if (entry.IsDirectory()) {
+    st.st_size = 4096;
+  } else if (entry.IsRegular()) {
+    st.st_size = static_cast<off_t>(entry.size);
+  }
+  st.st_blocks = (st.st_size + 511) / 512;
+  st.st_mtim.tv_sec = entry.mtime;
+  st.st_mtim.tv_nsec = entry.mtime_ns.value_or(0);
+  st.st_atim = st.st_ctim = st.st_mtim;
+  return st;
+}
+
+Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> FileSystem::Resolve(
+    const InodeInfo& parent, const std::string& name) {
+  if (!parent.entry.IsDirectory()) return Status::NotFound(parent.path + " is not a directory");
+  std::string path = parent.path + "/" + name;
+  auto catalog = catalogs_->CatalogFor(parent.path);
+  if (!catalog.ok()) return CountError(catalog.status());
+  MountedCatalog* c = *catalog;
+  auto entry = c->With([&](Catalog& cat) { return cat.Lookup(path); });
+  if (!entry.ok()) return CountError(entry.status().Annotate(path));
+  if (!*entry) return Status::NotFound(path);
+  auto info = std::make_shared<InodeInfo>();
+  info->path = std::move(path);
+  info->entry = std::move(**entry);
+  info->catalog = c;
+  uint64_t inode = InodeOf(c, parent.path, info->entry);
+  return std::make_pair(inode, std::shared_ptr<const InodeInfo>(std::move(info)));
+}
+
+Result<EntryReply> FileSystem::Lookup(uint64_t parent, const std::string& name) {
+  CVMFS_ASSIGN_OR_RETURN(auto parent_info, Info(parent));
+  if (name == "." || name == "..") return Status::NotFound(name);  // the kernel resolves these
+  CVMFS_ASSIGN_OR_RETURN(auto resolved, Resolve(*parent_info, name));
+  EntryReply reply;
+  reply.inode = resolved.first;
+  reply.attr = ToStat(resolved.first, resolved.second->entry);
+  inodes_.Remember(resolved.first, std::move(resolved.second));
+  return reply;
+}
+
+void FileSystem::Forget(uint64_t inode, uint64_t nlookup) { inodes_.Forget(inode, nlookup); }
+
+Result<struct stat> FileSystem::GetAttr(uint64_t inode) {
+  CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
+  return ToStat(inode, info->entry);
+}
+
+Result<std::string> FileSystem::ReadLink(uint64_t inode) {
+  CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
+  if (!info->entry.IsSymlink()) return Status::InvalidArgument(info->path + " is not a symlink");
+  return ExpandLink(info->entry.symlink);
+}
+
+Result<OpenFile*> FileSystem::Open(uint64_t inode, bool* keep_cache) {
+  CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
+  ++total_opens_;
+  const DirectoryEntry& e = info->entry;
+  if (!e.IsRegular()) return Status::InvalidArgument(info->path + " is not a regular file");
+  // Within one revision an inode's content never changes, and inodes are
+  // never reused across revisions: pages the kernel holds stay valid.
+  *keep_cache = true;
+  if (e.chunked) {
+    auto chunks = info->catalog->With([&](Catalog& c) { return c.Chunks(info->path); });
+    if (!chunks.ok()) return CountError(chunks.status().Annotate(info->path));
+    ++open_files_;
+    return new OpenFile(this, info, std::move(chunks).value());
+  }
+  if (!e.content_hash) return CountError(Status::Corruption(info->path + " has no content hash"));
+  ObjectRequest request;
+  request.digest = *e.content_hash;
+  request.compressed = e.compression == Compression::kZlib;
+  request.description = info->path;
+  request.expected_size = e.size;
+  auto handle = objects_->Open(request);
+  if (!handle.ok()) return CountError(handle.status().Annotate(info->path));
+  ++open_files_;
+  return new OpenFile(this, info, std::move(handle).value());
+}
+
+Result<size_t> FileSystem::Read(OpenFile* file, char* buf, size_t size, off_t offset) {
+  auto n = file->Read(buf, size, offset);
+  if (!n.ok()) return CountError(n.status());
+  return n;
+}
+
+void FileSystem::Release(OpenFile* file) {
+  delete file;
+  --open_files_;
+}
+
+Result<std::vector<DirEntry>> FileSystem::ReadDir(uint64_t inode) {
+  CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
+  if (!info->entry.IsDirectory()) return Status::InvalidArgument(info->path + " is not a directory");
+  auto catalog = catalogs_->CatalogFor(info->path);
+  if (!catalog.ok()) return CountError(catalog.status());
+  MountedCatalog* c = *catalog;
+  auto rows = c->With([&](Catalog& cat) { return cat.List(info->path); });
+  if (!rows.ok()) return CountError(rows.status().Annotate(info->path));
+
+  std::vector<DirEntry> out;
+  out.reserve(rows->size() + 2);
+  out.push_back(DirEntry{".", inode, ToStat(inode, info->entry), nullptr});
+  out.push_back(DirEntry{"..", kRootInode, {}, nullptr});
+  out[1].attr.st_mode = S_IFDIR;
+  for (DirectoryEntry& row : *rows) {
+    auto child = std::make_shared<InodeInfo>();
+    child->path = info->path + "/" + row.name;
+    child->catalog = c;
+    uint64_t child_inode = InodeOf(c, info->path, row);
+    DirEntry d;
+    d.name = row.name;
+    d.inode = child_inode;
+    d.attr = ToStat(child_inode, row);
+    child->entry = std::move(row);
+    d.info = std::move(child);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+void FileSystem::RememberListed(const DirEntry& entry) {
+  if (entry.info) inodes_.Remember(entry.inode, entry.info);
+}
+
+Result<struct statvfs> FileSystem::StatFs() {
+  struct statvfs st {};
+  cache::PosixCache::Usage usage = cache_->usage();
+  const uint64_t block = 4096;
+  st.f_bsize = st.f_frsize = block;
+  uint64_t limit = usage.limit > 0 ? usage.limit : usage.size;
+  st.f_blocks = limit / block;
+  st.f_bfree = st.f_bavail = limit > usage.size ? (limit - usage.size) / block : 0;
+  CounterSet total = catalogs_->root()->counters().Total();
+  st.f_files = static_cast<fsfilcnt_t>(total.regular + total.symlink + total.special + total.dir);
+  st.f_ffree = st.f_favail = 0;
+  st.f_namemax = 255;
+  st.f_flag = ST_RDONLY | ST_NOSUID | ST_NODEV;
+  return st;
+}
+
+Result<std::string> FileSystem::GetXattr(uint64_t inode, const std::string& name) {
+  CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
+  for (const auto& [key, value] : info->entry.xattrs.entries)
+    if (key == name) return value;
+  MagicXattrs magic(this, *info);
+  return magic.Get(name);
+}
+
+Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
+  CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
+  std::vector<std::string> names;
+  for (const auto& [key, value] : info->entry.xattrs.entries) names.push_back(key);
+  MagicXattrs magic(this, *info);
+  for (std::string& n : magic.Names()) names.push_back(std::move(n));
+  return names;
+}
+
+}  // namespace cvmfs::client

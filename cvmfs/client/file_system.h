@@ -1,0 +1,163 @@
+// FileSystem: the read-only file system of one mounted repository, in
+// FUSE-free terms. The FUSE adapter (fuse_adapter.cc) maps each kernel
+// request to one call here and the Status back to an errno; everything else
+// (catalogs, inodes, the cache, downloads, magic attributes) lives behind
+// this class, so it is tested without a kernel.
+//
+//   kernel ─► fuse_adapter ─► FileSystem ─┬─► InodeTable (what the kernel knows)
+//                                          ├─► CatalogSet (entries, nested catalogs)
+//                                          └─► ObjectFetcher ─► cache / HTTP
+//
+// Errors: NotFound is a missing entry (the adapter replies a negative entry
+// the kernel may cache); everything else that fails is reported as EIO (a
+// download that failed is never taken for a missing file).
+//
+// Thread safety: every method may be called from many FUSE threads at once.
+// No lock is held across a download or a catalog query.
+#ifndef CVMFS_CLIENT_FILE_SYSTEM_H_
+#define CVMFS_CLIENT_FILE_SYSTEM_H_
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <atomic>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cache/posix_cache.h"
+#include "cvmfs/client/catalog_set.h"
+#include "cvmfs/client/inode_table.h"
+#include "cvmfs/client/object_fetcher.h"
+#include "cvmfs/client/task_queue.h"
+#include "cvmfs/manifest.h"
+
+namespace cvmfs::client {
+
+// What the magic attributes report about the network (host, proxy, ...).
+class NetworkView {
+ public:
+  virtual ~NetworkView() = default;
+  virtual std::string host() const = 0;
+  virtual std::string proxy() const = 0;
+  virtual std::string host_list() const = 0;
+  virtual std::string proxy_list() const = 0;
+  virtual int timeout() const = 0;
+  virtual int timeout_direct() const = 0;
+};
+
+struct FileSystemOptions {
+  std::string fqrn;
+  bool claim_ownership = true;  // present every entry as owned by uid/gid
+  uid_t uid = 0;
+  gid_t gid = 0;
+  double kcache_timeout = 60;   // seconds the kernel may cache entries and attributes
+  // Values of $(VAR) in variant symlinks (configuration and CVMFS_ARCH).
+  std::function<std::optional<std::string>(const std::string&)> variables;
+  std::string tag;              // CVMFS_REPOSITORY_TAG, if the mount is pinned to one
+  int readahead_threads = 2;
+};
+
+// The revision a FileSystem serves.
+struct MountedRevision {
+  Manifest manifest;
+  Digest root_hash;  // the root catalog mounted (== manifest.root_catalog unless pinned)
+  uint64_t revision = 0;
+  std::string host;  // where the manifest came from ("" if from the cache)
+};
+
+struct EntryReply {
+  uint64_t inode = 0;  // 0 with NotFound-free result never happens
+  struct stat attr {};
+};
+
+struct DirEntry {
+  std::string name;
+  uint64_t inode = 0;
+  struct stat attr {};
+  std::shared_ptr<const InodeInfo> info;  // for Remember() on readdirplus
+};
+
+class OpenFile;
+
+class FileSystem {
+ public:
+  FileSystem(FileSystemOptions options, ObjectFetcher* objects, cache::PosixCache* cache,
+             std::unique_ptr<CatalogSet> catalogs, MountedRevision revision,
+             const NetworkView* network);
+  ~FileSystem();
+
+  const FileSystemOptions& options() const { return options_; }
+  const MountedRevision& revision() const { return revision_; }
+
+  Result<EntryReply> Lookup(uint64_t parent, const std::string& name);
+  void Forget(uint64_t inode, uint64_t nlookup);
+  Result<struct stat> GetAttr(uint64_t inode);
+  Result<std::string> ReadLink(uint64_t inode);
+
+  // `keep_cache` tells the kernel it may keep pages from an earlier open.
+  Result<OpenFile*> Open(uint64_t inode, bool* keep_cache);
+  Result<size_t> Read(OpenFile* file, char* buf, size_t size, off_t offset);
+  void Release(OpenFile* file);
+
+  // The whole listing of a directory, "." and ".." first.
+  Result<std::vector<DirEntry>> ReadDir(uint64_t inode);
+  // A readdirplus reply handed `entry` to the kernel: one more lookup.
+  void RememberListed(const DirEntry& entry);
+
+  Result<struct statvfs> StatFs();
+  Result<std::string> GetXattr(uint64_t inode, const std::string& name);
+  Result<std::vector<std::string>> ListXattr(uint64_t inode);
+
+  // Counters for attributes and cvmfs_talk.
+  uint64_t open_files() const { return open_files_.load(); }
+  uint64_t open_dirs() const { return open_dirs_.load(); }
+  void DirOpened() { ++open_dirs_; }
+  void DirClosed() { --open_dirs_; }
+  uint64_t io_errors() const { return io_errors_.load(); }
+  uint64_t total_opens() const { return total_opens_.load(); }
+  uint64_t inode_max() const { return next_inode_ ? next_inode_->load() : 0; }
+  void set_inode_counter(const std::atomic<uint64_t>* next) { next_inode_ = next; }
+  CatalogSet* catalogs() { return catalogs_.get(); }
+  ObjectFetcher* objects() { return objects_; }
+  cache::PosixCache* cache() { return cache_; }
+
+ private:
+  friend class OpenFile;
+  Result<std::shared_ptr<const InodeInfo>> Info(uint64_t inode);
+  // The entry `name` in directory `parent`, with its inode.
+  Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> Resolve(
+      const InodeInfo& parent, const std::string& name);
+  uint64_t InodeOf(const MountedCatalog* catalog, const std::string& dir,
+                   const DirectoryEntry& entry);
+  struct stat ToStat(uint64_t inode, const DirectoryEntry& entry) const;
+  std::string ExpandLink(const std::string& raw) const;
+  Status CountError(Status st);
+
+  FileSystemOptions options_;
+  ObjectFetcher* objects_;      // borrowed
+  cache::PosixCache* cache_;    // borrowed
+  std::unique_ptr<CatalogSet> catalogs_;
+  MountedRevision revision_;
+  const NetworkView* network_;  // borrowed, may be null
+  InodeTable inodes_;
+  TaskQueue readahead_;
+  time_t mount_time_;
+
+  // Hardlink group leaders: (catalog base, directory, group) -> inode.
+  std::mutex hardlink_mu_;  // guards hardlink_leaders_ (leaf lock)
+  std::map<std::tuple<uint64_t, std::string, uint32_t>, uint64_t> hardlink_leaders_;
+
+  std::atomic<uint64_t> open_files_{0}, open_dirs_{0}, io_errors_{0}, total_opens_{0};
+  const std::atomic<uint64_t>* next_inode_ = nullptr;  // borrowed
+  friend class MagicXattrs;
+};
+
+}  // namespace cvmfs::client
+
+#endif  // CVMFS_CLIENT_FILE_SYSTEM_H_

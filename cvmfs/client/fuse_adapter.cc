@@ -1,0 +1,299 @@
+#define FUSE_USE_VERSION 312
+#include "cvmfs/client/fuse_adapter.h"
+
+#include <fuse_lowlevel.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "cvmfs/client/open_file.h"
+
+namespace cvmfs::client {
+
+namespace {
+
+FileSystem* Fs(fuse_req_t req) { return static_cast<FileSystem*>(fuse_req_userdata(req)); }
+
+// Status → errno, in one place.
+int Errno(const Status& st) {
+  switch (st.code()) {
+    case Status::Code::kOk: return 0;
+    case Status::Code::kNotFound: return ENOENT;
+    case Status::Code::kNoSpace: return ENOSPC;
+    case Status::Code::kPermission: return EACCES;
+    case Status::Code::kInvalidArgument: return EINVAL;
+    default: return EIO;
+  }
+}
+
+double Timeout(fuse_req_t req) { return Fs(req)->options().kcache_timeout; }
+
+struct DirHandle {
+  std::vector<DirEntry> entries;
+};
+
+void OpInit(void* userdata, fuse_conn_info* conn) {
+  if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+  if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
+  // Always readdirplus: listing replies carry attributes, so `ls -l` and
+  // `find` need no lookup per entry.
+  conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+  if (conn->capable & FUSE_CAP_ASYNC_READ) conn->want |= FUSE_CAP_ASYNC_READ;
+}
+
+void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  auto r = Fs(req)->Lookup(parent, name);
+  fuse_entry_param e{};
+  e.attr_timeout = e.entry_timeout = Timeout(req);
+  if (!r.ok()) {
+    if (r.status().code() != Status::Code::kNotFound) {
+      fuse_reply_err(req, Errno(r.status()));
+      return;
+    }
+    e.ino = 0;  // a negative entry the kernel may cache
+    fuse_reply_entry(req, &e);
+    return;
+  }
+  e.ino = r->inode;
+  e.attr = r->attr;
+  e.generation = 1;
+  fuse_reply_entry(req, &e);
+}
+
+void OpForget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
+  Fs(req)->Forget(ino, nlookup);
+  fuse_reply_none(req);
+}
+
+void OpForgetMulti(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
+  for (size_t i = 0; i < count; ++i) Fs(req)->Forget(forgets[i].ino, forgets[i].nlookup);
+  fuse_reply_none(req);
+}
+
+void OpGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  auto r = Fs(req)->GetAttr(ino);
+  if (!r.ok()) {
+    fuse_reply_err(req, Errno(r.status()));
+    return;
+  }
+  fuse_reply_attr(req, &*r, Timeout(req));
+}
+
+void OpReadlink(fuse_req_t req, fuse_ino_t ino) {
+  auto r = Fs(req)->ReadLink(ino);
+  if (!r.ok()) {
+    fuse_reply_err(req, Errno(r.status()));
+    return;
+  }
+  fuse_reply_readlink(req, r->c_str());
+}
+
+void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  if ((fi->flags & O_ACCMODE) != O_RDONLY) {
+    fuse_reply_err(req, EROFS);
+    return;
+  }
+  bool keep_cache = false;
+  auto r = Fs(req)->Open(ino, &keep_cache);
+  if (!r.ok()) {
+    fuse_reply_err(req, Errno(r.status()));
+    return;
+  }
+  fi->fh = reinterpret_cast<uint64_t>(*r);
+  fi->keep_cache = keep_cache;
+  if (fuse_reply_open(req, fi) != 0) Fs(req)->Release(*r);  // interrupted
+}
+
+void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+  auto* file = reinterpret_cast<OpenFile*>(fi->fh);
+  std::unique_ptr<char[]> buf(new char[size]);
+  auto r = Fs(req)->Read(file, buf.get(), size, off);
+  if (!r.ok()) {
+    fuse_reply_err(req, Errno(r.status()) == ENOENT ? EIO : Errno(r.status()));
+    return;
+  }
+  fuse_reply_buf(req, buf.get(), *r);
+}
+
+void OpRelease(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  Fs(req)->Release(reinterpret_cast<OpenFile*>(fi->fh));
+  fuse_reply_err(req, 0);
+}
+
+void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  auto r = Fs(req)->ReadDir(ino);
+  if (!r.ok()) {
+    fuse_reply_err(req, Errno(r.status()));
+    return;
+  }
+  auto* handle = new DirHandle{std::move(r).value()};
+  fi->fh = reinterpret_cast<uint64_t>(handle);
+  // A directory's listing never changes within a revision: the kernel may
+  // keep it across opendir calls.
+  fi->cache_readdir = 1;
+  fi->keep_cache = 1;
+  Fs(req)->DirOpened();
+  if (fuse_reply_open(req, fi) != 0) {
+    delete handle;
+    Fs(req)->DirClosed();
+  }
+}
+
+void ReadDirCommon(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi, bool plus) {
+  auto* handle = reinterpret_cast<DirHandle*>(fi->fh);
+  std::unique_ptr<char[]> buf(new char[size]);
+  size_t used = 0;
+  const double timeout = Timeout(req);
+  for (size_t i = static_cast<size_t>(off); i < handle->entries.size(); ++i) {
+    const DirEntry& d = handle->entries[i];
+    size_t n;
+    if (plus) {
+      fuse_entry_param e{};
+      e.ino = d.inode;
+      e.attr = d.attr;
+      e.generation = 1;
+      e.attr_timeout = e.entry_timeout = timeout;
+      n = fuse_add_direntry_plus(req, buf.get() + used, size - used, d.name.c_str(), &e,
+                                 static_cast<off_t>(i + 1));
+    } else {
+      n = fuse_add_direntry(req, buf.get() + used, size - used, d.name.c_str(), &d.attr,
+                            static_cast<off_t>(i + 1));
+    }
+    if (n > size - used) break;
+    used += n;
+    // readdirplus entries count as lookups (except "." and "..").
+    if (plus && d.info) Fs(req)->RememberListed(d);
+  }
+  fuse_reply_buf(req, buf.get(), used);
+}
+
+void OpReaddir(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+  ReadDirCommon(req, size, off, fi, false);
+}
+
+void OpReaddirplus(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+  ReadDirCommon(req, size, off, fi, true);
+}
+
+void OpReleasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  delete reinterpret_cast<DirHandle*>(fi->fh);
+  Fs(req)->DirClosed();
+  fuse_reply_err(req, 0);
+}
+
+void OpStatfs(fuse_req_t req, fuse_ino_t) {
+  auto r = Fs(req)->StatFs();
+  if (!r.ok()) {
+    fuse_reply_err(req, Errno(r.status()));
+    return;
+  }
+  fuse_reply_statfs(req, &*r);
+}
+
+void ReplyXattr(fuse_req_t req, const std::string& value, size_t size) {
+  if (size == 0) {
+    fuse_reply_xattr(req, value.size());
+  } else if (size < value.size()) {
+    fuse_reply_err(req, ERANGE);
+  } else {
+    fuse_reply_buf(req, value.data(), value.size());
+  }
+}
+
+void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
+  auto r = Fs(req)->GetXattr(ino, name);
+  if (!r.ok()) {
+    fuse_reply_err(req, r.status().code() == Status::Code::kNotFound ? ENODATA
+                                                                      : Errno(r.status()));
+    return;
+  }
+  ReplyXattr(req, *r, size);
+}
+
+void OpListxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
+  auto r = Fs(req)->ListXattr(ino);
+  if (!r.ok()) {
+    fuse_reply_err(req, Errno(r.status()));
+    return;
+  }
+  std::string list;
+  for (const std::string& n : *r) list.append(n).push_back('\0');
+  ReplyXattr(req, list, size);
+}
+
+fuse_lowlevel_ops MakeOps() {
+  fuse_lowlevel_ops ops{};
+  ops.init = OpInit;
+  ops.lookup = OpLookup;
+  ops.forget = OpForget;
+  ops.forget_multi = OpForgetMulti;
+  ops.getattr = OpGetattr;
+  ops.readlink = OpReadlink;
+  ops.open = OpOpen;
+  ops.read = OpRead;
+  ops.release = OpRelease;
+  ops.opendir = OpOpendir;
+  ops.readdir = OpReaddir;
+  ops.readdirplus = OpReaddirplus;
+  ops.releasedir = OpReleasedir;
+  ops.statfs = OpStatfs;
+  ops.getxattr = OpGetxattr;
+  ops.listxattr = OpListxattr;
+  return ops;
+}
+
+struct SessionDeleter {
+  void operator()(fuse_session* se) const { fuse_session_destroy(se); }
+};
+
+}  // namespace
+
+Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
+  std::vector<std::string> argv_storage{"cvmfs2"};
+  if (options.debug) argv_storage.push_back("-d");
+  std::string opts;
+  for (const std::string& o : options.mount_options) opts += (opts.empty() ? "" : ",") + o;
+  if (!opts.empty()) {
+    argv_storage.push_back("-o");
+    argv_storage.push_back(opts);
+  }
+  std::vector<char*> argv;
+  for (std::string& a : argv_storage) argv.push_back(a.data());
+  fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
+
+  const fuse_lowlevel_ops ops = MakeOps();
+  std::unique_ptr<fuse_session, SessionDeleter> se(
+      fuse_session_new(&args, &ops, sizeof(ops), fs));
+  fuse_opt_free_args(&args);
+  if (!se) {
+    Status st = Status::InvalidArgument("cannot create the FUSE session (bad mount options: " +
+                                        opts + ")");
+    if (options.on_mounted) options.on_mounted(st);
+    return st;
+  }
+  if (fuse_set_signal_handlers(se.get()) != 0) {
+    Status st = Status::IoError("cannot install signal handlers");
+    if (options.on_mounted) options.on_mounted(st);
+    return st;
+  }
+  if (fuse_session_mount(se.get(), options.mountpoint.c_str()) != 0) {
+    fuse_remove_signal_handlers(se.get());
+    Status st = Status::IoError("cannot mount on " + options.mountpoint +
+                                " (does it exist, is /dev/fuse usable, is it mounted already?)");
+    if (options.on_mounted) options.on_mounted(st);
+    return st;
+  }
+  if (options.on_mounted) options.on_mounted(Status::Ok());
+  fuse_loop_config* config = fuse_loop_cfg_create();
+  fuse_loop_cfg_set_idle_threads(config, static_cast<unsigned>(options.max_idle_threads));
+  fuse_loop_cfg_set_max_threads(config, static_cast<unsigned>(options.max_threads));
+  int rc = fuse_session_loop_mt(se.get(), config);
+  fuse_loop_cfg_destroy(config);
+  fuse_session_unmount(se.get());
+  fuse_remove_signal_handlers(se.get());
+  if (rc < 0) return Status::IoError(std::string("FUSE session ended: ") + std::strerror(-rc));
+  return Status::Ok();
+}
+
+}  // namespace cvmfs::client

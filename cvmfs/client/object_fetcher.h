@@ -1,0 +1,95 @@
+// ObjectFetcher: content-addressed objects into the local cache, verified.
+//
+// The only way the client puts bytes into the cache. An object is looked up
+// in the cache first; on a miss it is downloaded (through the Fetcher, with
+// its proxies, hosts and retries), hashed while it streams in, inflated when
+// stored compressed, and written to a cache transaction that is committed
+// only when the hash of the received bytes equals the requested digest. A
+// mismatch is retried once with "Pragma: no-cache" (a proxy may hold a bad
+// copy); a second mismatch fails with Corruption and nothing is kept.
+//
+//   Open(digest) ─► cache hit? ──yes──► handle
+//        │ no
+//        ▼
+//   in flight already? ──yes──► wait for that download, then open from cache
+//        │ no
+//        ▼
+//   Fetch ─► sink: hash(compressed) + inflate ─► txn ─► digest ok? commit : drop
+//
+// Concurrent requests for one object are collapsed into one download; the
+// waiters then open the committed object.
+//
+// Thread safety: all methods are thread-safe. The fetcher and cache are
+// borrowed and must outlive the ObjectFetcher.
+#ifndef CVMFS_CLIENT_OBJECT_FETCHER_H_
+#define CVMFS_CLIENT_OBJECT_FETCHER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "cache/posix_cache.h"
+#include "cvmfs/hash.h"
+#include "cvmfs/network/fetcher.h"
+#include "cvmfs/object_name.h"
+#include "cvmfs/status.h"
+
+namespace cvmfs::client {
+
+struct ObjectRequest {
+  Digest digest;
+  ObjectSuffix suffix = ObjectSuffix::kNone;
+  bool compressed = true;          // stored zlib-compressed on the server
+  cache::ObjectType type = cache::ObjectType::kRegular;
+  std::string description;         // repository path, for logs and `cache list`
+  uint64_t expected_size = 0;      // uncompressed size if known (0 = unknown)
+};
+
+struct FetchCounters {
+  uint64_t hits = 0;        // served from the cache
+  uint64_t downloads = 0;   // objects downloaded and committed
+  uint64_t collapsed = 0;   // requests that waited for another's download
+  uint64_t io_errors = 0;   // failed requests (network, corruption, no space)
+  uint64_t bytes_downloaded = 0;  // bytes on the wire (compressed)
+};
+
+class ObjectFetcher {
+ public:
+  ObjectFetcher(Fetcher* fetcher, cache::PosixCache* cache);
+
+  // The cached object, downloading and verifying it first if needed.
+  // NotFound if the server does not have it; Corruption if it never
+  // verified; Unavailable if no server could be reached; NoSpace if the
+  // cache cannot hold it.
+  Result<cache::CacheHandle> Open(const ObjectRequest& request);
+
+  // Downloads and verifies an object into memory, bypassing the cache (for
+  // the manifest's companions before a cache exists, and for tests).
+  Result<std::string> FetchToMemory(const ObjectRequest& request);
+
+  FetchCounters counters() const;
+
+ private:
+  struct InFlight {
+    bool done = false;
+    Status status;
+  };
+  Status Download(const ObjectRequest& request);
+  Status DownloadOnce(const ObjectRequest& request, bool no_cache);
+
+  Fetcher* fetcher_;         // borrowed
+  cache::PosixCache* cache_;  // borrowed
+
+  std::mutex mu_;  // guards in_flight_; never held during a download
+  std::condition_variable done_cv_;
+  std::map<std::string, std::shared_ptr<InFlight>> in_flight_;  // by digest string
+
+  std::atomic<uint64_t> hits_{0}, downloads_{0}, collapsed_{0}, io_errors_{0}, bytes_{0};
+};
+
+}  // namespace cvmfs::client
+
+#endif  // CVMFS_CLIENT_OBJECT_FETCHER_H_

@@ -1,0 +1,71 @@
+// OpenFile: one open() of a regular file, until release().
+//
+// A whole file is one cache object, opened at open(). A chunked file keeps
+// its chunk list and opens chunks as reads reach them; the most recently
+// used few stay open. When reads are sequential the next chunk is fetched
+// ahead on the read-ahead queue, so a streaming reader rarely waits for the
+// network between chunks.
+//
+// Thread safety: Read() may be called concurrently (the kernel issues
+// parallel reads of one file); `mu_` guards the open chunk handles.
+#ifndef CVMFS_CLIENT_OPEN_FILE_H_
+#define CVMFS_CLIENT_OPEN_FILE_H_
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "cache/posix_cache.h"
+#include "cvmfs/catalog/dirent.h"
+#include "cvmfs/client/inode_table.h"
+#include "cvmfs/status.h"
+
+namespace cvmfs::client {
+
+class FileSystem;
+
+class OpenFile {
+ public:
+  // A file stored whole.
+  OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info, cache::CacheHandle whole);
+  // A chunked file (chunks ordered by offset, covering the file).
+  OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info, std::vector<FileChunk> chunks);
+
+  Result<size_t> Read(char* buf, size_t size, off_t offset);
+  const InodeInfo& info() const { return *info_; }
+  size_t num_chunks() const { return chunks_.size(); }
+
+ private:
+  // Slots for open chunks: enough for a reader spanning a chunk boundary
+  // plus the one fetched ahead.
+  static constexpr size_t kOpenChunks = 4;
+  struct Slot {
+    size_t index = 0;
+    std::shared_ptr<cache::CacheHandle> handle;
+    uint64_t last_use = 0;
+  };
+
+  Result<size_t> ReadChunked(char* buf, size_t size, uint64_t offset);
+  Result<std::shared_ptr<cache::CacheHandle>> Chunk(size_t index);
+  size_t ChunkAt(uint64_t offset) const;
+  void ReadAhead(size_t index);
+
+  FileSystem* fs_;  // borrowed; outlives every OpenFile
+  std::shared_ptr<const InodeInfo> info_;
+  std::optional<cache::CacheHandle> whole_;
+  std::vector<FileChunk> chunks_;
+
+  std::mutex mu_;  // guards slots_, use_clock_ (leaf lock)
+  std::vector<Slot> slots_;
+  uint64_t use_clock_ = 0;
+  std::atomic<uint64_t> next_expected_{0};  // offset a sequential reader asks next
+  std::atomic<size_t> ahead_requested_{0};  // highest chunk index fetched ahead + 1
+};
+
+}  // namespace cvmfs::client
+
+#endif  // CVMFS_CLIENT_OPEN_FILE_H_

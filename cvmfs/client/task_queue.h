@@ -1,0 +1,41 @@
+// TaskQueue: a few background threads running queued jobs (chunk
+// read-ahead). Jobs beyond `max_pending` are dropped: read-ahead is a hint,
+// never a debt. The destructor drops what is still queued and joins.
+//
+// Thread safety: Post() may be called from any thread.
+#ifndef CVMFS_CLIENT_TASK_QUEUE_H_
+#define CVMFS_CLIENT_TASK_QUEUE_H_
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cvmfs::client {
+
+class TaskQueue {
+ public:
+  TaskQueue(int threads, size_t max_pending);
+  ~TaskQueue();
+  TaskQueue(const TaskQueue&) = delete;
+  TaskQueue& operator=(const TaskQueue&) = delete;
+
+  // False if the job was dropped because the queue is full.
+  bool Post(std::function<void()> job);
+
+ private:
+  void Run();
+
+  const size_t max_pending_;
+  std::mutex mu_;  // guards jobs_, stop_
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace cvmfs::client
+
+#endif  // CVMFS_CLIENT_TASK_QUEUE_H_

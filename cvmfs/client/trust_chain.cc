@@ -1,0 +1,96 @@
+#include "cvmfs/client/trust_chain.h"
+
+#include "cvmfs/file_util.h"
+
+namespace cvmfs::client {
+
+namespace {
+
+class MemorySink : public DownloadSink {
+ public:
+  Status Write(const void* data, size_t size) override {
+    if (bytes_.size() + size > kMaxSignedFileSize)
+      return Status::Corruption("larger than " + std::to_string(kMaxSignedFileSize) +
+                                " bytes; not a CVMFS signed file");
+    bytes_.append(static_cast<const char*>(data), size);
+    return Status::Ok();
+  }
+  void Reset() override { bytes_.clear(); }
+  std::string& bytes() { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+Result<std::string> FetchSmallFile(Fetcher* fetcher, std::string_view name, std::string* host) {
+  MemorySink sink;
+  DownloadRequest request{std::string(name), /*no_cache=*/false};
+  DownloadResult result = fetcher->Fetch(request, &sink);
+  if (!result.status.ok()) return result.status.Annotate(std::string(name));
+  if (host) *host = result.host;
+  return std::move(sink.bytes());
+}
+
+}  // namespace
+
+Result<std::vector<PublicKey>> LoadPublicKeys(const std::vector<std::string>& files) {
+  std::vector<PublicKey> keys;
+  for (const std::string& file : files) {
+    auto pem = ReadFile(file);
+    if (!pem.ok()) return pem.status().Annotate("public key " + file);
+    auto key = PublicKey::FromPem(*pem);
+    if (!key.ok()) return key.status().Annotate("public key " + file);
+    keys.push_back(std::move(key).value());
+  }
+  if (keys.empty())
+    return Status::InvalidArgument("no public master key configured (CVMFS_PUBLIC_KEY or "
+                                   "*.pub files in CVMFS_KEYS_DIR)");
+  return keys;
+}
+
+Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* objects,
+                                             const std::string& fqrn,
+                                             const std::vector<PublicKey>& master_keys,
+                                             time_t now) {
+  TrustedManifest trusted;
+  CVMFS_ASSIGN_OR_RETURN(std::string wl_text, FetchSmallFile(fetcher, kWhitelistName, nullptr));
+  auto wl = Whitelist::Parse(wl_text);
+  if (!wl.ok()) return wl.status().Annotate("whitelist of " + fqrn);
+  CVMFS_RETURN_IF_ERROR(VerifyWhitelist(*wl, master_keys)
+                            .Annotate("whitelist of " + fqrn + " is not signed by a master key"));
+  if (wl->whitelist.fqrn != fqrn)
+    return Status::Corruption("whitelist is for repository '" + wl->whitelist.fqrn +
+                              "', not " + fqrn);
+  if (wl->whitelist.IsExpired(now))
+    return Status::Corruption("whitelist of " + fqrn + " expired at " +
+                              FormatWhitelistTime(wl->whitelist.expires) +
+                              " (the repository owner must run cvmfs_server resign)");
+
+  CVMFS_ASSIGN_OR_RETURN(std::string mf_text,
+                         FetchSmallFile(fetcher, kManifestName, &trusted.host));
+  auto mf = Manifest::Parse(mf_text);
+  if (!mf.ok()) return mf.status().Annotate("manifest of " + fqrn);
+  if (!mf->manifest.fqrn.empty() && mf->manifest.fqrn != fqrn)
+    return Status::Corruption("manifest is for repository '" + mf->manifest.fqrn + "', not " +
+                              fqrn);
+  if (!mf->manifest.certificate)
+    return Status::Corruption("manifest of " + fqrn + " names no certificate (X)");
+
+  ObjectRequest cert_request;
+  cert_request.digest = *mf->manifest.certificate;
+  cert_request.suffix = ObjectSuffix::kCertificate;
+  cert_request.description = "certificate of " + fqrn;
+  CVMFS_ASSIGN_OR_RETURN(std::string cert_pem, objects->FetchToMemory(cert_request));
+  auto cert = Certificate::FromPem(cert_pem);
+  if (!cert.ok()) return cert.status().Annotate("certificate of " + fqrn);
+  if (!wl->whitelist.ListsCertificate(*cert))
+    return Status::Corruption("certificate " + cert->Fingerprint() + " of " + fqrn +
+                              " is not listed in the whitelist");
+  CVMFS_RETURN_IF_ERROR(VerifyManifest(*mf, *cert).Annotate("manifest of " + fqrn));
+
+  trusted.manifest = std::move(mf->manifest);
+  trusted.whitelist = std::move(wl->whitelist);
+  return trusted;
+}
+
+}  // namespace cvmfs::client

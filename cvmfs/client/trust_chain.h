@@ -1,0 +1,50 @@
+// The chain of trust from the configured master keys to a root catalog hash.
+//
+//   master key (CVMFS_PUBLIC_KEY / CVMFS_KEYS_DIR)
+//     └─ signs .cvmfswhitelist: repository name, expiry, certificate fingerprints
+//          └─ lists the certificate (X object, verified by hash)
+//               └─ signs .cvmfspublished: root catalog hash, revision, TTL, ...
+//
+// FetchTrustedManifest downloads the whitelist and the manifest (never from
+// the cache: they are the mutable entry points) and checks every link. Any
+// failure is an error naming the link that broke; the caller decides whether
+// it may fall back to what the cache remembers.
+//
+// Thread safety: a free function; safe to call concurrently.
+#ifndef CVMFS_CLIENT_TRUST_CHAIN_H_
+#define CVMFS_CLIENT_TRUST_CHAIN_H_
+
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "cvmfs/client/object_fetcher.h"
+#include "cvmfs/manifest.h"
+#include "cvmfs/network/fetcher.h"
+#include "cvmfs/signature.h"
+#include "cvmfs/status.h"
+#include "cvmfs/whitelist.h"
+
+namespace cvmfs::client {
+
+struct TrustedManifest {
+  Manifest manifest;
+  Whitelist whitelist;
+  std::string host;  // the server it came from
+};
+
+// Downloads at most this much for a manifest or whitelist: anything bigger
+// is not one (a captive portal's page, a directory listing).
+inline constexpr size_t kMaxSignedFileSize = 4 << 20;
+
+Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* objects,
+                                             const std::string& fqrn,
+                                             const std::vector<PublicKey>& master_keys,
+                                             time_t now);
+
+// Reads the master keys (PEM public keys) from files; an error names the file.
+Result<std::vector<PublicKey>> LoadPublicKeys(const std::vector<std::string>& files);
+
+}  // namespace cvmfs::client
+
+#endif  // CVMFS_CLIENT_TRUST_CHAIN_H_
