@@ -1,0 +1,89 @@
+#include "cvmfs/config/url_lists.h"
+
+namespace cvmfs {
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t begin = s.find_first_not_of(" \t\n");
+  if (begin == std::string::npos) return "";
+  return s.substr(begin, s.find_last_not_of(" \t\n") - begin + 1);
+}
+
+// Splits at any of `separators`, trims, drops empty pieces.
+std::vector<std::string> Split(const std::string& text,
+                               const std::string& separators) {
+  std::vector<std::string> pieces;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find_first_of(separators, pos);
+    if (end == std::string::npos) end = text.size();
+    std::string piece = Trim(text.substr(pos, end - pos));
+    if (!piece.empty()) pieces.push_back(std::move(piece));
+    pos = end + 1;
+  }
+  return pieces;
+}
+
+std::string ReplaceAll(std::string s, const std::string& from,
+                       const std::string& to) {
+  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos;
+       pos += to.size()) {
+    s.replace(pos, from.size(), to);
+  }
+  return s;
+}
+
+bool HasPrefix(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool HasHostPart(const std::string& url, const std::string& scheme) {
+  return url.size() > scheme.size() && url[scheme.size()] != '/';
+}
+
+bool HasBlank(const std::string& s) {
+  return s.find_first_of(" \t\n") != std::string::npos;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ParseServerUrls(const std::string& text,
+                                                 const std::string& fqrn,
+                                                 const std::string& org) {
+  std::vector<std::string> urls;
+  for (std::string url : Split(text, ";,")) {
+    url = ReplaceAll(ReplaceAll(url, "@fqrn@", fqrn), "@org@", org);
+    while (url.size() > 1 && url.back() == '/') url.pop_back();
+    bool http = (HasPrefix(url, "http://") && HasHostPart(url, "http://")) ||
+                (HasPrefix(url, "https://") && HasHostPart(url, "https://"));
+    if ((!http && !HasPrefix(url, "file:///")) || HasBlank(url)) {
+      return Status::InvalidArgument("'" + url +
+                                     "' is not an http://, https:// or "
+                                     "file:// URL");
+    }
+    urls.push_back(std::move(url));
+  }
+  return urls;
+}
+
+Result<std::vector<std::vector<std::string>>> ParseProxyGroups(
+    const std::string& text) {
+  std::vector<std::vector<std::string>> groups;
+  for (const std::string& group_text : Split(text, ";")) {
+    std::vector<std::string> group = Split(group_text, "|");
+    for (const std::string& member : group) {
+      bool ok = member == kDirectProxy || member == kAutoProxy ||
+                (HasPrefix(member, "http://") &&
+                 HasHostPart(member, "http://") && !HasBlank(member));
+      if (!ok) {
+        return Status::InvalidArgument("proxy '" + member +
+                                       "' is neither DIRECT, auto nor an "
+                                       "http://host:port URL");
+      }
+    }
+    if (!group.empty()) groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+}  // namespace cvmfs

@@ -1,0 +1,152 @@
+#include "cvmfs/network/failover_state.h"
+
+#include <utility>
+
+namespace cvmfs {
+namespace {
+
+bool HasPrefix(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+std::vector<std::string> StripTrailingSlashes(std::vector<std::string> hosts) {
+  for (std::string& host : hosts) {
+    while (!host.empty() && host.back() == '/') host.pop_back();
+  }
+  return hosts;
+}
+
+Status ValidateProxy(const std::string& proxy) {
+  if (proxy.empty()) {
+    return Status::InvalidArgument("empty proxy in the proxy list");
+  }
+  if (proxy == "auto") {
+    return Status::NotSupported(
+        "proxy 'auto' (proxy auto-configuration) is not supported");
+  }
+  if (proxy.find_first_of(" \t;|") != std::string::npos) {
+    return Status::InvalidArgument("invalid proxy '" + proxy + "'");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status FailoverState::Validate(const std::vector<std::string>& hosts,
+                               const ProxyGroups& proxy_groups) {
+  if (hosts.empty()) {
+    return Status::InvalidArgument("no repository URL (CVMFS_SERVER_URL)");
+  }
+  for (const std::string& host : hosts) {
+    if (!HasPrefix(host, "http://") && !HasPrefix(host, "https://")) {
+      return Status::InvalidArgument("repository URL '" + host +
+                                     "' is not an http:// or https:// URL");
+    }
+  }
+  for (size_t g = 0; g < proxy_groups.size(); ++g) {
+    if (proxy_groups[g].empty()) {
+      return Status::InvalidArgument("proxy group " + std::to_string(g) +
+                                     " is empty");
+    }
+    for (const std::string& proxy : proxy_groups[g]) {
+      CVMFS_RETURN_IF_ERROR(ValidateProxy(proxy));
+    }
+  }
+  return Status::Ok();
+}
+
+FailoverState::FailoverState(std::vector<std::string> hosts,
+                             ProxyGroups proxy_groups, uint32_t seed)
+    : hosts_(StripTrailingSlashes(std::move(hosts))),
+      configured_groups_(proxy_groups.empty() ? ProxyGroups{{kDirectProxy}}
+                                              : std::move(proxy_groups)),
+      groups_(configured_groups_),
+      prng_(seed) {
+  for (const auto& group : groups_) num_proxies_ += group.size();
+  std::lock_guard<std::mutex> lock(mu_);
+  RebalanceLocked();
+}
+
+Route FailoverState::Current() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Route{host_current_, hosts_[host_current_], proxy_current_};
+}
+
+bool FailoverState::SwitchProxyFrom(const Route& failed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!BurnLocked(failed.proxy)) return false;
+  RebalanceLocked();
+  return true;
+}
+
+bool FailoverState::SwitchHostFrom(const Route& failed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (hosts_.size() < 2 || failed.host_index != host_current_) return false;
+  host_current_ = (host_current_ + 1) % hosts_.size();
+  return true;
+}
+
+bool FailoverState::ResetProxies() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (group_current_ == 0 && burned_ == 0) return false;
+  group_current_ = 0;
+  burned_ = 0;
+  RebalanceLocked();
+  return true;
+}
+
+void FailoverState::SwitchHost() {
+  std::lock_guard<std::mutex> lock(mu_);
+  host_current_ = (host_current_ + 1) % hosts_.size();
+}
+
+void FailoverState::SwitchProxy() {
+  std::lock_guard<std::mutex> lock(mu_);
+  BurnLocked(proxy_current_);
+  RebalanceLocked();
+}
+
+// Burns every unburned member of the current group equal to `proxy` and
+// moves to the next group once the current one is all burned. Returns
+// whether `proxy` was found.
+bool FailoverState::BurnLocked(const std::string& proxy) {
+  std::vector<std::string>& group = groups_[group_current_];
+  bool found = false;
+  size_t i = 0;
+  while (i < group.size() - burned_) {
+    if (group[i] == proxy) {
+      burned_++;
+      std::swap(group[i], group[group.size() - burned_]);
+      found = true;
+    } else {
+      ++i;
+    }
+  }
+  if (found && burned_ == group.size()) {
+    burned_ = 0;
+    group_current_ = (group_current_ + 1) % groups_.size();
+  }
+  return found;
+}
+
+void FailoverState::RebalanceLocked() {
+  const std::vector<std::string>& group = groups_[group_current_];
+  std::uniform_int_distribution<size_t> pick(0, group.size() - burned_ - 1);
+  proxy_current_ = group[pick(prng_)];
+}
+
+std::vector<std::string> FailoverState::Hosts() const { return hosts_; }
+
+ProxyGroups FailoverState::Proxies() const { return configured_groups_; }
+
+std::string FailoverState::CurrentHost() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hosts_[host_current_];
+}
+
+std::string FailoverState::CurrentProxy() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return proxy_current_;
+}
+
+}  // namespace cvmfs

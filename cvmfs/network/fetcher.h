@@ -1,0 +1,72 @@
+// Fetcher: the seam between the client and the network.
+//
+// A Fetcher downloads one file of a repository (".cvmfspublished",
+// "data/ab/cdef...C") and streams its body into a DownloadSink. Failover over
+// hosts and proxies, retries and connection reuse are the Fetcher's business;
+// the caller sees one final DownloadResult. The bytes are NOT verified here:
+// the caller hashes them and, on a mismatch, asks again with `no_cache`.
+//
+// Status of a result:
+//   ok            the whole body went into the sink
+//   NotFound      the server answered HTTP 404
+//   Unavailable   everything else that failed on the way (connect, timeout,
+//                 5xx, short transfer), after retries and failover; the
+//                 message names the URL, the proxy and the curl error or
+//                 HTTP code
+//   (sink's)      a non-ok Status returned by DownloadSink::Write, unchanged
+//
+// Implementations: HttpFetcher (libcurl), MemoryFetcher (tests).
+//
+// Thread safety: Fetch may be called from many threads at once. A sink is
+// used by one Fetch call only and may be called from another thread than the
+// caller's (HttpFetcher calls it on its I/O thread), never concurrently.
+#ifndef CVMFS_NETWORK_FETCHER_H_
+#define CVMFS_NETWORK_FETCHER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "cvmfs/status.h"
+
+namespace cvmfs {
+
+// Receives a response body as it streams in. Reset() is called before a retry
+// starts the body over.
+class DownloadSink {
+ public:
+  virtual ~DownloadSink() = default;
+  // A non-ok status aborts this transfer (no retry) and becomes its result.
+  virtual Status Write(const void* data, size_t size) = 0;
+  // Forget everything written so far: the body starts over.
+  virtual void Reset() = 0;
+};
+
+struct DownloadRequest {
+  // Relative to the repository URL: ".cvmfspublished", "data/ab/cdef...C".
+  std::string url_path;
+  // Sends "Pragma: no-cache" and "Cache-Control: no-cache" so that proxies
+  // refetch (used for the retry after a hash mismatch).
+  bool no_cache = false;
+};
+
+struct DownloadResult {
+  Status status;
+  std::string host;    // repository URL of the last attempt
+  std::string proxy;   // proxy of the last attempt, "DIRECT" for none
+  uint64_t bytes = 0;  // body bytes given to the sink by the last attempt
+  int http_code = 0;   // HTTP status of the last attempt, 0 if none
+};
+
+class Fetcher {
+ public:
+  virtual ~Fetcher() = default;
+  // Blocks until the transfer (with its retries and failover) is done;
+  // thread-safe, many callers at once. `sink` is borrowed for the call.
+  virtual DownloadResult Fetch(const DownloadRequest& request,
+                               DownloadSink* sink) = 0;
+};
+
+}  // namespace cvmfs
+
+#endif  // CVMFS_NETWORK_FETCHER_H_

@@ -1,0 +1,123 @@
+#include "cvmfs/network/http_fetcher.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <mutex>
+#include <random>
+#include <utility>
+
+#include "cvmfs/network/http_io_loop.h"
+
+// curl_multi_poll (7.66) and curl_multi_wakeup (7.68) drive the I/O thread.
+#if LIBCURL_VERSION_NUM < 0x074400
+#error "libcurl >= 7.68.0 is required"
+#endif
+
+namespace cvmfs {
+namespace {
+
+// curl_global_init is not thread-safe and must run before any other curl
+// call; once per process is enough. The result is kept for later callers.
+Status InitCurlOnce() {
+  static std::once_flag once;
+  static CURLcode result = CURLE_OK;
+  std::call_once(once, [] { result = curl_global_init(CURL_GLOBAL_DEFAULT); });
+  if (result != CURLE_OK) {
+    return Status::Unavailable(std::string("curl_global_init failed: ") +
+                               curl_easy_strerror(result));
+  }
+  return Status::Ok();
+}
+
+Status CheckAtLeast(const char* name, int value, int minimum) {
+  if (value >= minimum) return Status::Ok();
+  return Status::InvalidArgument(
+      std::string(name) + " = " + std::to_string(value) +
+      " (must be >= " + std::to_string(minimum) + ")");
+}
+
+Status ValidateOptions(const HttpFetcherOptions& o) {
+  CVMFS_RETURN_IF_ERROR(FailoverState::Validate(o.hosts, o.proxy_groups));
+  CVMFS_RETURN_IF_ERROR(CheckAtLeast("timeout", o.timeout_s, 1));
+  CVMFS_RETURN_IF_ERROR(CheckAtLeast("timeout_direct", o.timeout_direct_s, 1));
+  CVMFS_RETURN_IF_ERROR(CheckAtLeast("low_speed_limit", o.low_speed_limit, 0));
+  CVMFS_RETURN_IF_ERROR(CheckAtLeast("max_retries", o.max_retries, 0));
+  CVMFS_RETURN_IF_ERROR(CheckAtLeast("backoff_init_ms", o.backoff_init_ms, 1));
+  CVMFS_RETURN_IF_ERROR(
+      CheckAtLeast("backoff_max_ms", o.backoff_max_ms, o.backoff_init_ms));
+  return CheckAtLeast("max_connections", o.max_connections, 1);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HttpFetcher>> HttpFetcher::Create(
+    HttpFetcherOptions options) {
+  CVMFS_RETURN_IF_ERROR(ValidateOptions(options));
+  CVMFS_RETURN_IF_ERROR(InitCurlOnce());
+  std::unique_ptr<HttpFetcher> fetcher(
+      new HttpFetcher(std::move(options), std::random_device{}()));
+  CVMFS_RETURN_IF_ERROR(fetcher->Start());
+  return Result<std::unique_ptr<HttpFetcher>>(std::move(fetcher));
+}
+
+HttpFetcher::HttpFetcher(HttpFetcherOptions options, uint32_t seed)
+    : options_(std::move(options)),
+      failover_(options_.hosts, options_.proxy_groups, seed),
+      timeout_s_(options_.timeout_s),
+      timeout_direct_s_(options_.timeout_direct_s) {}
+
+HttpFetcher::~HttpFetcher() {
+  // Joins the I/O thread before anything it uses goes away. Stop() rather
+  // than destroying io_ here: callers still inside Fetch have read io_.
+  if (io_) io_->Stop();
+}
+
+Status HttpFetcher::Start() {
+  io_ = std::make_unique<IoLoop>(this);
+  return io_->Start();
+}
+
+DownloadResult HttpFetcher::Fetch(const DownloadRequest& request,
+                                  DownloadSink* sink) {
+  n_requests_++;
+  Transfer transfer(request, sink);
+  if (!io_->Submit(&transfer)) {
+    n_errors_++;
+    DownloadResult result;
+    result.status = Status::Unavailable("download of " + request.url_path +
+                                        " refused: HTTP fetcher shut down");
+    return result;
+  }
+  std::unique_lock<std::mutex> lock(transfer.mu);
+  transfer.cv.wait(lock, [&transfer] { return transfer.done; });
+  return std::move(transfer.result);
+}
+
+HttpFetcher::Counters HttpFetcher::counters() const {
+  return Counters{n_requests_.load(), n_bytes_.load(), n_retries_.load(),
+                  n_failovers_.load(), n_errors_.load()};
+}
+
+std::string HttpFetcher::CurrentHost() const { return failover_.CurrentHost(); }
+
+std::string HttpFetcher::CurrentProxy() const {
+  return failover_.CurrentProxy();
+}
+
+std::vector<std::string> HttpFetcher::Hosts() const {
+  return failover_.Hosts();
+}
+
+ProxyGroups HttpFetcher::Proxies() const { return failover_.Proxies(); }
+
+void HttpFetcher::SwitchHost() { failover_.SwitchHost(); }
+
+void HttpFetcher::SwitchProxy() { failover_.SwitchProxy(); }
+
+void HttpFetcher::SetTimeouts(int proxy_s, int direct_s) {
+  timeout_s_ = std::max(1, proxy_s);
+  timeout_direct_s_ = std::max(1, direct_s);
+}
+
+}  // namespace cvmfs

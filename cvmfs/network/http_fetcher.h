@@ -1,0 +1,120 @@
+// HttpFetcher: the Fetcher over libcurl, with CVMFS's hosts/proxies failover.
+//
+// One I/O thread drives a curl multi handle. Fetch() enqueues the request,
+// wakes the thread (curl_multi_wakeup) and blocks on a condition variable
+// until the transfer is finished. Transfers run in parallel up to
+// max_connections (CURLMOPT_MAX_TOTAL_CONNECTIONS, more wait inside curl);
+// easy handles are pooled and connections kept alive in the multi handle's
+// connection cache, so sequential requests reuse one TCP connection.
+//
+// Request headers as CVMFS sends them: "Connection: Keep-Alive", an empty
+// "Pragma:" (stops curl from adding "Pragma: no-cache" for proxies), the
+// User-Agent; with no_cache "Pragma: no-cache" and "Cache-Control: no-cache".
+//
+// Failover (transfer_fault.h says which fault is which; failover_state.h
+// keeps the current host and proxy):
+//   1. connect/timeout/short transfer: retry on the same route, up to
+//      max_retries per request, after a randomized exponential backoff
+//      (random in [1, backoff_init_ms], then doubled, at most
+//      backoff_max_ms). The backoff is a timer on the I/O thread, which
+//      goes on serving other transfers meanwhile.
+//   2. a proxy fault: next proxy (in the group, then the next group), until
+//      the request has tried as many proxies as are configured;
+//   3. then, or on a host fault: proxies back to the first group, next host,
+//      until the request has tried every host; then Unavailable.
+//   HTTP 404 is final (NotFound). A sink error is final and only ends its
+//   own transfer. Before any retry the sink is Reset().
+//
+// Sinks and the header parsing run on the I/O thread: a sink must not block
+// for long, since every other transfer waits meanwhile, and must never call
+// Fetch on the same fetcher (it would wait for itself).
+//
+// curl_global_init runs once per process, from the first Create() (guarded
+// by std::call_once); curl_global_cleanup is never called, because other
+// libraries in the process may still use curl (and it is not thread-safe).
+//
+// Thread safety: every public method is thread-safe. The destructor stops
+// the I/O thread and fails the requests still pending with Unavailable; no
+// Fetch may start after the destructor began.
+#ifndef CVMFS_NETWORK_HTTP_FETCHER_H_
+#define CVMFS_NETWORK_HTTP_FETCHER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cvmfs/network/failover_state.h"
+#include "cvmfs/network/fetcher.h"
+#include "cvmfs/status.h"
+
+namespace cvmfs {
+
+struct HttpFetcherOptions {
+  // Repository base URLs in order,
+  // e.g. "http://127.0.0.1:8080/cvmfs/repo.example.org".
+  std::vector<std::string> hosts;
+  // ';' groups of '|' members; "DIRECT" = no proxy; empty = DIRECT.
+  std::vector<std::vector<std::string>> proxy_groups;
+  int timeout_s = 5, timeout_direct_s = 10;  // connect + low-speed window
+  int low_speed_limit = 1024;                // bytes/s
+  int max_retries = 1;
+  int backoff_init_ms = 2000, backoff_max_ms = 10000;
+  // Parallel transfers in flight (CURLMOPT_MAX_TOTAL_CONNECTIONS).
+  int max_connections = 64;
+  std::string user_agent = "cvmfs Fuse 2.12.0";  // CVMFS clients send this
+};
+
+class HttpFetcher : public Fetcher {
+ public:
+  struct Counters {
+    uint64_t requests;   // Fetch calls
+    uint64_t bytes;      // body bytes received, over all attempts
+    uint64_t retries;    // attempts repeated on the same route
+    uint64_t failovers;  // switches of the global host or proxy
+    uint64_t errors;     // Fetch calls that ended neither ok nor NotFound
+  };
+
+  // Checks the options (InvalidArgument names the bad value), initializes
+  // curl and starts the I/O thread.
+  static Result<std::unique_ptr<HttpFetcher>> Create(
+      HttpFetcherOptions options);
+  ~HttpFetcher() override;
+  HttpFetcher(const HttpFetcher&) = delete;
+  HttpFetcher& operator=(const HttpFetcher&) = delete;
+
+  DownloadResult Fetch(const DownloadRequest& request,
+                       DownloadSink* sink) override;
+
+  Counters counters() const;
+  std::string CurrentHost() const;
+  std::string CurrentProxy() const;  // "DIRECT" for none
+  std::vector<std::string> Hosts() const;
+  ProxyGroups Proxies() const;
+  void SwitchHost();
+  void SwitchProxy();
+  // Takes effect for attempts that start afterwards. Values < 1 become 1.
+  void SetTimeouts(int proxy_s, int direct_s);
+  int timeout_s() const { return timeout_s_.load(); }
+  int timeout_direct_s() const { return timeout_direct_s_.load(); }
+
+ private:
+  class IoLoop;  // the I/O thread and everything only it touches
+  struct Transfer;
+
+  explicit HttpFetcher(HttpFetcherOptions options, uint32_t seed);
+  Status Start();
+
+  const HttpFetcherOptions options_;
+  FailoverState failover_;
+  std::atomic<int> timeout_s_;
+  std::atomic<int> timeout_direct_s_;
+  std::atomic<uint64_t> n_requests_{0}, n_bytes_{0}, n_retries_{0},
+      n_failovers_{0}, n_errors_{0};
+  std::unique_ptr<IoLoop> io_;
+};
+
+}  // namespace cvmfs
+
+#endif  // CVMFS_NETWORK_HTTP_FETCHER_H_

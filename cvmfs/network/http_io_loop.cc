@@ -1,0 +1,407 @@
+#include "cvmfs/network/http_io_loop.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cvmfs {
+namespace {
+
+// Upper bound of one curl_multi_poll, so that timers are never missed by
+// more than this even if curl reports no timeout of its own.
+constexpr int kMaxPollMs = 1000;
+
+// Error pages up to this size are read and dropped, so that the connection
+// stays open for the next request; larger ones abort the transfer.
+constexpr uint64_t kMaxErrorBodyBytes = 64 * 1024;
+
+bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() &&
+         ::strncasecmp(s.data(), prefix.data(), prefix.size()) == 0;
+}
+
+// "HTTP/1.1 404 Not Found\r\n" -> 404; 0 if there is no number.
+int ParseStatusLine(std::string_view line) {
+  size_t space = line.find(' ');
+  if (space == std::string_view::npos) return 0;
+  std::string code(line.substr(space + 1, 3));
+  return std::atoi(code.c_str());
+}
+
+std::string JoinUrl(const std::string& host, const std::string& path) {
+  size_t skip = 0;
+  while (skip < path.size() && path[skip] == '/') ++skip;
+  return host + "/" + path.substr(skip);
+}
+
+// The request headers CVMFS sends; an empty "Pragma:" removes the
+// "Pragma: no-cache" curl would otherwise add when a proxy is used.
+CurlSlistPtr MakeHeaders(bool no_cache) {
+  std::vector<const char*> lines = {"Connection: Keep-Alive"};
+  if (no_cache) {
+    lines.insert(lines.end(), {"Pragma: no-cache", "Cache-Control: no-cache"});
+  } else {
+    lines.push_back("Pragma:");
+  }
+  CurlSlistPtr list;
+  for (const char* line : lines) {
+    curl_slist* grown = curl_slist_append(list.get(), line);
+    if (grown == nullptr) return nullptr;  // `list` is still intact, freed
+    list.release();
+    list.reset(grown);
+  }
+  return list;
+}
+
+}  // namespace
+
+HttpFetcher::IoLoop::IoLoop(HttpFetcher* owner)
+    : owner_(owner), prng_(std::random_device{}()) {}
+
+HttpFetcher::IoLoop::~IoLoop() { Stop(); }
+
+void HttpFetcher::IoLoop::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) {
+    curl_multi_wakeup(multi_.get());
+    thread_.join();
+  }
+}
+
+Status HttpFetcher::IoLoop::Start() {
+  multi_.reset(curl_multi_init());
+  headers_ = MakeHeaders(false);
+  headers_no_cache_ = MakeHeaders(true);
+  if (!multi_ || !headers_ || !headers_no_cache_) {
+    return Status::Unavailable("cannot initialize libcurl (out of memory)");
+  }
+  const long max_connections = owner_->options_.max_connections;
+  curl_multi_setopt(multi_.get(), CURLMOPT_MAX_TOTAL_CONNECTIONS,
+                    max_connections);
+  // Keep as many idle connections as may be busy, for keep-alive.
+  curl_multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, max_connections);
+  thread_ = std::thread(&IoLoop::Run, this);
+  return Status::Ok();
+}
+
+bool HttpFetcher::IoLoop::Submit(Transfer* t) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return false;
+    incoming_.push_back(t);
+  }
+  curl_multi_wakeup(multi_.get());
+  return true;
+}
+
+void HttpFetcher::IoLoop::Run() {
+  std::vector<Transfer*> fresh;
+  while (!TakeIncoming(&fresh)) {
+    for (Transfer* t : fresh) StartAttempt(t);
+    fresh.clear();
+    StartDueRetries();
+    int running = 0;
+    curl_multi_perform(multi_.get(), &running);
+    ReapFinished();
+    curl_multi_poll(multi_.get(), nullptr, 0, PollTimeoutMs(), nullptr);
+  }
+  FailAll();
+}
+
+// Returns true once the loop must stop (then `out` stays empty).
+bool HttpFetcher::IoLoop::TakeIncoming(std::vector<Transfer*>* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return true;
+  out->swap(incoming_);
+  return false;
+}
+
+void HttpFetcher::IoLoop::StartAttempt(Transfer* t) {
+  t->route = owner_->failover_.Current();
+  t->url = JoinUrl(t->route.host, t->request.url_path);
+  t->http_code = 0;
+  t->proxy_error = false;
+  t->response_refused = false;
+  t->error_body_bytes = 0;
+  t->bytes = 0;
+  t->sink_status = Status::Ok();
+  t->error_buffer[0] = '\0';
+  CURL* curl = AcquireHandle();
+  if (curl == nullptr) {
+    Finish(t, Status::Unavailable("cannot create a curl handle for " + t->url));
+    return;
+  }
+  CURLcode rc = Configure(t, curl);
+  CURLMcode mrc =
+      rc == CURLE_OK ? curl_multi_add_handle(multi_.get(), curl) : CURLM_OK;
+  if (rc != CURLE_OK || mrc != CURLM_OK) {
+    ReleaseHandle(curl);
+    std::string why =
+        rc != CURLE_OK ? curl_easy_strerror(rc) : curl_multi_strerror(mrc);
+    Finish(t, Status::Unavailable("cannot set up the download of " + t->url +
+                                  ": " + why));
+    return;
+  }
+  t->curl = curl;
+  in_flight_.insert(t);
+}
+
+CURLcode HttpFetcher::IoLoop::Configure(Transfer* t, CURL* curl) {
+  const HttpFetcherOptions& opt = owner_->options_;
+  const long timeout = t->route.direct() ? owner_->timeout_direct_s_.load()
+                                         : owner_->timeout_s_.load();
+  curl_slist* headers =
+      t->request.no_cache ? headers_no_cache_.get() : headers_.get();
+  CURLcode rc = CURLE_OK;
+  auto set = [&rc, curl](CURLoption option, auto value) {
+    if (rc == CURLE_OK) rc = curl_easy_setopt(curl, option, value);
+  };
+  curl_easy_reset(curl);  // keeps live connections, DNS and TLS caches
+  set(CURLOPT_PRIVATE, static_cast<void*>(t));
+  set(CURLOPT_URL, t->url.c_str());
+  // "" disables proxies, including those from http_proxy in the environment.
+  set(CURLOPT_PROXY, t->route.direct() ? "" : t->route.proxy.c_str());
+  set(CURLOPT_NOSIGNAL, 1L);
+  set(CURLOPT_USERAGENT, opt.user_agent.c_str());
+  set(CURLOPT_HTTPHEADER, headers);
+  set(CURLOPT_FOLLOWLOCATION, 0L);
+  set(CURLOPT_CONNECTTIMEOUT, timeout);
+  set(CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(opt.low_speed_limit));
+  set(CURLOPT_LOW_SPEED_TIME, timeout);
+  set(CURLOPT_ERRORBUFFER, t->error_buffer);
+  set(CURLOPT_HEADERFUNCTION, &IoLoop::OnHeader);
+  set(CURLOPT_HEADERDATA, static_cast<void*>(t));
+  set(CURLOPT_WRITEFUNCTION, &IoLoop::OnBody);
+  set(CURLOPT_WRITEDATA, static_cast<void*>(t));
+#if LIBCURL_VERSION_NUM >= 0x075500  // 7.85.0
+  set(CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+  set(CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+  return rc;
+}
+
+// Response headers. A non-2xx response is refused at the end of its headers
+// (after X-Squid-Error / Proxy-Status were seen): its body never reaches the
+// sink (OnBody drops it).
+size_t HttpFetcher::IoLoop::OnHeader(char* data, size_t size, size_t n,
+                                     void* arg) {
+  auto* t = static_cast<Transfer*>(arg);
+  const size_t len = size * n;
+  std::string_view line(data, len);
+  if (StartsWithNoCase(line, "HTTP/")) {
+    t->http_code = ParseStatusLine(line);
+    t->proxy_error = false;
+  } else if (StartsWithNoCase(line, "X-Squid-Error:")) {
+    t->proxy_error = true;
+  } else if (StartsWithNoCase(line, "Proxy-Status:")) {
+    if (line.find("error=") != std::string_view::npos) t->proxy_error = true;
+  } else if (line == "\r\n" || line == "\n") {
+    const int cls = t->http_code / 100;
+    if (cls != 1 && cls != 2) t->response_refused = true;
+  }
+  return len;
+}
+
+size_t HttpFetcher::IoLoop::OnBody(char* data, size_t size, size_t n,
+                                   void* arg) {
+  auto* t = static_cast<Transfer*>(arg);
+  const size_t len = size * n;
+  if (len == 0) return 0;
+  if (t->response_refused || t->http_code / 100 != 2) {
+    t->response_refused = true;  // also without any status line
+    t->error_body_bytes += len;
+    return t->error_body_bytes <= kMaxErrorBodyBytes ? len : 0;
+  }
+  Status st = t->sink->Write(data, len);
+  if (!st.ok()) {
+    t->sink_status = std::move(st);
+    return 0;  // aborts only this transfer
+  }
+  t->bytes += len;
+  return len;
+}
+
+void HttpFetcher::IoLoop::ReapFinished() {
+  int left = 0;
+  while (CURLMsg* msg = curl_multi_info_read(multi_.get(), &left)) {
+    if (msg->msg == CURLMSG_DONE) OnDone(msg->easy_handle, msg->data.result);
+  }
+}
+
+void HttpFetcher::IoLoop::OnDone(CURL* curl, CURLcode code) {
+  void* priv = nullptr;
+  curl_easy_getinfo(curl, CURLINFO_PRIVATE, &priv);
+  auto* t = static_cast<Transfer*>(priv);
+  curl_multi_remove_handle(multi_.get(), curl);
+  ReleaseHandle(curl);
+  t->curl = nullptr;
+  in_flight_.erase(t);
+  owner_->n_bytes_ += t->bytes;
+  if (!t->sink_status.ok()) {
+    Finish(t, t->sink_status);
+    return;
+  }
+  const bool direct = t->route.direct();
+  TransferFault fault = ClassifyCurlCode(code, direct);
+  if (t->response_refused || (code == CURLE_OK && t->http_code / 100 != 2)) {
+    fault = ClassifyHttpStatus(t->http_code, t->proxy_error, direct);
+  }
+  Decide(t, fault, Describe(*t, code));
+}
+
+std::string HttpFetcher::IoLoop::Describe(const Transfer& t,
+                                          CURLcode code) const {
+  std::string what = t.url + " (proxy " + t.route.proxy + "): ";
+  if (t.response_refused) {
+    what += "HTTP " + std::to_string(t.http_code);
+    if (t.proxy_error) what += " (error reported by the proxy)";
+    return what;
+  }
+  what += t.error_buffer[0] != '\0' ? t.error_buffer : curl_easy_strerror(code);
+  return what + " (curl error " + std::to_string(static_cast<int>(code)) + ")";
+}
+
+void HttpFetcher::IoLoop::Decide(Transfer* t, TransferFault fault,
+                                 const std::string& what) {
+  switch (fault) {
+    case TransferFault::kNone:
+      Finish(t, Status::Ok());
+      return;
+    case TransferFault::kNotFound:
+      Finish(t, Status::NotFound(what));
+      return;
+    case TransferFault::kOther:
+      Finish(t, Status::Unavailable("failed to download " + what));
+      return;
+    default:
+      break;
+  }
+  if (IsRetryable(fault) && t->retries < owner_->options_.max_retries) {
+    ScheduleRetry(t);
+    return;
+  }
+  if (TryFailover(t, fault)) return;
+  Finish(t, Status::Unavailable("failed to download " + what + "; tried " +
+                                std::to_string(t->used_hosts) + " host(s), " +
+                                std::to_string(t->retries) + " retry(ies)"));
+}
+
+// CVMFS's order: the next proxy while this request has not tried them all,
+// then (proxies reset to the first group) the next host while it has not
+// tried them all. Returns false when there is nothing left to try.
+bool HttpFetcher::IoLoop::TryFailover(Transfer* t, TransferFault fault) {
+  FailoverState& failover = owner_->failover_;
+  if (IsProxyFault(fault) && t->used_proxies < failover.num_proxies()) {
+    if (failover.SwitchProxyFrom(t->route)) owner_->n_failovers_++;
+    t->used_proxies++;
+    Restart(t);
+    return true;
+  }
+  if (t->used_hosts >= failover.num_hosts()) return false;
+  if (IsProxyFault(fault)) {
+    failover.ResetProxies();
+    t->used_proxies = 1;
+  }
+  if (failover.SwitchHostFrom(t->route)) owner_->n_failovers_++;
+  t->used_hosts++;
+  Restart(t);
+  return true;
+}
+
+void HttpFetcher::IoLoop::ScheduleRetry(Transfer* t) {
+  const HttpFetcherOptions& opt = owner_->options_;
+  if (t->backoff_ms == 0) {
+    std::uniform_int_distribution<int> jitter(1,
+                                              std::max(1, opt.backoff_init_ms));
+    t->backoff_ms = jitter(prng_);
+  } else {
+    t->backoff_ms *= 2;
+  }
+  t->backoff_ms = std::min(t->backoff_ms, opt.backoff_max_ms);
+  t->retries++;
+  owner_->n_retries_++;
+  retry_timers_.emplace(Clock::now() + std::chrono::milliseconds(t->backoff_ms),
+                        t);
+}
+
+void HttpFetcher::IoLoop::StartDueRetries() {
+  const Clock::time_point now = Clock::now();
+  while (!retry_timers_.empty() && retry_timers_.begin()->first <= now) {
+    Transfer* t = retry_timers_.begin()->second;
+    retry_timers_.erase(retry_timers_.begin());
+    Restart(t);
+  }
+}
+
+void HttpFetcher::IoLoop::Restart(Transfer* t) {
+  t->sink->Reset();
+  StartAttempt(t);
+}
+
+int HttpFetcher::IoLoop::PollTimeoutMs() const {
+  if (retry_timers_.empty()) return kMaxPollMs;
+  auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+      retry_timers_.begin()->first - Clock::now());
+  return static_cast<int>(std::clamp<int64_t>(wait.count() + 1, 0, kMaxPollMs));
+}
+
+void HttpFetcher::IoLoop::Finish(Transfer* t, Status status) {
+  if (!status.ok() && !status.IsNotFound()) owner_->n_errors_++;
+  std::lock_guard<std::mutex> lock(t->mu);
+  t->result.status = std::move(status);
+  t->result.host = t->route.host;
+  t->result.proxy = t->route.proxy;
+  t->result.bytes = t->bytes;
+  t->result.http_code = t->http_code;
+  t->done = true;
+  // Notify under the lock: once it is released the caller may return and
+  // destroy *t.
+  t->cv.notify_one();
+}
+
+void HttpFetcher::IoLoop::FailAll() {
+  std::vector<Transfer*> pending(in_flight_.begin(), in_flight_.end());
+  for (Transfer* t : pending) {
+    curl_multi_remove_handle(multi_.get(), t->curl);
+    ReleaseHandle(t->curl);
+    t->curl = nullptr;
+  }
+  in_flight_.clear();
+  for (const auto& timer : retry_timers_) pending.push_back(timer.second);
+  retry_timers_.clear();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending.insert(pending.end(), incoming_.begin(), incoming_.end());
+    incoming_.clear();
+  }
+  for (Transfer* t : pending) {
+    Finish(t, Status::Unavailable("download of " + t->request.url_path +
+                                  " cancelled: HTTP fetcher shut down"));
+  }
+}
+
+CURL* HttpFetcher::IoLoop::AcquireHandle() {
+  if (idle_handles_.empty()) return curl_easy_init();
+  CURL* curl = idle_handles_.back().release();
+  idle_handles_.pop_back();
+  return curl;
+}
+
+void HttpFetcher::IoLoop::ReleaseHandle(CURL* curl) {
+  CurlEasyPtr owner(curl);
+  if (idle_handles_.size() <
+      static_cast<size_t>(owner_->options_.max_connections)) {
+    idle_handles_.push_back(std::move(owner));
+  }
+}
+
+}  // namespace cvmfs

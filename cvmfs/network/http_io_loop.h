@@ -1,0 +1,126 @@
+// HttpFetcher's I/O thread: one curl multi handle, the transfers in flight,
+// the retry timers and the pool of easy handles. Internal to cvmfs/network.
+//
+// Life of a Transfer (one Fetch call):
+//
+//   Submit ──► incoming_ ──► StartAttempt ──► in flight (multi handle)
+//                                ▲                 │ done
+//                                │                 ▼
+//                  retry timer ◄─┴── Decide: retry / failover / Finish
+//                  (backoff)                          │
+//                                                     ▼
+//                                     result handed to the waiting caller
+//
+// Everything but incoming_/stopping_ is touched by the I/O thread only, so
+// it needs no lock. The Transfer lives on the caller's stack; the I/O thread
+// stops touching it the moment it sets `done` (under Transfer::mu).
+#ifndef CVMFS_NETWORK_HTTP_IO_LOOP_H_
+#define CVMFS_NETWORK_HTTP_IO_LOOP_H_
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cvmfs/network/curl_handles.h"
+#include "cvmfs/network/http_fetcher.h"
+#include "cvmfs/network/transfer_fault.h"
+
+namespace cvmfs {
+
+struct HttpFetcher::Transfer {
+  Transfer(const DownloadRequest& r, DownloadSink* s) : request(r), sink(s) {}
+
+  const DownloadRequest& request;
+  DownloadSink* const sink;
+
+  // I/O thread only. Per request (over all attempts):
+  size_t used_hosts = 1;    // hosts tried, the current one included
+  size_t used_proxies = 1;  // proxies tried with the current host
+  int retries = 0;
+  int backoff_ms = 0;
+  // Per attempt:
+  Route route;
+  std::string url;
+  CURL* curl = nullptr;  // borrowed from the pool while in flight
+  int http_code = 0;
+  bool proxy_error = false;       // X-Squid-Error / Proxy-Status error
+  bool response_refused = false;  // non-2xx: the body is not for the sink
+  uint64_t error_body_bytes = 0;  // of a refused response, dropped
+  uint64_t bytes = 0;
+  Status sink_status;
+  char error_buffer[CURL_ERROR_SIZE] = {};
+
+  // Completion: written by the I/O thread, read by the caller.
+  std::mutex mu;  // guards done, result; leaf lock
+  std::condition_variable cv;
+  bool done = false;
+  DownloadResult result;
+};
+
+class HttpFetcher::IoLoop {
+ public:
+  explicit IoLoop(HttpFetcher* owner);
+  ~IoLoop();  // stops the thread; pending transfers fail with Unavailable
+  IoLoop(const IoLoop&) = delete;
+  IoLoop& operator=(const IoLoop&) = delete;
+
+  Status Start();
+  // Fails what is pending with Unavailable and joins the thread; idempotent.
+  void Stop();
+  // Hands `t` to the I/O thread; false if the loop is stopping.
+  bool Submit(Transfer* t);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  void Run();
+  bool TakeIncoming(std::vector<Transfer*>* out);
+  void StartAttempt(Transfer* t);
+  CURLcode Configure(Transfer* t, CURL* curl);
+  void ReapFinished();
+  void OnDone(CURL* curl, CURLcode code);
+  void Decide(Transfer* t, TransferFault fault, const std::string& what);
+  bool TryFailover(Transfer* t, TransferFault fault);
+  void ScheduleRetry(Transfer* t);
+  void StartDueRetries();
+  void Restart(Transfer* t);
+  int PollTimeoutMs() const;
+  void Finish(Transfer* t, Status status);
+  void FailAll();
+  CURL* AcquireHandle();
+  void ReleaseHandle(CURL* curl);
+  std::string Describe(const Transfer& t, CURLcode code) const;
+
+  static size_t OnHeader(char* data, size_t size, size_t n, void* arg);
+  static size_t OnBody(char* data, size_t size, size_t n, void* arg);
+
+  HttpFetcher* const owner_;
+  CurlMultiPtr multi_;  // declared first: outlives the easy handles
+  CurlSlistPtr headers_;
+  CurlSlistPtr headers_no_cache_;
+  std::thread thread_;
+
+  // Lock order: taken alone (never with Transfer::mu or FailoverState's),
+  // never held while calling curl or a sink.
+  std::mutex mu_;  // guards incoming_, stopping_
+  std::vector<Transfer*> incoming_;
+  bool stopping_ = false;
+
+  // I/O thread only.
+  std::vector<CurlEasyPtr> idle_handles_;
+  std::set<Transfer*> in_flight_;
+  std::multimap<Clock::time_point, Transfer*> retry_timers_;
+  std::mt19937 prng_;  // backoff jitter
+};
+
+}  // namespace cvmfs
+
+#endif  // CVMFS_NETWORK_HTTP_IO_LOOP_H_
