@@ -3,7 +3,8 @@
 # Idempotent: packages already present are skipped quickly.
 #   packaging/install-deps.sh            build + unit test dependencies
 #   packaging/install-deps.sh --bench    also the benchmark corpora (linux-source-6.1)
-#   packaging/install-deps.sh --integration  also Apache, Squid, FUSE tools
+#   packaging/install-deps.sh --integration  also Apache, Squid, FUSE tools and
+#                                            toxiproxy (built with Go, see below)
 set -euo pipefail
 
 build_pkgs=(
@@ -14,24 +15,50 @@ build_pkgs=(
   libbenchmark-dev sqlite3 attr tar xz-utils
 )
 extra_pkgs=()
+want_toxiproxy=no
 for arg in "$@"; do
   case "$arg" in
     --bench) extra_pkgs+=(linux-source-6.1 time) ;;
-    --integration) extra_pkgs+=(apache2 squid curl psmisc) ;;
+    --integration) extra_pkgs+=(apache2 squid curl psmisc attr fuse3); want_toxiproxy=yes ;;
     *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
   esac
 done
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+# toxiproxy (network fault injection for the client integration tests) is not
+# packaged in Debian 12; it is built from its Go module into /usr/local/bin.
+# Needs the Go toolchain (golang-go, or /usr/local/go) and the Go module proxy.
+toxiproxy_version=v2.9.0
+install_toxiproxy() {
+  command -v toxiproxy-server >/dev/null && return 0
+  local go_bin
+  go_bin=$(command -v go || true)
+  [ -n "$go_bin" ] || { [ -x /usr/local/go/bin/go ] && go_bin=/usr/local/go/bin/go; }
+  if [ -z "$go_bin" ]; then
+    echo "install-deps: toxiproxy-server missing and no Go toolchain to build it;" \
+      "install golang-go and re-run" >&2
+    return 1
+  fi
+  local gobin
+  gobin=$(mktemp -d)
+  echo "install-deps: building toxiproxy $toxiproxy_version with $go_bin"
+  GOBIN=$gobin "$go_bin" install "github.com/Shopify/toxiproxy/v2/cmd/server@$toxiproxy_version"
+  $SUDO install -m 0755 "$gobin/server" /usr/local/bin/toxiproxy-server
+  rm -rf "$gobin"
+}
 
 missing=()
 for p in "${build_pkgs[@]}" "${extra_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  [ "$want_toxiproxy" = no ] || install_toxiproxy
   exit 0
 fi
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+[ "$want_toxiproxy" = no ] || install_toxiproxy

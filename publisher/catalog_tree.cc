@@ -31,11 +31,6 @@ struct CatalogTree::Node {
   bool dirty = false;
 };
 
-static bool IsBelow(const std::string& path, const std::string& dir) {
-  return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
-         path[dir.size()] == '/';
-}
-
 CatalogTree::CatalogTree(cvmfs::ObjectStore* store, CatalogTreeOptions options)
     : store_(store), options_(std::move(options)) {}
 
@@ -379,7 +374,12 @@ Status CatalogTree::CommitNode(Node* node, uint64_t revision, int64_t timestamp,
     children_change -= child->original_total;
   }
   if (!node->dirty) return Status::Ok();
+  return WriteNode(node, revision, timestamp, children_change, result)
+      .Annotate("writing the catalog of " + (node->mountpoint.empty() ? "/" : node->mountpoint));
+}
 
+Status CatalogTree::WriteNode(Node* node, uint64_t revision, int64_t timestamp,
+                              const CounterSet& children_change, CommitResult* result) {
   CVMFS_ASSIGN_OR_RETURN(auto counters, node->db->ComputeCounters());
   CounterSet subtree = node->original_subtree;
   subtree += node->subtree_delta;

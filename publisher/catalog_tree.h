@@ -78,6 +78,9 @@ class CatalogTree {
   cvmfs::Status RemoveNestedCatalog(const std::string& dir);
   bool IsNestedCatalogRoot(const std::string& dir);
 
+  // The store catalogs and objects are read from and written to.
+  cvmfs::ObjectStore* store() const { return store_; }
+
   cvmfs::Result<CommitResult> Commit(uint64_t revision, int64_t timestamp);
 
  private:
@@ -94,6 +97,9 @@ class CatalogTree {
   cvmfs::Status FixDirectoryLinkcounts();
   cvmfs::Status CommitNode(Node* node, uint64_t revision, int64_t timestamp,
                            CommitResult* result);
+  // Counters, properties, compression and storing of one dirty catalog.
+  cvmfs::Status WriteNode(Node* node, uint64_t revision, int64_t timestamp,
+                          const cvmfs::CounterSet& children_change, CommitResult* result);
   std::string NewTempFile();
   void MarkDirty(Node* node);
 

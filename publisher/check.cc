@@ -1,5 +1,6 @@
 #include "publisher/check.h"
 
+#include <map>
 #include <set>
 
 #include "cvmfs/catalog_walker.h"
@@ -10,8 +11,66 @@ namespace publisher {
 
 using cvmfs::Status;
 
-cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store, const cvmfs::Digest& root,
-                                         bool verify_content, const std::string& temp_dir) {
+namespace {
+
+struct CatalogCountersCheck {
+  cvmfs::CatalogCounters stored;
+  cvmfs::CounterSet recounted;  // self, from the rows
+  std::vector<std::string> nested;
+};
+
+// Counts every row of `catalog` (chunk rows are added by the caller, which
+// reads them anyway) and reads the stored statistics.
+Status RecountSelf(cvmfs::Catalog* catalog, CatalogCountersCheck* cc) {
+  CVMFS_ASSIGN_OR_RETURN(cc->stored, catalog->ReadCounters());
+  CVMFS_RETURN_IF_ERROR(
+      catalog->ForEachEntry([&](const cvmfs::PathHash&, const cvmfs::PathHash&,
+                                const cvmfs::DirectoryEntry& e) -> Status {
+        cc->recounted.Count(e, 1);
+        return Status::Ok();
+      }));
+  CVMFS_ASSIGN_OR_RETURN(auto refs, catalog->NestedCatalogs());
+  cc->recounted.nested = static_cast<int64_t>(refs.size());
+  for (const auto& r : refs) cc->nested.push_back(r.path);
+  return Status::Ok();
+}
+
+std::string Describe(const cvmfs::CounterSet& a, const cvmfs::CounterSet& b) {
+  std::string out;
+  for (const cvmfs::CounterField& f : cvmfs::kCounterFields) {
+    if (a.*f.member == b.*f.member) continue;
+    out += std::string(out.empty() ? "" : ", ") + f.name + " " +
+           std::to_string(a.*f.member) + " (expected " +
+           std::to_string(b.*f.member) + ")";
+  }
+  return out;
+}
+
+// self_* must equal the rows; subtree_* the children's self + subtree.
+void CheckCounters(const std::map<std::string, CatalogCountersCheck>& all,
+                   CheckReport* report) {
+  for (const auto& [mountpoint, cc] : all) {
+    const std::string name = mountpoint.empty() ? "/" : mountpoint;
+    if (cc.stored.self != cc.recounted)
+      report->problems.push_back("catalog " + name + ": self counters " +
+                                 Describe(cc.stored.self, cc.recounted));
+    cvmfs::CounterSet subtree;
+    for (const std::string& child : cc.nested) {
+      auto it = all.find(child);
+      if (it != all.end()) subtree += it->second.stored.Total();
+    }
+    if (cc.stored.subtree != subtree)
+      report->problems.push_back("catalog " + name + ": subtree counters " +
+                                 Describe(cc.stored.subtree, subtree));
+  }
+}
+
+}  // namespace
+
+cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
+                                         const cvmfs::Digest& root,
+                                         bool verify_content,
+                                         const std::string& temp_dir) {
   CheckReport report;
   std::set<std::string> seen;
   auto check_object = [&](const std::string& name, const cvmfs::Digest& digest,
@@ -19,7 +78,8 @@ cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store, const cvmfs:
     if (!seen.insert(name).second) return;
     ++report.objects_checked;
     if (!verify_content) {
-      if (!store->Exists(name)) report.problems.push_back("missing " + name + " (" + path + ")");
+      if (!store->Exists(name))
+        report.problems.push_back("missing " + name + " (" + path + ")");
       return;
     }
     auto bytes = store->Get(name);
@@ -34,41 +94,59 @@ cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store, const cvmfs:
     if (compressed) {
       std::string raw;
       Status st = cvmfs::Decompress(*bytes, &raw);
-      if (!st.ok()) report.problems.push_back("corrupt zlib stream " + name + " (" + path + ")");
+      if (!st.ok())
+        report.problems.push_back("corrupt zlib stream " + name + " (" + path +
+                                  ")");
     }
   };
+  // Per catalog: stored counters, recounted self counters, nested mountpoints.
+  std::map<std::string, CatalogCountersCheck> counters;
   cvmfs::CatalogWalker walker(store, temp_dir);
   Status st = walker.Walk(root, [&](const cvmfs::CatalogVisit& v) -> Status {
     ++report.catalogs;
+    CatalogCountersCheck& cc = counters[v.mountpoint];
+    CVMFS_RETURN_IF_ERROR(RecountSelf(v.catalog, &cc));
     return cvmfs::CatalogWalker::ForEachPath(
-        v.catalog, [&](const std::string& path, const cvmfs::DirectoryEntry& e) -> Status {
+        v.catalog,
+        [&](const std::string& path, const cvmfs::DirectoryEntry& e) -> Status {
           ++report.entries;
+          if (e.IsRegular() && e.external && e.chunked) {
+            CVMFS_ASSIGN_OR_RETURN(auto chunks, v.catalog->Chunks(path));
+            cc.recounted.chunks += static_cast<int64_t>(chunks.size());
+          }
           if (!e.IsRegular() || e.external) return Status::Ok();
           bool compressed = e.compression == cvmfs::Compression::kZlib;
           if (e.chunked) {
             CVMFS_ASSIGN_OR_RETURN(auto chunks, v.catalog->Chunks(path));
+            cc.recounted.chunks += static_cast<int64_t>(chunks.size());
             uint64_t expect = 0;
             for (auto& c : chunks) {
               if (c.offset != expect)
-                report.problems.push_back("chunk list of " + path + " has a gap at " +
+                report.problems.push_back("chunk list of " + path +
+                                          " has a gap at " +
                                           std::to_string(expect));
               expect = c.offset + c.size;
-              check_object(cvmfs::ObjectPath(c.hash, cvmfs::ObjectSuffix::kPartial), c.hash, path,
-                           compressed);
+              check_object(
+                  cvmfs::ObjectPath(c.hash, cvmfs::ObjectSuffix::kPartial),
+                  c.hash, path, compressed);
             }
             if (expect != e.size)
-              report.problems.push_back("chunks of " + path + " cover " + std::to_string(expect) +
-                                        " of " + std::to_string(e.size) + " bytes");
+              report.problems.push_back("chunks of " + path + " cover " +
+                                        std::to_string(expect) + " of " +
+                                        std::to_string(e.size) + " bytes");
           } else if (e.content_hash) {
-            check_object(cvmfs::ObjectPath(*e.content_hash, cvmfs::ObjectSuffix::kNone),
-                         *e.content_hash, path, compressed);
+            check_object(
+                cvmfs::ObjectPath(*e.content_hash, cvmfs::ObjectSuffix::kNone),
+                *e.content_hash, path, compressed);
           } else {
-            report.problems.push_back("regular file without content hash: " + path);
+            report.problems.push_back("regular file without content hash: " +
+                                      path);
           }
           return Status::Ok();
         });
   });
   if (!st.ok()) report.problems.push_back(st.ToString());
+  if (st.ok()) CheckCounters(counters, &report);
   return report;
 }
 

@@ -1,6 +1,8 @@
 // `cvmfs_server check`: walks every catalog of a revision and verifies that
 // each object it references exists and, with `verify_content`, that the
-// object's bytes match its name (and decompress cleanly).
+// object's bytes match its name (and decompress cleanly). It also verifies
+// every catalog's statistics: self_* against its rows, subtree_* against the
+// totals of the catalogs nested in it.
 #ifndef PUBLISHER_CHECK_H_
 #define PUBLISHER_CHECK_H_
 

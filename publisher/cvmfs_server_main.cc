@@ -27,6 +27,17 @@ int Fail(const Status& st) {
   return st.code() == Status::Code::kInvalidArgument ? 2 : 1;
 }
 
+// A failed publish leaves the served revision as it was; say which it is.
+int FailPublish(Repository& repo, const Status& st) {
+  int rc = Fail(st);
+  auto m = repo.CurrentManifest();
+  if (m.ok())
+    std::fprintf(stderr, "cvmfs_server: nothing was published; %s stays at revision %llu\n",
+                 repo.config().fqrn.c_str(),
+                 static_cast<unsigned long long>(m->manifest.revision));
+  return rc;
+}
+
 // The repository named on the command line, or the only one there is.
 cvmfs::Result<std::string> ResolveFqrn(const cvmfs::SystemPaths& paths, const std::string& given) {
   if (!given.empty()) return given;
@@ -62,6 +73,9 @@ void PrintPublishStats(const publisher::PublishStats& s, double seconds) {
   std::printf("time: %.2f s, %.1f MB/s, %.0f files/s, peak RSS %ld MB\n", seconds,
               seconds > 0 ? mb / seconds : 0.0, seconds > 0 ? s.files / seconds : 0.0,
               PeakRssKb() / 1024);
+  if (s.stale_temporaries_removed > 0)
+    std::printf("removed %zu temporaries left by killed publishes\n",
+                s.stale_temporaries_removed);
 }
 
 }  // namespace
@@ -219,7 +233,7 @@ int main(int argc, char** argv) {
           return Status::Ok();
         },
         publisher::PublishOptions{});
-    if (!stats.ok()) return Fail(stats.status());
+    if (!stats.ok()) return FailPublish(repo, stats.status());
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     PrintPublishStats(*stats, secs);
     return 0;
@@ -301,7 +315,7 @@ int main(int argc, char** argv) {
     if (!*tag) return Fail(Status::NotFound("tag " + target + " does not exist"));
     history->reset();
     auto stats = repo.PublishOldRoot((*tag)->root_hash, publisher::PublishOptions{});
-    if (!stats.ok()) return Fail(stats.status());
+    if (!stats.ok()) return FailPublish(repo, stats.status());
     std::printf("rolled back to %s (revision %llu) as revision %llu\n", target.c_str(),
                 static_cast<unsigned long long>((*tag)->revision),
                 static_cast<unsigned long long>(stats->revision));

@@ -18,6 +18,7 @@
 #include "cvmfs/testing/repository_listing.h"
 #include "cvmfs/testing/test_env.h"
 #include "publisher/check.h"
+#include "publisher/dirtab_catalogs.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
 
@@ -133,9 +134,39 @@ class PublishRoundTripTest : public ::testing::Test {
     return *listing;
   }
 
+  // Mountpoints of the current revision's catalogs, and check's verdict
+  // (objects, content hashes and every catalog's counters).
+  std::vector<std::string> Mountpoints() {
+    auto repo = Open();
+    auto m = repo->CurrentManifest();
+    EXPECT_TRUE(m.ok());
+    std::vector<std::string> mountpoints;
+    cvmfs::CatalogWalker walker(repo->store(), work_.path());
+    EXPECT_TRUE(walker
+                    .Walk(m->manifest.root_catalog,
+                          [&](const cvmfs::CatalogVisit& v) {
+                            mountpoints.push_back(v.mountpoint);
+                            return cvmfs::Status::Ok();
+                          })
+                    .ok());
+    std::sort(mountpoints.begin(), mountpoints.end());
+    auto report = CheckRevision(repo->store(), m->manifest.root_catalog, true,
+                                work_.path());
+    EXPECT_TRUE(report.ok());
+    for (const std::string& p : report->problems) ADD_FAILURE() << p;
+    return mountpoints;
+  }
+
+  void MakeDirs(const std::vector<std::string>& dirs) {
+    for (const std::string& d : dirs)
+      ASSERT_TRUE(cvmfs::MakeDirs(src_.path() + "/" + d).ok()) << d;
+  }
+
   TempDir root_, work_, src_;
   cvmfs::SystemPaths paths_;
 };
+
+using Paths = std::vector<std::string>;
 
 TEST_F(PublishRoundTripTest, EveryEntryKindReadsBackEqual) {
   std::string s = src_.path();
@@ -274,6 +305,110 @@ TEST_F(PublishRoundTripTest, DeleteAndReplaceAcrossRevisions) {
   auto listing = Published();
   EXPECT_EQ(listing.count("base/d"), 0u);
   EXPECT_EQ(listing.count("base"), 1u);
+}
+
+TEST_F(PublishRoundTripTest, DirtabMakesNestedCatalogsShallowFirst) {
+  const std::string s = src_.path();
+  WriteFile(s + "/.cvmfsdirtab",
+            "# one catalog per package and version\n"
+            "/software/*\n"
+            "/software/*/v*\n"
+            "! *.git\n"
+            "! /software/tmp\n");
+  MakeDirs({"software/gcc/v1/bin", "software/gcc/v2", "software/gcc/other",
+            "software/python", "software/tmp", "software/repo.git",
+            "software/.hidden", "docs"});
+  WriteFile(s + "/software/gcc/v1/bin/gcc", "gcc 1");
+  WriteFile(s + "/software/gcc/v2/README", "gcc 2");
+  WriteFile(s + "/software/python/python3", "python");
+  WriteFile(s + "/docs/index.html", "docs");
+  auto stats = IngestDir(s, "");
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(Mountpoints(),
+            (Paths{"", "/software/gcc", "/software/gcc/v1", "/software/gcc/v2",
+                   "/software/python"}));
+  auto listing = Published();
+  for (const char* dir : {"software/gcc", "software/gcc/v1", "software/gcc/v2",
+                          "software/python"}) {
+    auto marker = listing.find(std::string(dir) + "/.cvmfscatalog");
+    ASSERT_NE(marker, listing.end()) << dir;
+    EXPECT_EQ(marker->second.type, 'f');
+    EXPECT_EQ(marker->second.size, "0");
+  }
+  EXPECT_EQ(listing.count("software/tmp/.cvmfscatalog"), 0u);
+  EXPECT_EQ(listing.count("software/repo.git/.cvmfscatalog"), 0u);
+  EXPECT_EQ(listing.count("software/.hidden/.cvmfscatalog"), 0u);
+
+  // Root counters: two catalogs nested in it, two more below /software/gcc;
+  // 9 regular files in all (4 files, the dirtab, 4 markers).
+  auto repo = Open();
+  auto m = repo->CurrentManifest();
+  ASSERT_TRUE(m.ok());
+  cvmfs::CatalogWalker walker(repo->store(), work_.path());
+  ASSERT_TRUE(walker.Walk(m->manifest.root_catalog, [&](const cvmfs::CatalogVisit& v) {
+    auto c = v.catalog->ReadCounters();
+    EXPECT_TRUE(c.ok());
+    if (v.mountpoint.empty()) {
+      EXPECT_EQ(c->self.nested, 2);
+      EXPECT_EQ(c->subtree.nested, 2);
+      EXPECT_EQ(c->Total().regular, 9);
+      EXPECT_EQ(c->self.regular, 2);  // the dirtab and docs/index.html
+    }
+    if (v.mountpoint == "/software/gcc/v1") {
+      EXPECT_EQ(c->self.regular, 2);  // bin/gcc and the marker
+      EXPECT_EQ(c->self.dir, 2);      // its root and bin
+    }
+    return cvmfs::Status::Ok();
+  }).ok());
+
+  // Next revision: the dirtab comes from the published revision; new
+  // directories get catalogs, also inside the existing nested catalog.
+  ASSERT_TRUE(cvmfs::RemoveTree(s).ok());
+  ASSERT_EQ(mkdir(s.c_str(), 0755), 0);
+  MakeDirs({"ruby/v3", "gcc/v3"});
+  WriteFile(s + "/ruby/v3/ruby", "ruby");
+  auto next = IngestDir(s, "software");
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  EXPECT_EQ(Mountpoints(),
+            (Paths{"", "/software/gcc", "/software/gcc/v1", "/software/gcc/v2",
+                   "/software/gcc/v3", "/software/python", "/software/ruby",
+                   "/software/ruby/v3"}));
+}
+
+TEST_F(PublishRoundTripTest, DirtabLeavesDirectoriesTheTarballDoesNotTouch) {
+  const std::string s = src_.path();
+  MakeDirs({"software/old"});
+  WriteFile(s + "/software/old/f", "old");
+  ASSERT_TRUE(IngestDir(s, "").ok());
+  // A tarball with only the dirtab: /software/old is not touched by it.
+  TempDir only_dirtab;
+  WriteFile(only_dirtab.path() + "/.cvmfsdirtab", "/software/*\n");
+  ASSERT_TRUE(IngestDir(only_dirtab.path(), "").ok());
+  EXPECT_EQ(Mountpoints(), (Paths{""}));
+  TempDir fresh;
+  WriteFile(fresh.path() + "/f", "new");
+  ASSERT_TRUE(IngestDir(fresh.path(), "software/new").ok());
+  EXPECT_EQ(Mountpoints(), (Paths{"", "/software/new"}));
+}
+
+TEST_F(PublishRoundTripTest, BadDirtabFailsThePublishNamingTheLine) {
+  const std::string s = src_.path();
+  WriteFile(s + "/.cvmfsdirtab", "/software/*\n# x\n! /software/*\n");
+  MakeDirs({"software/a"});
+  const std::string manifest = root_.path() + "/srv/cvmfs/test.example.org/.cvmfspublished";
+  auto before = cvmfs::ReadFile(manifest);
+  auto stats = IngestDir(s, "");
+  ASSERT_FALSE(stats.ok());
+  EXPECT_NE(stats.status().ToString().find("/.cvmfsdirtab line 3"), std::string::npos)
+      << stats.status().ToString();
+  EXPECT_EQ(*before, *cvmfs::ReadFile(manifest));
+
+  // Too large a dirtab is refused too.
+  WriteFile(s + "/.cvmfsdirtab", std::string(kMaxDirtabSize + 1, '#'));
+  stats = IngestDir(s, "");
+  ASSERT_FALSE(stats.ok());
+  EXPECT_NE(stats.status().ToString().find("at most"), std::string::npos)
+      << stats.status().ToString();
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
+#include "publisher/stale_temporaries.h"
 
 namespace publisher {
 
@@ -80,8 +81,9 @@ Status Repository::LoadKeys() {
 Result<std::string> Repository::MakeTempDir() {
   std::string base = config_.spool_dir + "/tmp";
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(base, 0700));
-  std::string tmpl = base + "/work.XXXXXX";
-  if (!::mkdtemp(tmpl.data())) return Status::FromErrno(errno, "mkdtemp in " + base);
+  std::string tmpl = TempDirTemplate(base, "work");
+  if (!::mkdtemp(tmpl.data()))
+    return Status::FromErrno(errno, "creating a temporary directory in " + base);
   return tmpl;
 }
 
@@ -97,6 +99,15 @@ Status Repository::AcquireLock() {
                         " is running (lock " + path + ")");
   }
   lock_fd_ = fd;
+  return RemoveStaleTemporaries();
+}
+
+// Under the lock no other publish runs; what a killed one left is garbage.
+Status Repository::RemoveStaleTemporaries() {
+  for (const std::string& dir : {config_.spool_dir + "/tmp", store_.root() + "/data/txn"}) {
+    CVMFS_ASSIGN_OR_RETURN(size_t n, publisher::RemoveStaleTemporaries(dir));
+    stale_temporaries_removed_ += n;
+  }
   return Status::Ok();
 }
 
@@ -182,11 +193,13 @@ Status Repository::WriteManifest(cvmfs::Manifest manifest, const Digest* history
   reflog.reset();
   CVMFS_ASSIGN_OR_RETURN(std::string reflog_bytes, cvmfs::ReadFile(reflog_file));
   manifest.reflog = cvmfs::HashString(config_.hash_algorithm, reflog_bytes);
-  CVMFS_RETURN_IF_ERROR(store_.Put(std::string(cvmfs::kReflogName), reflog_bytes));
+  CVMFS_RETURN_IF_ERROR(
+      store_.Put(std::string(cvmfs::kReflogName), reflog_bytes).Annotate("storing the reflog"));
 
   CVMFS_ASSIGN_OR_RETURN(std::string signed_manifest, cvmfs::SignManifest(manifest, *repo_key_));
   // The commit point: after this rename clients see the new revision.
-  return store_.Put(std::string(cvmfs::kManifestName), signed_manifest);
+  return store_.Put(std::string(cvmfs::kManifestName), signed_manifest)
+      .Annotate("storing the manifest");
 }
 
 Result<PublishStats> Repository::CommitRevision(CatalogTree* tree, uint64_t revision,
@@ -224,14 +237,14 @@ Result<PublishStats> Repository::CommitRevision(CatalogTree* tree, uint64_t revi
   history.reset();
   const std::string history_file = history_file_;
   CVMFS_ASSIGN_OR_RETURN(std::string history_bytes, cvmfs::ReadFile(history_file));
-  CVMFS_ASSIGN_OR_RETURN(Digest history_hash,
-                         StoreCompressed(history_bytes, cvmfs::ObjectSuffix::kHistory));
+  auto history_hash = StoreCompressed(history_bytes, cvmfs::ObjectSuffix::kHistory);
+  if (!history_hash.ok()) return history_hash.status().Annotate("storing the history database");
 
   cvmfs::Manifest manifest = current.manifest;
   manifest.root_catalog = commit.root_hash;
   manifest.catalog_size = commit.root_size;
   manifest.revision = revision;
-  CVMFS_RETURN_IF_ERROR(WriteManifest(manifest, &history_hash));
+  CVMFS_RETURN_IF_ERROR(WriteManifest(manifest, &*history_hash));
 
   PublishStats stats;
   stats.revision = revision;
@@ -268,6 +281,7 @@ Result<PublishStats> Repository::Publish(const BuildFn& build, const PublishOpti
   stats.objects_stored = is.objects_stored;
   stats.objects_existing = is.objects_existing;
   stats.bytes_stored = is.bytes_stored;
+  stats.stale_temporaries_removed = stale_temporaries_removed_;
   return stats;
 }
 
@@ -365,8 +379,8 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
   CVMFS_RETURN_IF_ERROR(store.Put(std::string(cvmfs::kWhitelistName), wl_bytes));
 
   // Revision 1: an empty root directory, its history and the manifest.
-  std::string tmp = config.spool_dir + "/tmp/mkfs.XXXXXX";
-  if (!::mkdtemp(tmp.data())) return Status::FromErrno(errno, "mkdtemp " + tmp);
+  std::string tmp = TempDirTemplate(config.spool_dir + "/tmp", "mkfs");
+  if (!::mkdtemp(tmp.data())) return Status::FromErrno(errno, "creating " + tmp);
   RemoveOnExit cleanup{tmp};
   cvmfs::DirectoryEntry root;
   root.mode = 040755;

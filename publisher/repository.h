@@ -10,7 +10,8 @@
 // Every file is written under a temporary name and renamed. Until the
 // manifest is renamed into place clients see the previous revision; a
 // publish that fails or is killed leaves only unreferenced objects behind.
-// A lock file in the spool directory keeps publishes one at a time.
+// A lock file in the spool directory keeps publishes one at a time; taking
+// it removes the temporaries of killed publishes (stale_temporaries.h).
 #ifndef PUBLISHER_REPOSITORY_H_
 #define PUBLISHER_REPOSITORY_H_
 
@@ -42,6 +43,7 @@ struct PublishStats {
   size_t catalogs_written = 0;
   uint64_t files = 0, bytes_in = 0, objects_stored = 0, objects_existing = 0,
            bytes_stored = 0;
+  size_t stale_temporaries_removed = 0;  // left by killed publishes
 };
 
 // Key file names of a repository, as CVMFS lays them out.
@@ -81,7 +83,8 @@ class Repository {
   // Re-signs the whitelist with the master key for `days` days.
   cvmfs::Status Resign(int days);
 
-  // Makes a fresh private temporary directory in the spool area.
+  // Makes a fresh private temporary directory in the spool area
+  // (spool/tmp/work.<pid>.XXXXXX); the caller removes it.
   cvmfs::Result<std::string> MakeTempDir();
 
  private:
@@ -89,6 +92,7 @@ class Repository {
   Repository(const cvmfs::SystemPaths& paths, ServerConfig config);
   cvmfs::Status LoadKeys();
   cvmfs::Status AcquireLock();
+  cvmfs::Status RemoveStaleTemporaries();
   cvmfs::Result<PublishStats> CommitRevision(CatalogTree* tree, uint64_t revision,
                                              const PublishOptions& options);
   cvmfs::Status WriteManifest(cvmfs::Manifest manifest, const cvmfs::Digest* history);
@@ -100,6 +104,7 @@ class Repository {
   std::optional<cvmfs::PrivateKey> repo_key_;
   std::optional<cvmfs::Certificate> certificate_;
   int lock_fd_ = -1;
+  size_t stale_temporaries_removed_ = 0;
   std::string temp_dir_;
   std::string history_file_;  // file behind the last OpenHistory()
 };

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "cvmfs/path_hash.h"
+#include "publisher/dirtab_catalogs.h"
 
 namespace publisher {
 
@@ -63,12 +64,16 @@ class TarIngester {
   Status FlushReady(bool wait_all);
   DirectoryEntry BaseEntry(archive_entry* e) const;
   Status ReadXattrs(archive_entry* e, DirectoryEntry* entry) const;
+  Status RegisterHardlinkGroups();
+  Status CreateNestedCatalogs();
 
   const TarIngestOptions& options_;
   CatalogTree* tree_;
   IngestPipeline* pipeline_;
   std::string base_;
   std::set<std::string> known_dirs_;
+  // Directories the tarball creates or touches (for the dirtab).
+  std::set<std::string> touched_dirs_;
   std::deque<Pending> pending_;
   // Content of file members by path, for hardlinks to refer to.
   std::map<std::string, std::shared_ptr<PendingFile>> contents_;
@@ -144,12 +149,13 @@ Status TarIngester::EnsureDirectory(const std::string& path) {
   d.hash_algorithm = options_.hash_algorithm;
   CVMFS_RETURN_IF_ERROR(tree_->Put(path, d));
   known_dirs_.insert(path);
+  touched_dirs_.insert(path);
   return Status::Ok();
 }
 
 Status TarIngester::Register(Pending& p) {
   p.content->Wait();
-  if (!p.content->status().ok()) return p.content->status().Annotate(p.path);
+  if (!p.content->status().ok()) return p.content->status().Annotate("publishing " + p.path);
   p.entry.size = p.content->size();
   std::vector<cvmfs::FileChunk> chunks;
   if (p.content->chunked()) {
@@ -180,6 +186,7 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
   std::string path = base_ + rel;
   std::string parent(cvmfs::ParentPath(path));
   CVMFS_RETURN_IF_ERROR(EnsureDirectory(parent));
+  touched_dirs_.insert(parent);
 
   DirectoryEntry entry = BaseEntry(e);
   CVMFS_RETURN_IF_ERROR(ReadXattrs(e, &entry).Annotate(path));
@@ -215,6 +222,7 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
       entry.size = 4096;
       CVMFS_RETURN_IF_ERROR(tree_->Put(path, entry));
       known_dirs_.insert(path);
+      touched_dirs_.insert(path);
       return Status::Ok();
     case AE_IFREG: {
       known_dirs_.erase(path);
@@ -261,6 +269,7 @@ Status TarIngester::Run() {
     CVMFS_RETURN_IF_ERROR(tree_->Remove(path));
   }
   CVMFS_RETURN_IF_ERROR(EnsureDirectory(base_));
+  touched_dirs_.insert(base_);
 
   std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
   archive_read_support_filter_all(a.get());
@@ -285,7 +294,12 @@ Status TarIngester::Run() {
     }
   }
   CVMFS_RETURN_IF_ERROR(FlushReady(true));
-  // Hardlink groups, now that every member is known.
+  CVMFS_RETURN_IF_ERROR(RegisterHardlinkGroups());
+  return CreateNestedCatalogs();
+}
+
+// Hardlink groups, once every member is known.
+Status TarIngester::RegisterHardlinkGroups() {
   uint32_t next_group = 1;
   for (auto& [first, members] : groups_) {
     uint32_t group = next_group++;
@@ -304,13 +318,27 @@ Status TarIngester::Run() {
       CVMFS_RETURN_IF_ERROR(Register(p));
     }
   }
+  return Status::Ok();
+}
+
+// `.cvmfscatalog` members first, then the dirtab's rules; shallow first.
+Status TarIngester::CreateNestedCatalogs() {
   std::sort(catalog_markers_.begin(), catalog_markers_.end(),
             [](const std::string& x, const std::string& y) { return x.size() < y.size(); });
   for (const std::string& dir : catalog_markers_) {
     if (dir.empty()) continue;  // CVMFS ignores a marker in the root
     CVMFS_RETURN_IF_ERROR(tree_->CreateNestedCatalog(dir));
   }
-  return Status::Ok();
+  if (!options_.apply_dirtab) return Status::Ok();
+  CVMFS_ASSIGN_OR_RETURN(auto dirtab, LoadDirtab(tree_));
+  if (!dirtab) return Status::Ok();
+  DirectoryEntry marker;
+  marker.mode = S_IFREG | 0644;
+  marker.mtime = ::time(nullptr);
+  marker.hash_algorithm = options_.hash_algorithm;
+  marker.compression = options_.compression;
+  std::vector<std::string> dirs(touched_dirs_.begin(), touched_dirs_.end());
+  return ApplyDirtab(*dirtab, dirs, marker, tree_, pipeline_).status();
 }
 
 Status IngestTar(const TarIngestOptions& options, CatalogTree* tree, IngestPipeline* pipeline) {

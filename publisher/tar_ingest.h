@@ -7,7 +7,9 @@
 // raw), fifos, sockets and devices, hardlinks (a hardlink group when both
 // names share a directory, as CVMFS does; a separate copy otherwise) and
 // extended attributes (pax SCHILY.xattr records). A `.cvmfscatalog` member
-// makes its directory the root of a nested catalog.
+// makes its directory the root of a nested catalog, and so do the rules of
+// the repository's `/.cvmfsdirtab` for the directories the tarball creates
+// or touches (dirtab_catalogs.h).
 #ifndef PUBLISHER_TAR_INGEST_H_
 #define PUBLISHER_TAR_INGEST_H_
 
@@ -26,6 +28,7 @@ struct TarIngestOptions {
   std::vector<std::string> delete_paths;  // removed before ingesting
   bool include_xattrs = true;
   bool ignore_special_files = false;
+  bool apply_dirtab = true;  // /.cvmfsdirtab rules (dirtab_catalogs.h)
   cvmfs::HashAlgorithm hash_algorithm = cvmfs::HashAlgorithm::kSha1;
   cvmfs::Compression compression = cvmfs::Compression::kZlib;
 };

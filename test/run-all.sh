@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs the whole test suite on a fresh Debian 12 machine: installs the
 # dependencies, builds, and runs every test through ctest (unit tests of each
-# component and the command-line integration tests).
+# component, the command-line tests and the FUSE/Apache integration tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packaging/install-deps.sh
+packaging/install-deps.sh --integration
 cmake -S . -B build -G Ninja >/dev/null
 cmake --build build -j2
 cd build

@@ -55,7 +55,7 @@ Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(const std::string& mo
   request.suffix = ObjectSuffix::kCatalog;
   request.type = cache::ObjectType::kCatalog;
   request.description = mountpoint.empty() ? "/" : mountpoint;
-  auto handle = objects_->Open(request);
+  auto handle = objects_->OpenReferenced(request);
   if (!handle.ok())
     return handle.status().Annotate("catalog " + request.description + " (" + hash.ToString() + ")");
   auto mounted = std::make_unique<MountedCatalog>();

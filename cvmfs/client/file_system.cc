@@ -77,7 +77,10 @@ struct stat FileSystem::ToStat(uint64_t inode, const DirectoryEntry& entry) cons
   st.st_ino = inode;
   st.st_dev = 1;
   st.st_mode = entry.mode;
-  st.st_nlink = entry.linkcount == 0 ? 1 : entry.linkcount;
+  // Directories show link count 1, as the CVMFS 2.12 client does (the
+  // fixtures' expected listings; the catalog stores 2 + subdirectories).
+  // find(1) takes 1 to mean "not a Unix link count" and does not skip.
+  st.st_nlink = entry.IsDirectory() || entry.linkcount == 0 ? 1 : entry.linkcount;
   st.st_uid = options_.claim_ownership ? options_.uid : entry.uid;
   st.st_gid = options_.claim_ownership ? options_.gid : entry.gid;
   st.st_blksize = 4096;
@@ -159,7 +162,7 @@ Result<OpenFile*> FileSystem::Open(uint64_t inode, bool* keep_cache) {
   request.compressed = e.compression == Compression::kZlib;
   request.description = info->path;
   request.expected_size = e.size;
-  auto handle = objects_->Open(request);
+  auto handle = objects_->OpenReferenced(request);
   if (!handle.ok()) return CountError(handle.status().Annotate(info->path));
   ++open_files_;
   return new OpenFile(this, info, std::move(handle).value());

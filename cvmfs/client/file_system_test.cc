@@ -115,7 +115,7 @@ class FixtureMountTest : public ::testing::TestWithParam<std::string> {
       std::snprintf(mode, sizeof(mode), "%o", st.st_mode & 07777);
       line.mode_octal = mode;
       line.mtime = std::to_string(st.st_mtime);
-      line.linkcount = S_ISDIR(st.st_mode) ? "1" : std::to_string(st.st_nlink);
+      line.linkcount = std::to_string(st.st_nlink);
       line.group = "-";
       line.content = "-";
       line.size = "0";
@@ -259,6 +259,21 @@ TEST_P(FixtureMountTest, TruncatedTransferFailsWithoutPoisoningTheCache) {
   EXPECT_EQ(Status::Code::kUnavailable, bad.status().code());
   EXPECT_FALSE((*mount)->cache()->Contains(*digest));
   EXPECT_TRUE(ReadAll(fs, hello->inode).ok());
+}
+
+TEST_P(FixtureMountTest, ObjectMissingOnTheServerIsAnIoErrorNotAMissingFile) {
+  auto server = Server();
+  MemoryFetcher* s = server.get();
+  auto mount = Mount(std::move(server));
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  auto hello = fs->Lookup(kRootInode, "hello.txt");
+  ASSERT_TRUE(hello.ok());
+  auto digest = Digest::Parse(*fs->GetXattr(hello->inode, "user.hash"));
+  s->Remove(ObjectPath(*digest, ObjectSuffix::kNone));
+  auto bad = ReadAll(fs, hello->inode);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(Status::Code::kIoError, bad.status().code()) << bad.status().ToString();
 }
 
 TEST_P(FixtureMountTest, OlderManifestThanTheBreadcrumbIsRefused) {

@@ -121,12 +121,28 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
   return cache_->Open(request.digest);
 }
 
+Result<cache::CacheHandle> ObjectFetcher::OpenReferenced(const ObjectRequest& request) {
+  auto handle = Open(request);
+  if (!handle.ok() && handle.status().code() == Status::Code::kNotFound)
+    return Status::IoError("object " + request.digest.ToString() + " (" + request.description +
+                           ") is missing on the server: " + handle.status().message());
+  return handle;
+}
+
 Status ObjectFetcher::Download(const ObjectRequest& request) {
   // Re-check: another download may have committed it since our miss.
   if (cache_->Contains(request.digest)) return Status::Ok();
   Status st = DownloadOnce(request, /*no_cache=*/false);
-  if (st.code() == Status::Code::kCorruption) st = DownloadOnce(request, /*no_cache=*/true);
-  if (st.ok()) ++downloads_;
+  if (st.code() == Status::Code::kCorruption) {
+    if (log_) log_("retrying with no-cache: " + st.ToString());
+    st = DownloadOnce(request, /*no_cache=*/true);
+  }
+  if (st.ok()) {
+    ++downloads_;
+  } else if (log_) {
+    log_("download of " + request.digest.ToString() + " (" + request.description +
+         ") failed: " + st.ToString());
+  }
   return st;
 }
 

@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,11 +67,20 @@ class ObjectFetcher {
   // cache cannot hold it.
   Result<cache::CacheHandle> Open(const ObjectRequest& request);
 
+  // Open(), with a missing object reported as IoError: for callers that
+  // found the object's hash in a catalog, a 404 means a broken server, not a
+  // missing file (the kernel must never cache it as "no such file").
+  Result<cache::CacheHandle> OpenReferenced(const ObjectRequest& request);
+
   // Downloads and verifies an object into memory, bypassing the cache (for
   // the manifest's companions before a cache exists, and for tests).
   Result<std::string> FetchToMemory(const ObjectRequest& request);
 
   FetchCounters counters() const;
+
+  // Where failed downloads are reported (the client's debug log); called
+  // from the failing request's thread.
+  void set_logger(std::function<void(const std::string&)> log) { log_ = std::move(log); }
 
  private:
   struct InFlight {
@@ -80,6 +90,7 @@ class ObjectFetcher {
   Status Download(const ObjectRequest& request);
   Status DownloadOnce(const ObjectRequest& request, bool no_cache);
 
+  std::function<void(const std::string&)> log_;
   Fetcher* fetcher_;         // borrowed
   cache::PosixCache* cache_;  // borrowed
 

@@ -106,7 +106,7 @@ Result<std::shared_ptr<cache::CacheHandle>> OpenFile::Chunk(size_t index) {
       }
     }
   }
-  auto opened = fs_->objects()->Open(ChunkRequest(*info_, chunks_[index]));
+  auto opened = fs_->objects()->OpenReferenced(ChunkRequest(*info_, chunks_[index]));
   if (!opened.ok()) return opened.status().Annotate(info_->path);
   auto handle = std::make_shared<cache::CacheHandle>(std::move(opened).value());
   std::lock_guard<std::mutex> lock(mu_);

@@ -64,6 +64,7 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     m->view_ = std::make_unique<HttpView>(m->http_, m->config_.http);
   }
   m->objects_ = std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
+  m->objects_->set_logger(log);
 
   CVMFS_ASSIGN_OR_RETURN(MountedRevision revision, m->ChooseRevision(log));
   auto catalogs = CatalogSet::Mount(m->objects_.get(), m->cache_.get(), revision.root_hash,
@@ -87,7 +88,7 @@ Result<Tag> RepositoryMount::TagRoot(const Manifest& manifest) {
   request.digest = *manifest.history;
   request.suffix = ObjectSuffix::kHistory;
   request.description = "history of " + config_.fqrn;
-  CVMFS_ASSIGN_OR_RETURN(auto handle, objects_->Open(request));
+  CVMFS_ASSIGN_OR_RETURN(auto handle, objects_->OpenReferenced(request));
   CVMFS_ASSIGN_OR_RETURN(auto history,
                          HistoryDb::OpenReadOnly("/proc/self/fd/" + std::to_string(handle.fd())));
   CVMFS_ASSIGN_OR_RETURN(auto tag, history->Get(config_.tag));

@@ -1,5 +1,7 @@
 #include "cvmfs/client/trust_chain.h"
 
+#include <unistd.h>
+
 #include "cvmfs/file_util.h"
 
 namespace cvmfs::client {
@@ -80,7 +82,12 @@ Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* ob
   cert_request.digest = *mf->manifest.certificate;
   cert_request.suffix = ObjectSuffix::kCertificate;
   cert_request.description = "certificate of " + fqrn;
-  CVMFS_ASSIGN_OR_RETURN(std::string cert_pem, objects->FetchToMemory(cert_request));
+  // The certificate is content-addressed: kept in the cache like any object.
+  CVMFS_ASSIGN_OR_RETURN(auto cert_handle, objects->Open(cert_request));
+  std::string cert_pem(cert_handle.size(), '\0');
+  if (::pread(cert_handle.fd(), cert_pem.data(), cert_pem.size(), 0) !=
+      static_cast<ssize_t>(cert_pem.size()))
+    return Status::IoError("cannot read the cached certificate of " + fqrn);
   auto cert = Certificate::FromPem(cert_pem);
   if (!cert.ok()) return cert.status().Annotate("certificate of " + fqrn);
   if (!wl->whitelist.ListsCertificate(*cert))

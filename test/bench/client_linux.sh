@@ -45,7 +45,7 @@ nfiles=$(find "$WORK/local/$tree" -type f | wc -l)
 
 apache_start "$CVMFS_ROOTDIR/srv"
 conf=$WORK/client.conf
-test_client_config "$conf" "$fqrn" "$APACHE_URL/cvmfs/@fqrn@" "$(repo_public_key "$fqrn")" \
+test_client_config "$conf" "$APACHE_URL/cvmfs/@fqrn@" "$(repo_public_key "$fqrn")" \
   CVMFS_QUOTA_LIMIT=8000 CVMFS_DEBUGLOG=
 mnt=$WORK/mnt
 

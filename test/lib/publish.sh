@@ -1,0 +1,42 @@
+# Publishing test trees with our cvmfs_server (sourced after common.sh). The
+# repository lives under $CVMFS_ROOTDIR (srv/cvmfs/FQRN, keys in
+# etc/cvmfs/keys), so serving $CVMFS_ROOTDIR/srv with Apache gives the URL
+# http://127.0.0.1:PORT/cvmfs/FQRN.
+#
+#   publish_tree FQRN SRC_DIR BASE [MKFS_OPTIONS...]
+#       mkfs (once), then ingest SRC_DIR as a tarball (with user.* xattrs,
+#       hardlinks, fifos, numeric owners) into the directory BASE
+#   repo_storage FQRN           the repository's storage directory
+#   repo_public_key FQRN        its master public key
+#   manifest_field FQRN LETTER  a field of .cvmfspublished (C root hash, S revision)
+#   server_object_path FQRN HASH
+#                               the stored object of a content hash (no suffix)
+
+repo_storage() { echo "$CVMFS_ROOTDIR/srv/cvmfs/$1"; }
+repo_public_key() { echo "$CVMFS_ROOTDIR/etc/cvmfs/keys/$1.pub"; }
+
+manifest_field() {
+  sed -n "/^--\$/q;s/^$2//p" "$(repo_storage "$1")/.cvmfspublished" | head -n 1
+}
+
+server_object_path() {
+  local hash=$2
+  echo "$(repo_storage "$1")/data/${hash:0:2}/${hash:2}"
+}
+
+publish_tree() {
+  local fqrn=$1 src=$2 base=$3
+  shift 3
+  require_bins cvmfs_server
+  local tarball=$WORK/publish-$fqrn.tar log=$WORK/publish-$fqrn.log
+  if [ ! -e "$(repo_storage "$fqrn")/.cvmfspublished" ]; then
+    "$BIN/cvmfs_server" mkfs "$@" "$fqrn" >"$log" 2>&1 ||
+      fail "cvmfs_server mkfs $* $fqrn failed: $(cat "$log")"
+  fi
+  tar --format=posix --xattrs --xattrs-include='user.*' --numeric-owner \
+    -C "$src" -cf "$tarball" . || fail "could not tar $src"
+  "$BIN/cvmfs_server" ingest -t "$tarball" -b "$base" "$fqrn" >"$log" 2>&1 ||
+    fail "cvmfs_server ingest of $src into $fqrn:/$base failed: $(cat "$log")"
+  rm -f "$tarball"
+  note "published $src as $fqrn:/$base (revision $(manifest_field "$fqrn" S))"
+}
