@@ -14,6 +14,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/system_paths.h"
 #include "publisher/check.h"
+#include "publisher/command_util.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
 
@@ -22,10 +23,7 @@ namespace {
 using cvmfs::Status;
 using publisher::Repository;
 
-int Fail(const Status& st) {
-  std::fprintf(stderr, "cvmfs_server: %s\n", st.ToString().c_str());
-  return st.code() == Status::Code::kInvalidArgument ? 2 : 1;
-}
+int Fail(const Status& st) { return publisher::FailMessage(st); }
 
 // A failed publish leaves the served revision as it was; say which it is.
 int FailPublish(Repository& repo, const Status& st) {
@@ -38,13 +36,7 @@ int FailPublish(Repository& repo, const Status& st) {
   return rc;
 }
 
-// The repository named on the command line, or the only one there is.
-cvmfs::Result<std::string> ResolveFqrn(const cvmfs::SystemPaths& paths, const std::string& given) {
-  if (!given.empty()) return given;
-  auto names = cvmfs::ListDirectory(paths.RepositoriesD());
-  if (names.ok() && names->size() == 1) return names->front();
-  return Status::InvalidArgument("name the repository (there is not exactly one here)");
-}
+using publisher::ResolveFqrn;
 
 std::string FormatTime(int64_t t) {
   char buf[64];
@@ -164,6 +156,8 @@ int main(int argc, char** argv) {
   rmfs_cmd->add_option("fqrn", rmfs_fqrn, "repository name")->required();
 
   auto* list_cmd = app.add_subcommand("list", "list the repositories on this machine");
+
+  // Commands in their own files (command_util.h), one line each:
 
   CLI11_PARSE(app, argc, argv);
 
