@@ -152,6 +152,8 @@ cvmfs::client::MountConfig ToMountConfig(const cvmfs::ClientSettings& s) {
   c.public_key_files = s.public_keys;
   c.tag = s.repository_tag.value_or("");
   c.root_hash = s.root_hash;
+  c.auto_update = s.auto_update;
+  c.max_ttl_s = s.max_ttl_min * 60;
   c.fs.fqrn = s.fqrn;
   c.fs.claim_ownership = s.claim_ownership;
   c.fs.uid = ::getuid();
@@ -259,8 +261,10 @@ int main(int argc, char** argv) {
   Log log(settings->debuglog);
   log.Info("mounting " + cl->fqrn + " on " + cl->mountpoint);
 
+  cvmfs::client::MountConfig mount_config = ToMountConfig(*settings);
+  mount_config.blacklist_file = paths.EtcCvmfs() + "/blacklist";
   auto mount = cvmfs::client::RepositoryMount::Create(
-      ToMountConfig(*settings), [&log](const std::string& m) { log.Info(m); });
+      std::move(mount_config), [&log](const std::string& m) { log.Info(m); });
   if (!mount.ok()) {
     std::string msg = "failed to mount " + cl->fqrn + ": " + mount.status().message();
     log.Error(msg);
@@ -286,12 +290,14 @@ int main(int argc, char** argv) {
       return;
     }
     log.Info("mounted " + cl->fqrn + " on " + cl->mountpoint);
+    (*mount)->StartUpdater();
     if (report_fd >= 0) {
       DetachStdio();
       Report(report_fd, "OK");
       report_fd = -1;
     }
   };
+  fuse.on_stopping = [&] { (*mount)->StopUpdater(); };
   st = cvmfs::client::RunFuseSession((*mount)->file_system(), fuse);
   log.Info("unmounted " + cl->fqrn + (st.ok() ? "" : ": " + st.message()));
   return st.ok() ? 0 : 1;

@@ -28,20 +28,63 @@ Status FileSystem::CountError(Status st) {
   return st;
 }
 
+MountedRevision FileSystem::revision() const {
+  std::lock_guard<std::mutex> lock(revision_mu_);
+  return revision_;
+}
+
+std::shared_ptr<CatalogSet> FileSystem::catalogs() const {
+  std::lock_guard<std::mutex> lock(revision_mu_);
+  return catalogs_;
+}
+
+void FileSystem::set_invalidator(Invalidator invalidator) {
+  std::lock_guard<std::mutex> lock(revision_mu_);
+  invalidator_ = std::move(invalidator);
+}
+
+std::shared_ptr<InodeInfo> FileSystem::RootInfo(const std::shared_ptr<CatalogSet>& set) {
+  MountedCatalog* root = set->root();
+  auto entry = root->With([](Catalog& c) { return c.Lookup(""); });
+  if (!entry.ok() || !*entry) return nullptr;
+  auto info = std::make_shared<InodeInfo>();
+  info->entry = std::move(**entry);
+  info->set = set;
+  info->catalog = root;
+  return info;
+}
+
 Result<std::shared_ptr<const InodeInfo>> FileSystem::Info(uint64_t inode) {
   if (auto info = inodes_.Get(inode)) return info;
   if (inode != kRootInode)
     return Status::NotFound("inode " + std::to_string(inode) + " is not known (stale)");
-  // The root: always known, remembered once.
-  MountedCatalog* root = catalogs_->root();
-  auto entry = root->With([](Catalog& c) { return c.Lookup(""); });
-  if (!entry.ok()) return CountError(entry.status());
-  if (!*entry) return CountError(Status::Corruption("root catalog has no root entry"));
-  auto info = std::make_shared<InodeInfo>();
-  info->entry = std::move(**entry);
-  info->catalog = root;
+  // The root: always known, remembered once per revision.
+  auto info = RootInfo(catalogs());
+  if (!info) return CountError(Status::Corruption("root catalog has no root entry"));
   inodes_.Remember(kRootInode, info);
   return std::shared_ptr<const InodeInfo>(info);
+}
+
+void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs, MountedRevision revision) {
+  std::shared_ptr<CatalogSet> set(std::move(catalogs));
+  std::shared_ptr<InodeInfo> root = RootInfo(set);
+  Invalidator invalidate;
+  {
+    std::lock_guard<std::mutex> lock(revision_mu_);
+    catalogs_ = set;
+    revision_ = std::move(revision);
+    invalidate = invalidator_;
+  }
+  if (root) inodes_.Replace(kRootInode, root);
+  {
+    std::lock_guard<std::mutex> lock(hardlink_mu_);
+    hardlink_leaders_.clear();
+  }
+  if (!invalidate) return;
+  // Entries the kernel caches point at old inodes: make it look them up
+  // again (the old inodes stay readable until it forgets them).
+  for (const InodeTable::Known& k : inodes_.Snapshot())
+    if (k.inode != kRootInode && k.parent != 0) invalidate(k.parent, k.name);
 }
 
 uint64_t FileSystem::InodeOf(const MountedCatalog* catalog, const std::string& dir,
@@ -101,10 +144,11 @@ struct stat FileSystem::ToStat(uint64_t inode, const DirectoryEntry& entry) cons
 }
 
 Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> FileSystem::Resolve(
-    const InodeInfo& parent, const std::string& name) {
+    uint64_t parent_inode, const InodeInfo& parent, const std::string& name) {
   if (!parent.entry.IsDirectory()) return Status::NotFound(parent.path + " is not a directory");
   std::string path = parent.path + "/" + name;
-  auto catalog = catalogs_->CatalogFor(parent.path);
+  std::shared_ptr<CatalogSet> set = catalogs();
+  auto catalog = set->CatalogFor(parent.path);
   if (!catalog.ok()) return CountError(catalog.status());
   MountedCatalog* c = *catalog;
   auto entry = c->With([&](Catalog& cat) { return cat.Lookup(path); });
@@ -113,6 +157,8 @@ Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> FileSystem::Resolv
   auto info = std::make_shared<InodeInfo>();
   info->path = std::move(path);
   info->entry = std::move(**entry);
+  info->parent = parent_inode;
+  info->set = std::move(set);
   info->catalog = c;
   uint64_t inode = InodeOf(c, parent.path, info->entry);
   return std::make_pair(inode, std::shared_ptr<const InodeInfo>(std::move(info)));
@@ -121,7 +167,7 @@ Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> FileSystem::Resolv
 Result<EntryReply> FileSystem::Lookup(uint64_t parent, const std::string& name) {
   CVMFS_ASSIGN_OR_RETURN(auto parent_info, Info(parent));
   if (name == "." || name == "..") return Status::NotFound(name);  // the kernel resolves these
-  CVMFS_ASSIGN_OR_RETURN(auto resolved, Resolve(*parent_info, name));
+  CVMFS_ASSIGN_OR_RETURN(auto resolved, Resolve(parent, *parent_info, name));
   EntryReply reply;
   reply.inode = resolved.first;
   reply.attr = ToStat(resolved.first, resolved.second->entry);
@@ -182,7 +228,8 @@ void FileSystem::Release(OpenFile* file) {
 Result<std::vector<DirEntry>> FileSystem::ReadDir(uint64_t inode) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
   if (!info->entry.IsDirectory()) return Status::InvalidArgument(info->path + " is not a directory");
-  auto catalog = catalogs_->CatalogFor(info->path);
+  std::shared_ptr<CatalogSet> set = catalogs();
+  auto catalog = set->CatalogFor(info->path);
   if (!catalog.ok()) return CountError(catalog.status());
   MountedCatalog* c = *catalog;
   auto rows = c->With([&](Catalog& cat) { return cat.List(info->path); });
@@ -196,6 +243,8 @@ Result<std::vector<DirEntry>> FileSystem::ReadDir(uint64_t inode) {
   for (DirectoryEntry& row : *rows) {
     auto child = std::make_shared<InodeInfo>();
     child->path = info->path + "/" + row.name;
+    child->parent = inode;
+    child->set = set;
     child->catalog = c;
     uint64_t child_inode = InodeOf(c, info->path, row);
     DirEntry d;
@@ -221,7 +270,7 @@ Result<struct statvfs> FileSystem::StatFs() {
   uint64_t limit = usage.limit > 0 ? usage.limit : usage.size;
   st.f_blocks = limit / block;
   st.f_bfree = st.f_bavail = limit > usage.size ? (limit - usage.size) / block : 0;
-  CounterSet total = catalogs_->root()->counters().Total();
+  CounterSet total = catalogs()->root()->counters().Total();
   st.f_files = static_cast<fsfilcnt_t>(total.regular + total.symlink + total.special + total.dir);
   st.f_ffree = st.f_favail = 0;
   st.f_namemax = 255;

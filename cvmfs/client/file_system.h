@@ -93,7 +93,18 @@ class FileSystem {
   ~FileSystem();
 
   const FileSystemOptions& options() const { return options_; }
-  const MountedRevision& revision() const { return revision_; }
+  MountedRevision revision() const;
+
+  // Serves `revision` from now on (doc/client.md, "Revision updates"):
+  // lookups and listings see the new catalogs at once; inodes the kernel
+  // knows from before keep their old content until it forgets them; the
+  // kernel is told to drop its cached entries (through the invalidator).
+  void SwitchRevision(std::unique_ptr<CatalogSet> catalogs, MountedRevision revision);
+  // Called with (parent inode, name) for every entry the kernel may cache,
+  // after a revision switch. Set by the FUSE adapter; runs on the caller's
+  // thread (never a FUSE request thread).
+  using Invalidator = std::function<void(uint64_t parent, const std::string& name)>;
+  void set_invalidator(Invalidator invalidator);
 
   Result<EntryReply> Lookup(uint64_t parent, const std::string& name);
   void Forget(uint64_t inode, uint64_t nlookup);
@@ -123,16 +134,21 @@ class FileSystem {
   uint64_t total_opens() const { return total_opens_.load(); }
   uint64_t inode_max() const { return next_inode_ ? next_inode_->load() : 0; }
   void set_inode_counter(const std::atomic<uint64_t>* next) { next_inode_ = next; }
-  CatalogSet* catalogs() { return catalogs_.get(); }
+  std::shared_ptr<CatalogSet> catalogs() const;
   ObjectFetcher* objects() { return objects_; }
   cache::PosixCache* cache() { return cache_; }
+  // For cvmfs_talk: `reset error counters`, `internal affairs`.
+  void ResetErrorCounters() { io_errors_ = 0; }
+  size_t known_inodes() const { return inodes_.size(); }
+  time_t mount_time() const { return mount_time_; }
 
  private:
   friend class OpenFile;
   Result<std::shared_ptr<const InodeInfo>> Info(uint64_t inode);
   // The entry `name` in directory `parent`, with its inode.
   Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> Resolve(
-      const InodeInfo& parent, const std::string& name);
+      uint64_t parent_inode, const InodeInfo& parent, const std::string& name);
+  std::shared_ptr<InodeInfo> RootInfo(const std::shared_ptr<CatalogSet>& set);
   uint64_t InodeOf(const MountedCatalog* catalog, const std::string& dir,
                    const DirectoryEntry& entry);
   struct stat ToStat(uint64_t inode, const DirectoryEntry& entry) const;
@@ -142,8 +158,11 @@ class FileSystem {
   FileSystemOptions options_;
   ObjectFetcher* objects_;      // borrowed
   cache::PosixCache* cache_;    // borrowed
-  std::unique_ptr<CatalogSet> catalogs_;
+  // Guards catalogs_, revision_ and invalidator_ (held for copies only).
+  mutable std::mutex revision_mu_;
+  std::shared_ptr<CatalogSet> catalogs_;
   MountedRevision revision_;
+  Invalidator invalidator_;
   const NetworkView* network_;  // borrowed, may be null
   InodeTable inodes_;
   TaskQueue readahead_;

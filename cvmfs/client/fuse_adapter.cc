@@ -284,12 +284,19 @@ Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
     if (options.on_mounted) options.on_mounted(st);
     return st;
   }
+  fuse_session* session = se.get();
+  fs->set_invalidator([session](uint64_t parent, const std::string& name) {
+    // -ENOENT (the kernel has no such entry any more) is fine.
+    (void)fuse_lowlevel_notify_inval_entry(session, parent, name.c_str(), name.size());
+  });
   if (options.on_mounted) options.on_mounted(Status::Ok());
   fuse_loop_config* config = fuse_loop_cfg_create();
   fuse_loop_cfg_set_idle_threads(config, static_cast<unsigned>(options.max_idle_threads));
   fuse_loop_cfg_set_max_threads(config, static_cast<unsigned>(options.max_threads));
   int rc = fuse_session_loop_mt(se.get(), config);
   fuse_loop_cfg_destroy(config);
+  if (options.on_stopping) options.on_stopping();
+  fs->set_invalidator(nullptr);
   fuse_session_unmount(se.get());
   fuse_remove_signal_handlers(se.get());
   if (rc < 0) return Status::IoError(std::string("FUSE session ended: ") + std::strerror(-rc));

@@ -25,6 +25,9 @@ struct FuseOptions {
   // Called once the file system is mounted (before serving requests), or
   // with the error if mounting failed.
   std::function<void(const Status&)> on_mounted;
+  // Called when the session ends, before it is unmounted and destroyed
+  // (stop threads that may still notify the kernel).
+  std::function<void()> on_stopping;
 };
 
 // Mounts `fs` and serves requests until the file system is unmounted or

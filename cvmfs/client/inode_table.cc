@@ -31,6 +31,24 @@ std::shared_ptr<const InodeInfo> InodeTable::Get(uint64_t inode) const {
   return it->second.info;
 }
 
+void InodeTable::Replace(uint64_t inode, std::shared_ptr<const InodeInfo> info) {
+  Shard& shard = ShardOf(inode);
+  std::lock_guard<std::mutex> lock(shard.mu);
+  auto [it, inserted] = shard.nodes.try_emplace(inode);
+  it->second.info = std::move(info);
+  if (inserted) it->second.nlookup = 1;
+}
+
+std::vector<InodeTable::Known> InodeTable::Snapshot() const {
+  std::vector<Known> out;
+  for (Shard& shard : shards_) {
+    std::lock_guard<std::mutex> lock(shard.mu);
+    for (auto& [inode, node] : shard.nodes)
+      out.push_back(Known{inode, node.info->parent, node.info->entry.name});
+  }
+  return out;
+}
+
 size_t InodeTable::size() const {
   size_t n = 0;
   for (Shard& shard : shards_) {

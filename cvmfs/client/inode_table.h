@@ -24,11 +24,13 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "cvmfs/catalog/dirent.h"
 
 namespace cvmfs::client {
 
+class CatalogSet;
 class MountedCatalog;
 
 inline constexpr uint64_t kRootInode = 1;
@@ -36,7 +38,11 @@ inline constexpr uint64_t kRootInode = 1;
 struct InodeInfo {
   std::string path;         // repository path ("" = root)
   DirectoryEntry entry;
-  MountedCatalog* catalog = nullptr;  // holds the entry's row (borrowed)
+  uint64_t parent = 0;      // inode of the directory it was found in (0 for the root)
+  // The revision's catalogs, kept alive while the kernel knows this inode
+  // (an inode of an older revision keeps reading that revision).
+  std::shared_ptr<CatalogSet> set;
+  MountedCatalog* catalog = nullptr;  // holds the entry's row; owned by `set`
 };
 
 class InodeTable {
@@ -47,6 +53,15 @@ class InodeTable {
   void Forget(uint64_t inode, uint64_t n);
   // nullptr if the kernel does not know `inode` (any more).
   std::shared_ptr<const InodeInfo> Get(uint64_t inode) const;
+  // Replaces what is remembered about `inode`, keeping its lookup count
+  // (the root after a revision switch).
+  void Replace(uint64_t inode, std::shared_ptr<const InodeInfo> info);
+  // Every known inode with where it was found: (inode, parent, name).
+  struct Known {
+    uint64_t inode, parent;
+    std::string name;
+  };
+  std::vector<Known> Snapshot() const;
   size_t size() const;
 
  private:

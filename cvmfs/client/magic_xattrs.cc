@@ -76,7 +76,7 @@ Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
   if (!attr || !AppliesTo(attr->applies, info_.entry)) return Status::NotFound(full_name);
 
   const DirectoryEntry& e = info_.entry;
-  const MountedRevision& rev = fs_->revision();
+  const MountedRevision rev = fs_->revision();
   const FetchCounters counters = fs_->objects()->counters();
   const NetworkView* net = fs_->network_;
   if (name == "fqrn") return fs_->options().fqrn;

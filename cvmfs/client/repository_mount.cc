@@ -38,6 +38,7 @@ class RepositoryMount::HttpView : public NetworkView {
 };
 
 RepositoryMount::~RepositoryMount() {
+  StopUpdater();
   fs_.reset();  // unpins catalogs, closes cache handles
   objects_.reset();
   view_.reset();
@@ -50,6 +51,7 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     std::unique_ptr<Fetcher> fetcher) {
   std::unique_ptr<RepositoryMount> m(new RepositoryMount());
   m->config_ = std::move(config);
+  m->log_ = log;
   const MountConfig& c = m->config_;
 
   auto cache = cache::PosixCache::Open(c.cache);
@@ -77,6 +79,8 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
                                         std::move(catalogs).value(), std::move(revision),
                                         m->view_.get());
   m->fs_->set_inode_counter(&m->next_inode_);
+  m->next_check_ = ::time(nullptr) + (m->offline_start_ ? kRetryAfterFailureSeconds
+                                                         : m->TtlSeconds(m->fs_->revision()));
   return m;
 }
 
@@ -102,7 +106,9 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
   const MountConfig& c = config_;
   CVMFS_ASSIGN_OR_RETURN(auto breadcrumb, cache_->LoadBreadcrumb(c.fqrn));
   CVMFS_ASSIGN_OR_RETURN(auto keys, LoadPublicKeys(c.public_key_files));
-  auto trusted = FetchTrustedManifest(fetcher_.get(), objects_.get(), c.fqrn, keys, ::time(nullptr));
+  CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist, Blacklist::Load(c.blacklist_file));
+  auto trusted = FetchTrustedManifest(fetcher_.get(), objects_.get(), c.fqrn, keys, ::time(nullptr),
+                                      &blacklist);
 
   MountedRevision rev;
   if (!trusted.ok()) {
@@ -148,6 +154,108 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
     if (!st.ok()) log("warning: cannot store breadcrumb: " + st.ToString());
   }
   return rev;
+}
+
+}  // namespace cvmfs::client
+
+namespace cvmfs::client {
+
+int64_t RepositoryMount::TtlSeconds(const MountedRevision& rev) const {
+  int64_t ttl = static_cast<int64_t>(rev.manifest.ttl);
+  if (ttl <= 0) ttl = static_cast<int64_t>(kDefaultCatalogTtl);
+  if (config_.max_ttl_s > 0 && config_.max_ttl_s < ttl) ttl = config_.max_ttl_s;
+  return ttl;
+}
+
+int64_t RepositoryMount::SecondsUntilCheck() const {
+  std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(wake_mu_));
+  int64_t left = static_cast<int64_t>(next_check_) - ::time(nullptr);
+  return left > 0 ? left : 0;
+}
+
+Result<std::string> RepositoryMount::UpdateLocked() {
+  const MountConfig& c = config_;
+  if (!c.tag.empty() || c.root_hash)
+    return std::string("Catalog up to date (pinned by configuration)");
+  MountedRevision current = fs_->revision();
+  CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist, Blacklist::Load(c.blacklist_file));
+  CVMFS_ASSIGN_OR_RETURN(auto keys, LoadPublicKeys(c.public_key_files));
+  CVMFS_ASSIGN_OR_RETURN(TrustedManifest trusted,
+                         FetchTrustedManifest(fetcher_.get(), objects_.get(), c.fqrn, keys,
+                                              ::time(nullptr), &blacklist));
+  const Manifest& m = trusted.manifest;
+  if (m.revision < current.revision ||
+      (m.revision == current.revision && m.root_catalog != current.root_hash))
+    return Status::Corruption("manifest of " + c.fqrn + " has revision " +
+                              std::to_string(m.revision) + ", not newer than the mounted " +
+                              std::to_string(current.revision) + "; refusing it");
+  if (m.root_catalog == current.root_hash) return std::string("Catalog up to date");
+  auto catalogs = CatalogSet::Mount(objects_.get(), cache_.get(), m.root_catalog, &next_inode_);
+  if (!catalogs.ok())
+    return catalogs.status().Annotate("loading revision " + std::to_string(m.revision));
+  MountedRevision rev;
+  rev.manifest = m;
+  rev.root_hash = m.root_catalog;
+  rev.revision = m.revision;
+  rev.host = trusted.host;
+  fs_->SwitchRevision(std::move(catalogs).value(), std::move(rev));
+  cache::PosixCache::Breadcrumb crumb;
+  crumb.root_hash = m.root_catalog;
+  crumb.timestamp = m.publish_timestamp.value_or(0);
+  crumb.revision = m.revision;
+  Status st = cache_->StoreBreadcrumb(c.fqrn, crumb);
+  if (!st.ok()) log_("warning: cannot store breadcrumb: " + st.ToString());
+  std::string report = "switched to revision " + std::to_string(m.revision) + " (root catalog " +
+                       m.root_catalog.ToString() + ")";
+  log_(report);
+  return report;
+}
+
+Result<std::string> RepositoryMount::CheckForUpdate(bool sync) {
+  if (!sync) {
+    {
+      std::lock_guard<std::mutex> lock(wake_mu_);
+      wake_ = true;
+    }
+    wake_cv_.notify_all();
+    return std::string("Catalog update scheduled");
+  }
+  std::lock_guard<std::mutex> update(update_mu_);
+  auto result = UpdateLocked();
+  std::lock_guard<std::mutex> lock(wake_mu_);
+  next_check_ = ::time(nullptr) + (result.ok() ? TtlSeconds(fs_->revision())
+                                               : kRetryAfterFailureSeconds);
+  return result;
+}
+
+void RepositoryMount::StartUpdater() {
+  if (updater_.joinable() || !config_.auto_update) return;
+  updater_ = std::thread([this] { UpdaterLoop(); });
+}
+
+void RepositoryMount::StopUpdater() {
+  {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    stop_ = true;
+  }
+  wake_cv_.notify_all();
+  if (updater_.joinable()) updater_.join();
+}
+
+void RepositoryMount::UpdaterLoop() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(wake_mu_);
+      wake_cv_.wait_until(lock, std::chrono::system_clock::from_time_t(next_check_),
+                          [this] { return stop_ || wake_ || ::time(nullptr) >= next_check_; });
+      if (stop_) return;
+      wake_ = false;
+    }
+    auto result = CheckForUpdate(/*sync=*/true);
+    if (!result.ok())
+      log_("revision check failed (retrying in " + std::to_string(kRetryAfterFailureSeconds) +
+           " s): " + result.status().ToString());
+  }
 }
 
 }  // namespace cvmfs::client

@@ -15,6 +15,11 @@
 #define CVMFS_CLIENT_REPOSITORY_MOUNT_H_
 
 #include <atomic>
+#include <condition_variable>
+#include <ctime>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,7 +42,14 @@ struct MountConfig {
   std::string tag;                  // CVMFS_REPOSITORY_TAG
   std::optional<Digest> root_hash;  // CVMFS_ROOT_HASH
   FileSystemOptions fs;
+  bool auto_update = true;          // CVMFS_AUTO_UPDATE
+  int64_t max_ttl_s = 0;            // CVMFS_MAX_TTL (in seconds here), 0 = none
+  std::string blacklist_file;       // /etc/cvmfs/blacklist (may be missing)
 };
+
+// How long to wait before checking again after a failed check (CVMFS's
+// short-term TTL): offline clients retry every 3 minutes.
+inline constexpr int kRetryAfterFailureSeconds = 180;
 
 class RepositoryMount {
  public:
@@ -54,9 +66,28 @@ class RepositoryMount {
   cache::PosixCache* cache() { return cache_.get(); }
   bool offline_start() const { return offline_start_; }
 
+  // Fetches the manifest now and switches to a newer revision if there is
+  // one (cvmfs_talk remount). With `sync` the call returns after the switch;
+  // otherwise the background updater does it. Returns a one-line report
+  // ("Catalog up to date", "switched to revision N", or why not).
+  Result<std::string> CheckForUpdate(bool sync);
+
+  // Starts the background updater: it checks the manifest when the
+  // revision's TTL (capped by CVMFS_MAX_TTL) expires, and every
+  // kRetryAfterFailureSeconds while checks fail (offline). Stopped by the
+  // destructor.
+  void StartUpdater();
+  void StopUpdater();
+  // Seconds until the next automatic check (for user.expires and talk).
+  int64_t SecondsUntilCheck() const;
+
  private:
   class HttpView;
   RepositoryMount() = default;
+  // One check; `update_mu_` must be held.
+  Result<std::string> UpdateLocked();
+  void UpdaterLoop();
+  int64_t TtlSeconds(const MountedRevision& rev) const;
   Result<MountedRevision> ChooseRevision(const std::function<void(const std::string&)>& log);
   Result<Tag> TagRoot(const Manifest& manifest);
 
@@ -69,6 +100,14 @@ class RepositoryMount {
   std::atomic<uint64_t> next_inode_{256};
   std::unique_ptr<FileSystem> fs_;
   bool offline_start_ = false;
+  std::function<void(const std::string&)> log_;
+
+  std::mutex update_mu_;  // one revision check at a time; before wake_mu_
+  std::mutex wake_mu_;    // guards next_check_, stop_, wake_
+  std::condition_variable wake_cv_;
+  time_t next_check_ = 0;
+  bool stop_ = false, wake_ = false;
+  std::thread updater_;
 };
 
 }  // namespace cvmfs::client

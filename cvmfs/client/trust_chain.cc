@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cctype>
+#include <cstdlib>
+
 #include "cvmfs/file_util.h"
 
 namespace cvmfs::client {
@@ -35,6 +38,67 @@ Result<std::string> FetchSmallFile(Fetcher* fetcher, std::string_view name, std:
 
 }  // namespace
 
+Result<Blacklist> Blacklist::Load(const std::string& file) {
+  if (file.empty()) return Blacklist();
+  auto text = ReadFile(file);
+  if (!text.ok()) {
+    if (text.status().code() == Status::Code::kNotFound) return Blacklist();
+    return text.status().Annotate("blacklist");
+  }
+  auto parsed = Parse(*text);
+  if (!parsed.ok()) return parsed.status().Annotate(file);
+  return parsed;
+}
+
+Result<Blacklist> Blacklist::Parse(std::string_view text) {
+  Blacklist b;
+  size_t pos = 0, line_no = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string line(text.substr(pos, end - pos));
+    pos = end + 1;
+    ++line_no;
+    size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos) continue;
+    line = line.substr(start);
+    if (line[0] == '<') {
+      size_t space = line.find_first_of(" \t");
+      std::string fqrn = line.substr(1, space == std::string::npos ? std::string::npos : space - 1);
+      std::string number = space == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", space));
+      char* rest = nullptr;
+      unsigned long long n = std::strtoull(number.c_str(), &rest, 10);
+      if (fqrn.empty() || number.empty() || (rest && *rest))
+        return Status::InvalidArgument("blacklist line " + std::to_string(line_no) + " '" + line +
+                                       "': expected '<FQRN REVISION'");
+      b.min_revisions.emplace_back(fqrn, n);
+    } else {
+      auto fp = ParseFingerprint(line);
+      if (!fp.ok())
+        return Status::InvalidArgument("blacklist line " + std::to_string(line_no) + " '" + line +
+                                       "': not a certificate fingerprint");
+      b.fingerprints.push_back(FormatFingerprint(*fp));
+    }
+  }
+  return b;
+}
+
+Status Blacklist::Check(const std::string& fqrn, const Certificate& cert, uint64_t revision) const {
+  for (const std::string& fp : fingerprints) {
+    auto digest = ParseFingerprint(fp);
+    if (digest.ok() && FormatFingerprint(*digest) == cert.Fingerprint(digest->algorithm))
+      return Status::Permission("certificate " + fp + " of " + fqrn + " is blacklisted");
+  }
+  for (const auto& [name, min] : min_revisions)
+    if (name == fqrn && revision < min)
+      return Status::Permission("revision " + std::to_string(revision) + " of " + fqrn +
+                                " is blacklisted (below " + std::to_string(min) + ")");
+  return Status::Ok();
+}
+
 Result<std::vector<PublicKey>> LoadPublicKeys(const std::vector<std::string>& files) {
   std::vector<PublicKey> keys;
   for (const std::string& file : files) {
@@ -53,7 +117,7 @@ Result<std::vector<PublicKey>> LoadPublicKeys(const std::vector<std::string>& fi
 Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* objects,
                                              const std::string& fqrn,
                                              const std::vector<PublicKey>& master_keys,
-                                             time_t now) {
+                                             time_t now, const Blacklist* blacklist) {
   TrustedManifest trusted;
   CVMFS_ASSIGN_OR_RETURN(std::string wl_text, FetchSmallFile(fetcher, kWhitelistName, nullptr));
   auto wl = Whitelist::Parse(wl_text);
@@ -94,6 +158,7 @@ Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* ob
     return Status::Corruption("certificate " + cert->Fingerprint() + " of " + fqrn +
                               " is not listed in the whitelist");
   CVMFS_RETURN_IF_ERROR(VerifyManifest(*mf, *cert).Annotate("manifest of " + fqrn));
+  if (blacklist) CVMFS_RETURN_IF_ERROR(blacklist->Check(fqrn, *cert, mf->manifest.revision));
 
   trusted.manifest = std::move(mf->manifest);
   trusted.whitelist = std::move(wl->whitelist);

@@ -16,6 +16,8 @@
 
 #include <ctime>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cvmfs/client/object_fetcher.h"
@@ -33,6 +35,19 @@ struct TrustedManifest {
   std::string host;  // the server it came from
 };
 
+// /etc/cvmfs/blacklist: certificate fingerprints that are never trusted,
+// and "<FQRN N" lines: revisions of FQRN below N are refused (a repository
+// owner's way to stop clients from going back to a broken revision).
+struct Blacklist {
+  std::vector<std::string> fingerprints;
+  std::vector<std::pair<std::string, uint64_t>> min_revisions;
+
+  // A missing file is an empty blacklist; a malformed line is an error.
+  static Result<Blacklist> Load(const std::string& file);
+  static Result<Blacklist> Parse(std::string_view text);
+  Status Check(const std::string& fqrn, const Certificate& cert, uint64_t revision) const;
+};
+
 // Downloads at most this much for a manifest or whitelist: anything bigger
 // is not one (a captive portal's page, a directory listing).
 inline constexpr size_t kMaxSignedFileSize = 4 << 20;
@@ -40,7 +55,7 @@ inline constexpr size_t kMaxSignedFileSize = 4 << 20;
 Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* objects,
                                              const std::string& fqrn,
                                              const std::vector<PublicKey>& master_keys,
-                                             time_t now);
+                                             time_t now, const Blacklist* blacklist = nullptr);
 
 // Reads the master keys (PEM public keys) from files; an error names the file.
 Result<std::vector<PublicKey>> LoadPublicKeys(const std::vector<std::string>& files);

@@ -1,0 +1,213 @@
+// Revision updates while mounted: a repository published with our publisher
+// library is served from its storage directory as it changes; the client
+// switches revisions without remounting, keeps open files on their old
+// content, refuses replayed (older) manifests and blacklisted revisions.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "cvmfs/client/open_file.h"
+#include "cvmfs/client/repository_mount.h"
+#include "cvmfs/file_util.h"
+#include "cvmfs/object_store.h"
+#include "cvmfs/testing/test_env.h"
+#include "publisher/repository.h"
+#include "publisher/tar_ingest.h"
+
+namespace cvmfs::client {
+namespace {
+
+// Serves a Stratum 0 storage directory as it is at the time of each request.
+class StorageFetcher : public Fetcher {
+ public:
+  explicit StorageFetcher(std::string root) : store_(std::move(root)) {}
+  DownloadResult Fetch(const DownloadRequest& request, DownloadSink* sink) override {
+    DownloadResult r;
+    std::string bytes;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = overrides_.find(request.url_path);
+      if (it != overrides_.end()) bytes = it->second;
+    }
+    if (bytes.empty()) {
+      auto got = store_.Get(request.url_path);
+      if (!got.ok()) {
+        r.status = got.status();
+        return r;
+      }
+      bytes = std::move(got).value();
+    }
+    r.status = sink->Write(bytes.data(), bytes.size());
+    r.bytes = bytes.size();
+    return r;
+  }
+  void Override(const std::string& path, std::string bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    overrides_[path] = std::move(bytes);
+  }
+
+ private:
+  LocalObjectStore store_;
+  std::mutex mu_;
+  std::map<std::string, std::string> overrides_;
+};
+
+class RevisionUpdateTest : public ::testing::Test {
+ protected:
+  const std::string fqrn_ = "update.example.org";
+
+  void SetUp() override {
+    paths_.root = root_.path();
+    publisher::MkfsOptions o;
+    o.fqrn = fqrn_;
+    ASSERT_TRUE(publisher::Mkfs(paths_, o).ok());
+  }
+
+  void Publish(const std::string& script, std::vector<std::string> remove = {}) {
+    std::string dir = work_.Sub("tree");
+    std::string cmd = "rm -rf " + dir + " && mkdir -p " + dir + " && cd " + dir + " && " + script +
+                      " && tar -cf " + work_.Sub("in.tar") + " -C " + dir + " .";
+    ASSERT_EQ(0, std::system(cmd.c_str()));
+    auto repo = publisher::Repository::Open(paths_, fqrn_);
+    ASSERT_TRUE(repo.ok());
+    publisher::TarIngestOptions t;
+    t.tarball = work_.Sub("in.tar");
+    t.base_dir = "/";
+    t.delete_paths = std::move(remove);
+    auto stats = (*repo)->Publish(
+        [&](publisher::CatalogTree* tree, publisher::IngestPipeline* p) {
+          return publisher::IngestTar(t, tree, p);
+        },
+        {});
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  }
+
+  std::unique_ptr<RepositoryMount> Mount() {
+    auto m = TryMount();
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? std::move(m).value() : nullptr;
+  }
+
+  Result<std::unique_ptr<RepositoryMount>> TryMount() {
+    MountConfig c;
+    c.fqrn = fqrn_;
+    c.cache.dir = work_.Sub("cache");
+    c.cache.quota_limit = 64 << 20;
+    c.public_key_files = {paths_.KeysDir() + "/" + fqrn_ + ".pub"};
+    c.blacklist_file = paths_.EtcCvmfs() + "/blacklist";
+    c.fs.fqrn = fqrn_;
+    auto fetcher = std::make_unique<StorageFetcher>(paths_.Storage(fqrn_));
+    fetcher_ = fetcher.get();
+    return RepositoryMount::Create(std::move(c), [](const std::string&) {}, std::move(fetcher));
+  }
+
+  static uint64_t Resolve(FileSystem* fs, const std::string& path) {
+    uint64_t inode = kRootInode;
+    size_t pos = 0;
+    while (pos < path.size()) {
+      size_t slash = path.find('/', pos);
+      if (slash == std::string::npos) slash = path.size();
+      auto r = fs->Lookup(inode, path.substr(pos, slash - pos));
+      if (!r.ok()) return 0;
+      inode = r->inode;
+      pos = slash + 1;
+    }
+    return inode;
+  }
+
+  static std::string Read(FileSystem* fs, OpenFile* f) {
+    char buf[256];
+    auto n = fs->Read(f, buf, sizeof(buf), 0);
+    return n.ok() ? std::string(buf, *n) : "<" + n.status().ToString() + ">";
+  }
+
+  testing::TempDir root_, work_;
+  SystemPaths paths_;
+  StorageFetcher* fetcher_ = nullptr;
+};
+
+TEST_F(RevisionUpdateTest, SwitchKeepsOpenFilesAndShowsNewContent) {
+  Publish("mkdir a b && echo one > a/file && echo x > b/old");
+  auto mount = Mount();
+  ASSERT_TRUE(mount);
+  FileSystem* fs = mount->file_system();
+  uint64_t old_revision = fs->revision().revision;
+  uint64_t old_inode = Resolve(fs, "a/file");
+  ASSERT_NE(0u, old_inode);
+  bool keep = false;
+  auto open_old = fs->Open(old_inode, &keep);
+  ASSERT_TRUE(open_old.ok());
+
+  auto same = mount->CheckForUpdate(true);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ("Catalog up to date", *same);
+
+  Publish("mkdir a c && echo two! > a/file && echo new > c/new", {"b"});
+  auto switched = mount->CheckForUpdate(true);
+  ASSERT_TRUE(switched.ok()) << switched.status().ToString();
+  EXPECT_NE(std::string::npos, switched->find("switched to revision"));
+  EXPECT_EQ(old_revision + 1, fs->revision().revision);
+
+  // The file opened before the switch keeps its content...
+  EXPECT_EQ("one\n", Read(fs, *open_old));
+  fs->Release(*open_old);
+  // ...and its old inode still answers, with the old size.
+  auto old_attr = fs->GetAttr(old_inode);
+  ASSERT_TRUE(old_attr.ok());
+  EXPECT_EQ(4, old_attr->st_size);
+  // New lookups see the new revision, under a new inode.
+  uint64_t new_inode = Resolve(fs, "a/file");
+  ASSERT_NE(0u, new_inode);
+  EXPECT_NE(old_inode, new_inode);
+  auto open_new = fs->Open(new_inode, &keep);
+  ASSERT_TRUE(open_new.ok());
+  EXPECT_EQ("two!\n", Read(fs, *open_new));
+  fs->Release(*open_new);
+  EXPECT_EQ(0u, Resolve(fs, "b"));
+  EXPECT_NE(0u, Resolve(fs, "c/new"));
+  auto listing = fs->ReadDir(kRootInode);
+  ASSERT_TRUE(listing.ok());
+  std::vector<std::string> names;
+  for (auto& d : *listing) names.push_back(d.name);
+  EXPECT_EQ((std::vector<std::string>{".", "..", "a", "c"}), names);
+}
+
+TEST_F(RevisionUpdateTest, ReplayedOlderManifestIsRefused) {
+  Publish("echo one > f");
+  auto old_manifest = ReadFile(paths_.Storage(fqrn_) + "/.cvmfspublished");
+  ASSERT_TRUE(old_manifest.ok());
+  Publish("echo two > f");
+  auto mount = Mount();
+  ASSERT_TRUE(mount);
+  uint64_t revision = mount->file_system()->revision().revision;
+  // A stale mirror or an attacker serves the older (validly signed) manifest.
+  fetcher_->Override(".cvmfspublished", *old_manifest);
+  auto r = mount->CheckForUpdate(true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string::npos, r.status().message().find("not newer")) << r.status().ToString();
+  EXPECT_EQ(revision, mount->file_system()->revision().revision);
+}
+
+TEST_F(RevisionUpdateTest, BlacklistedRevisionIsRefusedAtMountAndUpdate) {
+  Publish("echo one > f");
+  auto mount = Mount();
+  ASSERT_TRUE(mount);
+  uint64_t revision = mount->file_system()->revision().revision;
+  Publish("echo two > f");
+  ASSERT_TRUE(WriteFileAtomic(paths_.EtcCvmfs() + "/blacklist",
+                              "# broken releases\n<" + fqrn_ + " " + std::to_string(revision + 5) +
+                                  "\n",
+                              0644)
+                  .ok());
+  auto r = mount->CheckForUpdate(true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string::npos, r.status().message().find("blacklisted")) << r.status().ToString();
+  mount.reset();
+  auto again = TryMount();
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(std::string::npos, again.status().message().find("blacklisted"));
+}
+
+}  // namespace
+}  // namespace cvmfs::client
