@@ -133,6 +133,11 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
   // Re-check: another download may have committed it since our miss.
   if (cache_->Contains(request.digest)) return Status::Ok();
   Status st = DownloadOnce(request, /*no_cache=*/false);
+  for (int attempt = 0; st.code() == Status::Code::kNotFound && missing_failover_ &&
+                        missing_failover_(attempt);
+       ++attempt) {
+    st = DownloadOnce(request, /*no_cache=*/false);
+  }
   if (st.code() == Status::Code::kCorruption) {
     if (log_) log_("retrying with no-cache: " + st.ToString());
     st = DownloadOnce(request, /*no_cache=*/true);

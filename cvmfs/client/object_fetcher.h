@@ -81,6 +81,11 @@ class ObjectFetcher {
   // Where failed downloads are reported (the client's debug log); called
   // from the failing request's thread.
   void set_logger(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+  // Called when a server answers 404 for an object, with the number of
+  // earlier attempts; returning true retries (after switching host).
+  void set_missing_object_failover(std::function<bool(int attempt)> f) {
+    missing_failover_ = std::move(f);
+  }
 
  private:
   struct InFlight {
@@ -91,6 +96,7 @@ class ObjectFetcher {
   Status DownloadOnce(const ObjectRequest& request, bool no_cache);
 
   std::function<void(const std::string&)> log_;
+  std::function<bool(int)> missing_failover_;
   Fetcher* fetcher_;         // borrowed
   cache::PosixCache* cache_;  // borrowed
 

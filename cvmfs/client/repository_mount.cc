@@ -1,5 +1,7 @@
 #include "cvmfs/client/repository_mount.h"
 
+#include <algorithm>
+
 #include "cvmfs/catalog/history_db.h"
 #include "cvmfs/client/trust_chain.h"
 
@@ -67,6 +69,17 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   }
   m->objects_ = std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
   m->objects_->set_logger(log);
+  if (m->http_) {
+    // A host answering 404 for an object a verified catalog references has
+    // not caught up (a lagging Stratum 1): try the next host, as CVMFS does.
+    HttpFetcher* http = m->http_;
+    m->objects_->set_missing_object_failover([http, log](int attempt) {
+      if (attempt >= static_cast<int>(http->Hosts().size()) - 1) return false;
+      log("object missing on " + http->CurrentHost() + "; switching host");
+      http->SwitchHost();
+      return true;
+    });
+  }
 
   CVMFS_ASSIGN_OR_RETURN(MountedRevision revision, m->ChooseRevision(log));
   auto catalogs = CatalogSet::Mount(m->objects_.get(), m->cache_.get(), revision.root_hash,
@@ -105,14 +118,17 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
     const std::function<void(const std::string&)>& log) {
   const MountConfig& c = config_;
   CVMFS_ASSIGN_OR_RETURN(auto breadcrumb, cache_->LoadBreadcrumb(c.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(auto keys, LoadPublicKeys(c.public_key_files));
   CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist, Blacklist::Load(c.blacklist_file));
-  auto trusted = FetchTrustedManifest(fetcher_.get(), objects_.get(), c.fqrn, keys, ::time(nullptr),
-                                      &blacklist);
+  auto trusted = FetchManifest(blacklist);
 
   MountedRevision rev;
   if (!trusted.ok()) {
-    if (trusted.status().code() != Status::Code::kUnavailable || !breadcrumb)
+    // Offline start: no server reachable, or none serving a manifest that
+    // verifies (a captive portal everywhere). A blacklisted certificate or
+    // revision is never worked around.
+    const Status::Code code = trusted.status().code();
+    if (code == Status::Code::kPermission || code == Status::Code::kInvalidArgument ||
+        !breadcrumb)
       return trusted.status().Annotate("cannot mount " + c.fqrn);
     if (!c.tag.empty())
       return trusted.status().Annotate("cannot mount tag " + c.tag + " of " + c.fqrn +
@@ -160,11 +176,43 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
 
 namespace cvmfs::client {
 
+Result<TrustedManifest> RepositoryMount::FetchManifest(const Blacklist& blacklist) {
+  CVMFS_ASSIGN_OR_RETURN(auto keys, LoadPublicKeys(config_.public_key_files));
+  size_t hosts_left = http_ ? http_->Hosts().size() - 1 : 0;
+  auto next_host = [&](const Status& why) {
+    if (hosts_left == 0) return false;
+    --hosts_left;
+    log_("manifest from " + http_->CurrentHost() + " rejected (" + why.ToString() +
+         "); switching host");
+    http_->SwitchHost();
+    return true;
+  };
+  return FetchTrustedManifestFailover(fetcher_.get(), objects_.get(), config_.fqrn, keys,
+                                      ::time(nullptr), &blacklist, next_host);
+}
+
 int64_t RepositoryMount::TtlSeconds(const MountedRevision& rev) const {
   int64_t ttl = static_cast<int64_t>(rev.manifest.ttl);
   if (ttl <= 0) ttl = static_cast<int64_t>(kDefaultCatalogTtl);
-  if (config_.max_ttl_s > 0 && config_.max_ttl_s < ttl) ttl = config_.max_ttl_s;
+  const int64_t max_ttl = max_ttl_s();
+  if (max_ttl > 0 && max_ttl < ttl) ttl = max_ttl;
   return ttl;
+}
+
+int64_t RepositoryMount::max_ttl_s() const {
+  const int64_t override_s = max_ttl_override_s_.load();
+  return override_s >= 0 ? override_s : config_.max_ttl_s;
+}
+
+void RepositoryMount::set_max_ttl_s(int64_t seconds) {
+  max_ttl_override_s_ = std::max<int64_t>(0, seconds);
+  const time_t next = ::time(nullptr) + TtlSeconds(fs_->revision());
+  {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    if (next >= next_check_) return;
+    next_check_ = next;
+  }
+  wake_cv_.notify_all();
 }
 
 int64_t RepositoryMount::SecondsUntilCheck() const {
@@ -179,10 +227,7 @@ Result<std::string> RepositoryMount::UpdateLocked() {
     return std::string("Catalog up to date (pinned by configuration)");
   MountedRevision current = fs_->revision();
   CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist, Blacklist::Load(c.blacklist_file));
-  CVMFS_ASSIGN_OR_RETURN(auto keys, LoadPublicKeys(c.public_key_files));
-  CVMFS_ASSIGN_OR_RETURN(TrustedManifest trusted,
-                         FetchTrustedManifest(fetcher_.get(), objects_.get(), c.fqrn, keys,
-                                              ::time(nullptr), &blacklist));
+  CVMFS_ASSIGN_OR_RETURN(TrustedManifest trusted, FetchManifest(blacklist));
   const Manifest& m = trusted.manifest;
   if (m.revision < current.revision ||
       (m.revision == current.revision && m.root_catalog != current.root_hash))

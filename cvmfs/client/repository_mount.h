@@ -29,6 +29,7 @@
 #include "cvmfs/catalog/history_db.h"
 #include "cvmfs/client/file_system.h"
 #include "cvmfs/client/object_fetcher.h"
+#include "cvmfs/client/trust_chain.h"
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/status.h"
 
@@ -81,6 +82,12 @@ class RepositoryMount {
   // Seconds until the next automatic check (for user.expires and talk).
   int64_t SecondsUntilCheck() const;
 
+  // CVMFS_MAX_TTL in seconds (0 = none): the configured value until
+  // set_max_ttl_s() (cvmfs_talk max ttl set) changes it. A shorter cap
+  // brings the next automatic check forward.
+  int64_t max_ttl_s() const;
+  void set_max_ttl_s(int64_t seconds);
+
  private:
   class HttpView;
   RepositoryMount() = default;
@@ -88,6 +95,8 @@ class RepositoryMount {
   Result<std::string> UpdateLocked();
   void UpdaterLoop();
   int64_t TtlSeconds(const MountedRevision& rev) const;
+  // The verified manifest, trying the next host when one serves a bad one.
+  Result<TrustedManifest> FetchManifest(const Blacklist& blacklist);
   Result<MountedRevision> ChooseRevision(const std::function<void(const std::string&)>& log);
   Result<Tag> TagRoot(const Manifest& manifest);
 
@@ -108,6 +117,7 @@ class RepositoryMount {
   time_t next_check_ = 0;
   bool stop_ = false, wake_ = false;
   std::thread updater_;
+  std::atomic<int64_t> max_ttl_override_s_{-1};  // -1: config_.max_ttl_s
 };
 
 }  // namespace cvmfs::client

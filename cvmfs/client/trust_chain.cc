@@ -166,3 +166,21 @@ Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* ob
 }
 
 }  // namespace cvmfs::client
+
+namespace cvmfs::client {
+
+Result<TrustedManifest> FetchTrustedManifestFailover(
+    Fetcher* fetcher, ObjectFetcher* objects, const std::string& fqrn,
+    const std::vector<PublicKey>& master_keys, time_t now, const Blacklist* blacklist,
+    const std::function<bool(const Status&)>& next_host) {
+  for (;;) {
+    auto trusted = FetchTrustedManifest(fetcher, objects, fqrn, master_keys, now, blacklist);
+    if (trusted.ok()) return trusted;
+    const Status::Code code = trusted.status().code();
+    const bool server_problem =
+        code == Status::Code::kCorruption || code == Status::Code::kNotFound;
+    if (!server_problem || !next_host || !next_host(trusted.status())) return trusted;
+  }
+}
+
+}  // namespace cvmfs::client

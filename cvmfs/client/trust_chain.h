@@ -15,6 +15,7 @@
 #define CVMFS_CLIENT_TRUST_CHAIN_H_
 
 #include <ctime>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -56,6 +57,16 @@ Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* ob
                                              const std::string& fqrn,
                                              const std::vector<PublicKey>& master_keys,
                                              time_t now, const Blacklist* blacklist = nullptr);
+
+// FetchTrustedManifest from the first server that gives a verifiable one:
+// a manifest or whitelist that is missing or fails verification (a captive
+// portal's HTML page, a stale or broken mirror) makes it call `next_host`
+// and try again, until that returns false. Network errors are the
+// fetcher's to fail over (it already tried every proxy and host).
+Result<TrustedManifest> FetchTrustedManifestFailover(
+    Fetcher* fetcher, ObjectFetcher* objects, const std::string& fqrn,
+    const std::vector<PublicKey>& master_keys, time_t now, const Blacklist* blacklist,
+    const std::function<bool(const Status&)>& next_host);
 
 // Reads the master keys (PEM public keys) from files; an error names the file.
 Result<std::vector<PublicKey>> LoadPublicKeys(const std::vector<std::string>& files);
