@@ -3,7 +3,7 @@
 // Subcommands that live in their own files (e.g. gc_command.cc) provide
 //   void Add<Name>Command(CLI::App& app, const cvmfs::SystemPaths& paths);
 // which adds the subcommand with a callback. The callback prints what went
-// wrong with FailMessage() and ends the program with ExitWith(code), which
+// wrong with FailMessage() and always ends with ExitWith(code), which
 // CLI11_PARSE in main() turns into the exit status.
 #ifndef PUBLISHER_COMMAND_UTIL_H_
 #define PUBLISHER_COMMAND_UTIL_H_
@@ -20,9 +20,12 @@ namespace publisher {
 // (2 for invalid arguments, 1 otherwise).
 int FailMessage(const cvmfs::Status& st);
 
-// Ends the current subcommand with exit status `code` (0 is a no-op).
-inline void ExitWith(int code) {
-  if (code != 0) throw CLI::RuntimeError(code);
+// Ends the current subcommand (and the program) with exit status `code`.
+// Callbacks must end with it: main() would otherwise go on as if one of its
+// own subcommands had been given.
+[[noreturn]] inline void ExitWith(int code) {
+  if (code == 0) throw CLI::Success();
+  throw CLI::RuntimeError(code);
 }
 
 // The repository named on the command line, or the only one there is.

@@ -15,8 +15,14 @@
 #include "cvmfs/system_paths.h"
 #include "publisher/check.h"
 #include "publisher/command_util.h"
+#include "publisher/diff_command.h"
+#include "publisher/gc_command.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
+#include "publisher/transaction_commands.h"
+#include "server/mkfs_configs.h"
+#include "server/replication/replica_command.h"
+#include "server/serving_commands.h"
 
 namespace {
 
@@ -68,6 +74,10 @@ void PrintPublishStats(const publisher::PublishStats& s, double seconds) {
   if (s.stale_temporaries_removed > 0)
     std::printf("removed %zu temporaries left by killed publishes\n",
                 s.stale_temporaries_removed);
+  if (s.objects_recognized > 0)
+    std::printf("%llu existing objects recognized without compressing (content index)\n",
+                static_cast<unsigned long long>(s.objects_recognized));
+  for (const std::string& w : s.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
 }  // namespace
@@ -158,8 +168,18 @@ int main(int argc, char** argv) {
   auto* list_cmd = app.add_subcommand("list", "list the repositories on this machine");
 
   // Commands in their own files (command_util.h), one line each:
+  replication::AddAddReplicaCommand(app, paths);
+  replication::AddSnapshotCommand(app, paths);
+  server::AddServingCommands(app, paths);
+  publisher::AddGcCommand(app, paths);
+  publisher::AddDiffCommand(app, paths);
+  publisher::AddTransactionCommands(app, paths);
 
   CLI11_PARSE(app, argc, argv);
+  // A subcommand from its own file has run in its callback: nothing more.
+  const bool own_command = *mkfs_cmd || *ingest_cmd || *tag_cmd || *rb_cmd || *resign_cmd ||
+                           *info_cmd || *lc_cmd || *check_cmd || *rmfs_cmd || *list_cmd;
+  if (!own_command) return 0;
 
   if (*mkfs_cmd) {
     auto algo = cvmfs::ParseAlgorithmName(mkfs_hash);
@@ -172,19 +192,33 @@ int main(int argc, char** argv) {
     if (!st.ok()) return Fail(st);
     std::printf("created repository %s (storage %s)\n", mkfs.fqrn.c_str(),
                 paths.Storage(mkfs.fqrn).c_str());
+    if (int rc = server::WriteServingConfigsAfterMkfs(paths, mkfs.fqrn)) return rc;
+    if (Status t = publisher::SetUpTransactions(paths, mkfs.fqrn); !t.ok()) return Fail(t);
     return 0;
   }
 
   if (*list_cmd) {
     auto names = cvmfs::ListDirectory(paths.RepositoriesD());
     if (names.ok())
-      for (auto& n : *names) std::printf("%s (stratum0)\n", n.c_str());
+      for (auto& n : *names)
+        std::printf("%s (stratum0 / local%s)\n", n.c_str(),
+                    publisher::DescribeTransactionState(paths, n).c_str());
     return 0;
   }
 
   if (*rmfs_cmd) {
     auto cfg = publisher::ServerConfig::Load(paths, rmfs_fqrn);
     if (!cfg.ok()) return Fail(cfg.status());
+    if (!rmfs_force) {
+      std::printf("Remove repository %s with all its revisions (%s)? [y/N] ", rmfs_fqrn.c_str(),
+                  cfg->storage_dir.c_str());
+      std::fflush(stdout);
+      std::string reply;
+      if (!std::getline(std::cin, reply) || (reply != "y" && reply != "Y"))
+        return Fail(Status::InvalidArgument("not confirmed; nothing was removed"));
+    }
+    Status unmounted = publisher::TearDownTransactions(paths, rmfs_fqrn, cfg->spool_dir, rmfs_force);
+    if (!unmounted.ok()) return Fail(unmounted);
     for (const std::string& dir : {cfg->storage_dir, cfg->spool_dir, paths.ServerConfigDir(rmfs_fqrn)}) {
       Status st = cvmfs::RemoveTree(dir);
       if (!st.ok()) return Fail(st);
@@ -230,6 +264,7 @@ int main(int argc, char** argv) {
     if (!stats.ok()) return FailPublish(repo, stats.status());
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     PrintPublishStats(*stats, secs);
+    publisher::FollowCurrentRevision(paths, &repo);
     return 0;
   }
 
@@ -313,6 +348,7 @@ int main(int argc, char** argv) {
     std::printf("rolled back to %s (revision %llu) as revision %llu\n", target.c_str(),
                 static_cast<unsigned long long>((*tag)->revision),
                 static_cast<unsigned long long>(stats->revision));
+    publisher::FollowCurrentRevision(paths, &repo);
     return 0;
   }
 

@@ -80,11 +80,19 @@ void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs, MountedRev
     std::lock_guard<std::mutex> lock(hardlink_mu_);
     hardlink_leaders_.clear();
   }
+  {
+    std::lock_guard<std::mutex> lock(listings_.mu);
+    listings_.items.clear();
+    listings_.order.clear();
+  }
   if (!invalidate) return;
-  // Entries the kernel caches point at old inodes: make it look them up
-  // again (the old inodes stay readable until it forgets them).
-  for (const InodeTable::Known& k : inodes_.Snapshot())
+  // Entries the kernel caches point at old inodes, and listings it caches
+  // are the old ones: make it ask again (old inodes stay readable until it
+  // forgets them).
+  for (const InodeTable::Known& k : inodes_.Snapshot()) {
+    if (k.is_dir) invalidate(k.inode, "");
     if (k.inode != kRootInode && k.parent != 0) invalidate(k.parent, k.name);
+  }
 }
 
 uint64_t FileSystem::InodeOf(const MountedCatalog* catalog, const std::string& dir,
@@ -188,19 +196,39 @@ Result<std::string> FileSystem::ReadLink(uint64_t inode) {
   return ExpandLink(info->entry.symlink);
 }
 
-Result<OpenFile*> FileSystem::Open(uint64_t inode, bool* keep_cache) {
-  CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
-  ++total_opens_;
+template <typename T>
+std::shared_ptr<T> FileSystem::InodeLru<T>::Get(uint64_t inode) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = items.find(inode);
+  if (it == items.end()) return nullptr;
+  order.splice(order.begin(), order, it->second.second);
+  return it->second.first;
+}
+
+template <typename T>
+void FileSystem::InodeLru<T>::Put(uint64_t inode, std::shared_ptr<T> value, size_t capacity) {
+  std::shared_ptr<T> dropped;  // destroyed outside the lock
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = items.find(inode);
+  if (it != items.end()) return;  // another thread was faster
+  order.push_front(inode);
+  items.emplace(inode, std::make_pair(std::move(value), order.begin()));
+  if (items.size() > capacity) {
+    auto last = items.find(order.back());
+    dropped = std::move(last->second.first);
+    items.erase(last);
+    order.pop_back();
+  }
+}
+
+Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(std::shared_ptr<const InodeInfo> info) {
   const DirectoryEntry& e = info->entry;
   if (!e.IsRegular()) return Status::InvalidArgument(info->path + " is not a regular file");
-  // Within one revision an inode's content never changes, and inodes are
-  // never reused across revisions: pages the kernel holds stay valid.
-  *keep_cache = true;
+  ++total_opens_;
   if (e.chunked) {
     auto chunks = info->catalog->With([&](Catalog& c) { return c.Chunks(info->path); });
     if (!chunks.ok()) return CountError(chunks.status().Annotate(info->path));
-    ++open_files_;
-    return new OpenFile(this, info, std::move(chunks).value());
+    return std::make_unique<OpenFile>(this, info, std::move(chunks).value());
   }
   if (!e.content_hash) return CountError(Status::Corruption(info->path + " has no content hash"));
   ObjectRequest request;
@@ -210,14 +238,42 @@ Result<OpenFile*> FileSystem::Open(uint64_t inode, bool* keep_cache) {
   request.expected_size = e.size;
   auto handle = objects_->OpenReferenced(request);
   if (!handle.ok()) return CountError(handle.status().Annotate(info->path));
+  return std::make_unique<OpenFile>(this, info, std::move(handle).value());
+}
+
+Result<OpenFile*> FileSystem::Open(uint64_t inode, bool* keep_cache) {
+  CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
+  // Within one revision an inode's content never changes, and inodes are
+  // never reused across revisions: pages the kernel holds stay valid.
+  *keep_cache = true;
+  CVMFS_ASSIGN_OR_RETURN(auto file, MakeOpenFile(std::move(info)));
   ++open_files_;
-  return new OpenFile(this, info, std::move(handle).value());
+  return file.release();
+}
+
+Result<size_t> FileSystem::ReadInode(uint64_t inode, char* buf, size_t size, off_t offset) {
+  std::shared_ptr<OpenFile> file = open_by_inode_.Get(inode);
+  if (!file) {
+    CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
+    CVMFS_ASSIGN_OR_RETURN(auto made, MakeOpenFile(std::move(info)));
+    file = std::shared_ptr<OpenFile>(std::move(made));
+    open_by_inode_.Put(inode, file, kOpenByInode);
+  }
+  return Read(file.get(), buf, size, offset);
 }
 
 Result<size_t> FileSystem::Read(OpenFile* file, char* buf, size_t size, off_t offset) {
   auto n = file->Read(buf, size, offset);
   if (!n.ok()) return CountError(n.status());
   return n;
+}
+
+size_t FileSystem::CloseIdleFiles() {
+  decltype(open_by_inode_.items) closed;  // destroyed after the lock is released
+  std::lock_guard<std::mutex> lock(open_by_inode_.mu);
+  closed.swap(open_by_inode_.items);
+  open_by_inode_.order.clear();
+  return closed.size();
 }
 
 void FileSystem::Release(OpenFile* file) {
@@ -256,6 +312,14 @@ Result<std::vector<DirEntry>> FileSystem::ReadDir(uint64_t inode) {
     out.push_back(std::move(d));
   }
   return out;
+}
+
+Result<std::shared_ptr<const std::vector<DirEntry>>> FileSystem::ListingFor(uint64_t inode) {
+  if (auto cached = listings_.Get(inode)) return cached;
+  CVMFS_ASSIGN_OR_RETURN(auto entries, ReadDir(inode));
+  auto listing = std::make_shared<const std::vector<DirEntry>>(std::move(entries));
+  listings_.Put(inode, listing, kListingsByInode);
+  return listing;
 }
 
 void FileSystem::RememberListed(const DirEntry& entry) {

@@ -23,7 +23,9 @@
 #include <atomic>
 #include <ctime>
 #include <functional>
+#include <list>
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -101,8 +103,9 @@ class FileSystem {
   // kernel is told to drop its cached entries (through the invalidator).
   void SwitchRevision(std::unique_ptr<CatalogSet> catalogs, MountedRevision revision);
   // Called with (parent inode, name) for every entry the kernel may cache,
-  // after a revision switch. Set by the FUSE adapter; runs on the caller's
-  // thread (never a FUSE request thread).
+  // and with (directory inode, "") for every directory whose listing it may
+  // cache, after a revision switch. Set by the FUSE adapter; runs on the
+  // caller's thread (never a FUSE request thread).
   using Invalidator = std::function<void(uint64_t parent, const std::string& name)>;
   void set_invalidator(Invalidator invalidator);
 
@@ -113,11 +116,18 @@ class FileSystem {
 
   // `keep_cache` tells the kernel it may keep pages from an earlier open.
   Result<OpenFile*> Open(uint64_t inode, bool* keep_cache);
+  // Reads by inode, for kernels that open files without asking us (FUSE
+  // "no_open": no open/release round trip per open(2)). The content of the
+  // most recently read files stays open in a small LRU (kOpenByInode).
+  Result<size_t> ReadInode(uint64_t inode, char* buf, size_t size, off_t offset);
   Result<size_t> Read(OpenFile* file, char* buf, size_t size, off_t offset);
   void Release(OpenFile* file);
 
   // The whole listing of a directory, "." and ".." first.
   Result<std::vector<DirEntry>> ReadDir(uint64_t inode);
+  // The same, for kernels that list directories without opendir (FUSE
+  // "no_opendir"): recent listings are kept, since readdir comes in slices.
+  Result<std::shared_ptr<const std::vector<DirEntry>>> ListingFor(uint64_t inode);
   // A readdirplus reply handed `entry` to the kernel: one more lookup.
   void RememberListed(const DirEntry& entry);
 
@@ -141,9 +151,27 @@ class FileSystem {
   void ResetErrorCounters() { io_errors_ = 0; }
   size_t known_inodes() const { return inodes_.size(); }
   time_t mount_time() const { return mount_time_; }
+  // Closes the files ReadInode keeps open (a read in progress keeps its
+  // own reference), so that `cvmfs_talk evict` and `cleanup` can remove
+  // recently read objects; the next read opens the file again. Returns how
+  // many files were closed.
+  size_t CloseIdleFiles();
 
  private:
   friend class OpenFile;
+  // Files kept open for ReadInode, and listings for ListingFor: enough for
+  // the working set of a build or a tar, few enough to bound descriptors.
+  static constexpr size_t kOpenByInode = 256;
+  static constexpr size_t kListingsByInode = 64;
+  template <typename T>
+  struct InodeLru {
+    std::mutex mu;  // guards order and items (leaf lock)
+    std::list<uint64_t> order;  // most recent first
+    std::unordered_map<uint64_t, std::pair<std::shared_ptr<T>, std::list<uint64_t>::iterator>> items;
+    std::shared_ptr<T> Get(uint64_t inode);
+    void Put(uint64_t inode, std::shared_ptr<T> value, size_t capacity);
+  };
+  Result<std::unique_ptr<OpenFile>> MakeOpenFile(std::shared_ptr<const InodeInfo> info);
   Result<std::shared_ptr<const InodeInfo>> Info(uint64_t inode);
   // The entry `name` in directory `parent`, with its inode.
   Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> Resolve(
@@ -172,6 +200,8 @@ class FileSystem {
   std::mutex hardlink_mu_;  // guards hardlink_leaders_ (leaf lock)
   std::map<std::tuple<uint64_t, std::string, uint32_t>, uint64_t> hardlink_leaders_;
 
+  InodeLru<OpenFile> open_by_inode_;
+  InodeLru<const std::vector<DirEntry>> listings_;
   std::atomic<uint64_t> open_files_{0}, open_dirs_{0}, io_errors_{0}, total_opens_{0};
   const std::atomic<uint64_t>* next_inode_ = nullptr;  // borrowed
   friend class MagicXattrs;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <thread>
@@ -209,6 +210,43 @@ TEST_P(FixtureMountTest, RemountWithoutServerServesTheCache) {
   // Only the manifest and whitelist were asked for; every object came from the cache.
   for (const DownloadRequest& r : server->request_log())
     EXPECT_TRUE(r.url_path[0] == '.') << r.url_path;
+}
+
+// The no_open path (reads by inode, listings by inode) gives the same bytes
+// and entries as open/read and opendir/readdir.
+TEST_P(FixtureMountTest, ReadsAndListingsByInodeMatchOpenAndReadDir) {
+  auto mount = Mount(Server());
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  auto large = fs->Lookup(kRootInode, "large");
+  ASSERT_TRUE(large.ok());
+  auto listing = fs->ListingFor(large->inode);
+  auto direct = fs->ReadDir(large->inode);
+  ASSERT_TRUE(listing.ok() && direct.ok());
+  ASSERT_EQ(direct->size(), (*listing)->size());
+  for (size_t i = 0; i < direct->size(); ++i) {
+    EXPECT_EQ((*direct)[i].name, (**listing)[i].name);
+    EXPECT_EQ((*direct)[i].inode, (**listing)[i].inode);
+  }
+  for (const char* name : {"big.dat", "under4m.dat"}) {
+    auto file = fs->Lookup(large->inode, name);
+    ASSERT_TRUE(file.ok()) << name;
+    auto expected = ReadAll(fs, file->inode);
+    ASSERT_TRUE(expected.ok());
+    // Odd-sized reads crossing chunk boundaries, out of order.
+    std::string got(expected->size(), '\0');
+    const size_t step = 1000003;
+    std::vector<size_t> offsets;
+    for (size_t off = 0; off < got.size(); off += step) offsets.push_back(off);
+    std::reverse(offsets.begin(), offsets.end());
+    for (size_t off : offsets) {
+      size_t want = std::min(step, got.size() - off);
+      auto n = fs->ReadInode(file->inode, got.data() + off, want, static_cast<off_t>(off));
+      ASSERT_TRUE(n.ok()) << n.status().ToString();
+      ASSERT_EQ(want, *n);
+    }
+    EXPECT_TRUE(got == *expected) << name;
+  }
 }
 
 TEST_P(FixtureMountTest, CorruptObjectIsEioAndNeverCached) {

@@ -13,7 +13,18 @@ namespace cvmfs::client {
 
 namespace {
 
-FileSystem* Fs(fuse_req_t req) { return static_cast<FileSystem*>(fuse_req_userdata(req)); }
+// The session's userdata.
+struct Session {
+  FileSystem* fs;
+  // The kernel opens files and directories without asking us (negotiated
+  // in init: answering ENOSYS to the first open/opendir turns them off).
+  bool no_open = false;
+  bool no_opendir = false;
+  bool default_permissions = false;  // the kernel checks modes
+};
+
+Session* State(fuse_req_t req) { return static_cast<Session*>(fuse_req_userdata(req)); }
+FileSystem* Fs(fuse_req_t req) { return State(req)->fs; }
 
 // Status → errno, in one place.
 int Errno(const Status& st) {
@@ -34,7 +45,19 @@ struct DirHandle {
 };
 
 void OpInit(void* userdata, fuse_conn_info* conn) {
+  auto* session = static_cast<Session*>(userdata);
+  // Without open/release round trips an open(2) of a file whose pages are
+  // cached never reaches us: reads by inode (FileSystem::ReadInode). The
+  // kernel then keeps file pages and directory listings across opens.
+  if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) session->no_open = true;
+  if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) session->no_opendir = true;
   if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+  // With POSIX ACL support the kernel asks once per inode for its ACL and
+  // caches the answer ("none"), instead of sending every `ls -l`'s
+  // getxattr(system.posix_acl_access) to us. It implies kernel permission
+  // checks, so only when those are on anyway.
+  if (session->default_permissions && (conn->capable & FUSE_CAP_POSIX_ACL))
+    conn->want |= FUSE_CAP_POSIX_ACL;
   if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
   // Always readdirplus: listing replies carry attributes, so `ls -l` and
   // `find` need no lookup per entry.
@@ -94,6 +117,10 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     fuse_reply_err(req, EROFS);
     return;
   }
+  if (State(req)->no_open) {
+    fuse_reply_err(req, ENOSYS);  // from now on the kernel opens by itself
+    return;
+  }
   bool keep_cache = false;
   auto r = Fs(req)->Open(ino, &keep_cache);
   if (!r.ok()) {
@@ -105,10 +132,11 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (fuse_reply_open(req, fi) != 0) Fs(req)->Release(*r);  // interrupted
 }
 
-void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
   auto* file = reinterpret_cast<OpenFile*>(fi->fh);
   std::unique_ptr<char[]> buf(new char[size]);
-  auto r = Fs(req)->Read(file, buf.get(), size, off);
+  auto r = file ? Fs(req)->Read(file, buf.get(), size, off)
+                : Fs(req)->ReadInode(ino, buf.get(), size, off);
   if (!r.ok()) {
     fuse_reply_err(req, Errno(r.status()) == ENOENT ? EIO : Errno(r.status()));
     return;
@@ -117,11 +145,15 @@ void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* 
 }
 
 void OpRelease(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
-  Fs(req)->Release(reinterpret_cast<OpenFile*>(fi->fh));
+  if (fi->fh != 0) Fs(req)->Release(reinterpret_cast<OpenFile*>(fi->fh));
   fuse_reply_err(req, 0);
 }
 
 void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  if (State(req)->no_opendir) {
+    fuse_reply_err(req, ENOSYS);  // listings by inode from now on
+    return;
+  }
   auto r = Fs(req)->ReadDir(ino);
   if (!r.ok()) {
     fuse_reply_err(req, Errno(r.status()));
@@ -140,13 +172,26 @@ void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   }
 }
 
-void ReadDirCommon(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi, bool plus) {
-  auto* handle = reinterpret_cast<DirHandle*>(fi->fh);
+void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi,
+                   bool plus) {
+  std::shared_ptr<const std::vector<DirEntry>> listing;
+  const std::vector<DirEntry>* entries;
+  if (fi->fh != 0) {
+    entries = &reinterpret_cast<DirHandle*>(fi->fh)->entries;
+  } else {
+    auto r = Fs(req)->ListingFor(ino);
+    if (!r.ok()) {
+      fuse_reply_err(req, Errno(r.status()));
+      return;
+    }
+    listing = std::move(r).value();
+    entries = listing.get();
+  }
   std::unique_ptr<char[]> buf(new char[size]);
   size_t used = 0;
   const double timeout = Timeout(req);
-  for (size_t i = static_cast<size_t>(off); i < handle->entries.size(); ++i) {
-    const DirEntry& d = handle->entries[i];
+  for (size_t i = static_cast<size_t>(off); i < entries->size(); ++i) {
+    const DirEntry& d = (*entries)[i];
     size_t n;
     if (plus) {
       fuse_entry_param e{};
@@ -168,15 +213,19 @@ void ReadDirCommon(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi, b
   fuse_reply_buf(req, buf.get(), used);
 }
 
-void OpReaddir(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
-  ReadDirCommon(req, size, off, fi, false);
+void OpReaddir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+  ReadDirCommon(req, ino, size, off, fi, false);
 }
 
-void OpReaddirplus(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
-  ReadDirCommon(req, size, off, fi, true);
+void OpReaddirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+  ReadDirCommon(req, ino, size, off, fi, true);
 }
 
 void OpReleasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  if (fi->fh == 0) {
+    fuse_reply_err(req, 0);
+    return;
+  }
   delete reinterpret_cast<DirHandle*>(fi->fh);
   Fs(req)->DirClosed();
   fuse_reply_err(req, 0);
@@ -202,6 +251,13 @@ void ReplyXattr(fuse_req_t req, const std::string& value, size_t size) {
 }
 
 void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
+  // What `ls -l` asks of every file, and a repository never provides (the
+  // client shows no ACLs and no SELinux labels): answered without a lookup.
+  if (std::strcmp(name, "security.selinux") == 0 ||
+      std::strncmp(name, "system.posix_acl_", 17) == 0) {
+    fuse_reply_err(req, ENODATA);
+    return;
+  }
   auto r = Fs(req)->GetXattr(ino, name);
   if (!r.ok()) {
     fuse_reply_err(req, r.status().code() == Status::Code::kNotFound ? ENODATA
@@ -263,8 +319,11 @@ Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
 
   const fuse_lowlevel_ops ops = MakeOps();
+  Session state{fs};
+  for (const std::string& o : options.mount_options)
+    if (o == "default_permissions") state.default_permissions = true;
   std::unique_ptr<fuse_session, SessionDeleter> se(
-      fuse_session_new(&args, &ops, sizeof(ops), fs));
+      fuse_session_new(&args, &ops, sizeof(ops), &state));
   fuse_opt_free_args(&args);
   if (!se) {
     Status st = Status::InvalidArgument("cannot create the FUSE session (bad mount options: " +
@@ -287,7 +346,11 @@ Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
   fuse_session* session = se.get();
   fs->set_invalidator([session](uint64_t parent, const std::string& name) {
     // -ENOENT (the kernel has no such entry any more) is fine.
-    (void)fuse_lowlevel_notify_inval_entry(session, parent, name.c_str(), name.size());
+    if (name.empty()) {
+      (void)fuse_lowlevel_notify_inval_inode(session, parent, 0, 0);
+    } else {
+      (void)fuse_lowlevel_notify_inval_entry(session, parent, name.c_str(), name.size());
+    }
   });
   if (options.on_mounted) options.on_mounted(Status::Ok());
   fuse_loop_config* config = fuse_loop_cfg_create();

@@ -44,7 +44,8 @@ std::vector<InodeTable::Known> InodeTable::Snapshot() const {
   for (Shard& shard : shards_) {
     std::lock_guard<std::mutex> lock(shard.mu);
     for (auto& [inode, node] : shard.nodes)
-      out.push_back(Known{inode, node.info->parent, node.info->entry.name});
+      out.push_back(Known{inode, node.info->parent, node.info->entry.name,
+                          node.info->entry.IsDirectory()});
   }
   return out;
 }

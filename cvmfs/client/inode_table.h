@@ -60,6 +60,7 @@ class InodeTable {
   struct Known {
     uint64_t inode, parent;
     std::string name;
+    bool is_dir;
   };
   std::vector<Known> Snapshot() const;
   size_t size() const;

@@ -1,0 +1,273 @@
+#include "server/http_server.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string_view>
+
+#include "server/access_log.h"
+#include "server/reply.h"
+#include "server/storage_root.h"
+
+namespace server {
+namespace {
+
+using cvmfs::Result;
+using cvmfs::Status;
+
+constexpr std::string_view kUrlPrefix = "/cvmfs/";
+
+// Lives from the request line to the end of the response (MHD's per-request
+// context), then becomes an access log line.
+struct Request {
+  AccessRecord record;
+  bool headers_complete = false;
+};
+
+struct ListenAddress {
+  sockaddr_storage storage{};
+  bool ipv6 = false;
+  std::string url_host;  // "127.0.0.1", "[::1]"
+};
+
+Result<ListenAddress> ParseListenAddress(const std::string& address,
+                                         uint16_t port) {
+  ListenAddress out;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&out.storage);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&out.storage);
+  if (inet_pton(AF_INET, address.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(port);
+    out.url_host = address;
+  } else if (inet_pton(AF_INET6, address.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(port);
+    out.ipv6 = true;
+    out.url_host = "[" + address + "]";
+  } else {
+    return Status::InvalidArgument("listen address '" + address +
+                                   "' is not a numeric IPv4 or IPv6 address");
+  }
+  return out;
+}
+
+std::string ClientAddress(MHD_Connection* c) {
+  const MHD_ConnectionInfo* info =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == nullptr || info->client_addr == nullptr) return "-";
+  char buf[INET6_ADDRSTRLEN] = "-";
+  const sockaddr* sa = info->client_addr;
+  if (sa->sa_family == AF_INET)
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(sa)->sin_addr, buf,
+              sizeof(buf));
+  else if (sa->sa_family == AF_INET6)
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr,
+              buf, sizeof(buf));
+  return buf;
+}
+
+}  // namespace
+
+class HttpServer::Impl {
+ public:
+  Status Init(const HttpServerOptions& options);
+  Status Listen(const HttpServerOptions& options, const ListenAddress& addr);
+  ~Impl() {
+    if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
+  }
+
+  uint16_t port() const { return port_; }
+  const std::string& url_host() const { return url_host_; }
+
+ private:
+  static void* OnRequestLine(void* cls, const char* uri, MHD_Connection* c);
+  static MHD_Result OnRequest(void* cls, MHD_Connection* c, const char* url,
+                              const char* method, const char* version,
+                              const char* upload_data, size_t* upload_data_size,
+                              void** context);
+  static void OnCompleted(void* cls, MHD_Connection* c, void** context,
+                          MHD_RequestTerminationCode code);
+  static void OnLibraryMessage(void* cls, const char* format, va_list ap);
+
+  Reply Serve(MHD_Connection* c, std::string_view url, std::string_view method);
+  Result<OpenedFile> Lookup(std::string_view url,
+                            std::string_view* storage_path) const;
+
+  // Filled by Init(), then read-only while the daemon runs.
+  std::map<std::string, StorageRoot, std::less<>> roots_;
+  std::unique_ptr<AccessLog> access_log_;
+  std::string url_host_;
+  uint16_t port_ = 0;
+  MHD_Daemon* daemon_ = nullptr;
+
+  std::mutex mu_;  // guards the two members below (MHD threads log)
+  std::string last_message_;
+  bool running_ = false;  // set once MHD_start_daemon() has returned
+};
+
+Status HttpServer::Impl::Init(const HttpServerOptions& options) {
+  if (options.repositories.empty())
+    return Status::InvalidArgument("no repository to serve");
+  for (const ServedRepository& repo : options.repositories) {
+    if (repo.fqrn.empty() || repo.fqrn.find('/') != std::string::npos ||
+        repo.fqrn[0] == '.')
+      return Status::InvalidArgument("invalid repository name '" + repo.fqrn +
+                                     "'");
+    auto root = StorageRoot::Open(repo.storage_dir);
+    if (!root.ok()) return root.status().Annotate("repository " + repo.fqrn);
+    roots_.insert_or_assign(repo.fqrn, std::move(*root));
+  }
+  if (!options.access_log.empty()) {
+    CVMFS_ASSIGN_OR_RETURN(access_log_, AccessLog::Open(options.access_log));
+  }
+  return Status::Ok();
+}
+
+Status HttpServer::Impl::Listen(const HttpServerOptions& options,
+                                const ListenAddress& addr) {
+  unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+  if (addr.ipv6) flags |= MHD_USE_IPv6;
+  unsigned threads = options.threads == 0 ? 1 : options.threads;
+  daemon_ = MHD_start_daemon(
+      // The port is in the address; MHD uses this one in its messages.
+      flags, options.port, nullptr, nullptr, &Impl::OnRequest, this,
+      MHD_OPTION_EXTERNAL_LOGGER, &Impl::OnLibraryMessage, this,
+      MHD_OPTION_SOCK_ADDR, reinterpret_cast<const sockaddr*>(&addr.storage),
+      MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
+      options.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+      options.idle_timeout_seconds, MHD_OPTION_URI_LOG_CALLBACK,
+      &Impl::OnRequestLine, this, MHD_OPTION_NOTIFY_COMPLETED,
+      &Impl::OnCompleted, this, MHD_OPTION_END);
+  std::string where = addr.url_host + ":" + std::to_string(options.port);
+  if (daemon_ == nullptr) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Status::Unavailable(
+        "cannot serve on " + where + ": " +
+        (last_message_.empty() ? "libmicrohttpd failed" : last_message_));
+  }
+  const MHD_DaemonInfo* info =
+      MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
+  port_ = info != nullptr ? info->port : options.port;
+  url_host_ = addr.url_host;
+  std::lock_guard<std::mutex> lock(mu_);
+  running_ = true;
+  return Status::Ok();
+}
+
+void HttpServer::Impl::OnLibraryMessage(void* cls, const char* format,
+                                        va_list ap) {
+  char buf[512];
+  std::vsnprintf(buf, sizeof(buf), format, ap);
+  std::string message(buf);
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  auto* self = static_cast<Impl*>(cls);
+  std::lock_guard<std::mutex> lock(self->mu_);
+  self->last_message_ = message;
+  // Before the daemon runs, Listen() reports the message itself.
+  if (self->running_)
+    std::fprintf(stderr, "cvmfs_server serve: %s\n", message.c_str());
+}
+
+void* HttpServer::Impl::OnRequestLine(void*, const char* uri,
+                                      MHD_Connection* c) {
+  auto* request = new Request;
+  request->record.time = ::time(nullptr);
+  request->record.target = uri;
+  request->record.client = ClientAddress(c);
+  return request;
+}
+
+MHD_Result HttpServer::Impl::OnRequest(void* cls, MHD_Connection* c,
+                                       const char* url, const char* method,
+                                       const char* version, const char*,
+                                       size_t* upload_data_size,
+                                       void** context) {
+  auto* request = static_cast<Request*>(*context);
+  if (request == nullptr) return MHD_NO;  // OnRequestLine always sets it
+  // First call: headers only. Answering now would make MHD close the
+  // connection, so the reply waits for the (normally empty) body.
+  if (!request->headers_complete) {
+    request->headers_complete = true;
+    request->record.method = method;
+    request->record.version = version;
+    return MHD_YES;
+  }
+  if (*upload_data_size != 0) {  // a body we have no use for
+    *upload_data_size = 0;
+    return MHD_YES;
+  }
+  Reply reply = static_cast<Impl*>(cls)->Serve(c, url, method);
+  request->record.status = reply.status;
+  bool head = std::strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+  request->record.body_bytes = head ? 0 : reply.body_bytes;
+  if (!reply.response) return MHD_NO;
+  return MHD_queue_response(c, reply.status, reply.response.get());
+}
+
+void HttpServer::Impl::OnCompleted(void* cls, MHD_Connection*, void** context,
+                                   MHD_RequestTerminationCode) {
+  std::unique_ptr<Request> request(static_cast<Request*>(*context));
+  *context = nullptr;
+  auto* self = static_cast<Impl*>(cls);
+  // Requests MHD rejected before our handler ran have no status to log.
+  if (request && self->access_log_ && request->record.status != 0)
+    self->access_log_->Write(request->record);
+}
+
+Reply HttpServer::Impl::Serve(MHD_Connection* c, std::string_view url,
+                              std::string_view method) {
+  if (method != MHD_HTTP_METHOD_GET && method != MHD_HTTP_METHOD_HEAD)
+    return MethodNotAllowed();
+  std::string_view storage_path;
+  auto file = Lookup(url, &storage_path);
+  if (!file.ok()) return ErrorReply(file.status());
+  return FileReply(c, storage_path, std::move(*file));
+}
+
+// url is "/cvmfs/FQRN/<storage_path>", already percent-decoded by MHD.
+Result<OpenedFile> HttpServer::Impl::Lookup(
+    std::string_view url, std::string_view* storage_path) const {
+  if (url.substr(0, kUrlPrefix.size()) != kUrlPrefix)
+    return Status::NotFound("outside /cvmfs/");
+  url.remove_prefix(kUrlPrefix.size());
+  size_t slash = url.find('/');
+  auto root = roots_.find(url.substr(0, slash));
+  if (root == roots_.end()) return Status::NotFound("unknown repository");
+  *storage_path = slash == std::string_view::npos ? std::string_view()
+                                                  : url.substr(slash + 1);
+  return root->second.OpenFile(*storage_path);
+}
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HttpServer::~HttpServer() = default;
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(
+    const HttpServerOptions& options) {
+  CVMFS_ASSIGN_OR_RETURN(ListenAddress addr,
+                         ParseListenAddress(options.address, options.port));
+  auto impl = std::make_unique<Impl>();
+  CVMFS_RETURN_IF_ERROR(impl->Init(options));
+  CVMFS_RETURN_IF_ERROR(impl->Listen(options, addr));
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+uint16_t HttpServer::port() const { return impl_->port(); }
+
+std::string HttpServer::BaseUrl() const {
+  return "http://" + impl_->url_host() + ":" + std::to_string(port());
+}
+
+std::string HttpServer::RepositoryUrl(const std::string& fqrn) const {
+  return BaseUrl() + "/cvmfs/" + fqrn;
+}
+
+}  // namespace server

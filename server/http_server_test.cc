@@ -1,0 +1,378 @@
+#include "server/http_server.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cvmfs/file_util.h"
+#include "cvmfs/testing/test_env.h"
+
+namespace server {
+namespace {
+
+const char kFqrn[] = "repo.test.org";
+const char kObject[] = "data/ab/cdef0123456789abcdef0123456789abcdef01";
+
+struct Response {
+  long status = 0;
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+  long connects = 0;  // new connections this transfer opened
+};
+
+size_t OnBody(char* data, size_t size, size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+size_t OnHeader(char* data, size_t size, size_t n, void* out) {
+  std::string line(data, size * n);
+  size_t colon = line.find(':');
+  if (colon != std::string::npos) {
+    std::string name = line.substr(0, colon);
+    for (char& c : name) c = static_cast<char>(std::tolower(c));
+    std::string value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ')) value.erase(0, 1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n'))
+      value.pop_back();
+    (*static_cast<std::map<std::string, std::string>*>(out))[name] = value;
+  }
+  return size * n;
+}
+
+// One libcurl handle; reusing it reuses the connection (keep-alive).
+class Client {
+ public:
+  Client() : curl_(curl_easy_init()) {}
+  ~Client() { curl_easy_cleanup(curl_); }
+
+  Response Get(const std::string& url, const std::string& range = "",
+               const char* method = nullptr) {
+    Response r;
+    curl_easy_reset(curl_);
+    curl_easy_setopt(curl_, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl_, CURLOPT_PATH_AS_IS, 1L);  // keep ".." as sent
+    curl_easy_setopt(curl_, CURLOPT_WRITEFUNCTION, &OnBody);
+    curl_easy_setopt(curl_, CURLOPT_WRITEDATA, &r.body);
+    curl_easy_setopt(curl_, CURLOPT_HEADERFUNCTION, &OnHeader);
+    curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &r.headers);
+    curl_easy_setopt(curl_, CURLOPT_TIMEOUT, 20L);
+    if (!range.empty()) curl_easy_setopt(curl_, CURLOPT_RANGE, range.c_str());
+    if (method != nullptr && std::string(method) == "HEAD")
+      curl_easy_setopt(curl_, CURLOPT_NOBODY, 1L);
+    else if (method != nullptr)
+      curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, method);
+    CURLcode rc = curl_easy_perform(curl_);
+    EXPECT_EQ(rc, CURLE_OK) << url << ": " << curl_easy_strerror(rc);
+    curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &r.status);
+    curl_easy_getinfo(curl_, CURLINFO_NUM_CONNECTS, &r.connects);
+    return r;
+  }
+
+ private:
+  CURL* curl_;
+};
+
+std::string Pattern(size_t size, unsigned seed) {
+  std::string s(size, '\0');
+  for (size_t i = 0; i < size; ++i)
+    s[i] = static_cast<char>((i * 131 + seed * 7 + (i >> 8)) & 0xff);
+  return s;
+}
+
+// Seconds between an HTTP date and now.
+long SecondsFromNow(const std::string& http_date) {
+  struct tm tm {};
+  if (strptime(http_date.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm) == nullptr)
+    return -1000000;
+  return static_cast<long>(timegm(&tm) - ::time(nullptr));
+}
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    storage_ = tmp_.Sub("srv/" + std::string(kFqrn));
+    manifest_ = "Cabc\nRdef\nS7\n--\nsignature";
+    object_ = Pattern(300000, 1);
+    Put(".cvmfspublished", manifest_);
+    Put(".cvmfswhitelist", "whitelist");
+    Put(kObject, object_);
+    Put("data/ab/empty", "");
+    Put("info/v1/meta.json", "{}");
+    ASSERT_TRUE(cvmfs::WriteFileAtomic(tmp_.Sub("srv/secret"), "secret").ok());
+    ASSERT_EQ(::symlink("../secret", (storage_ + "/escape").c_str()), 0);
+    ASSERT_EQ(::mkfifo((storage_ + "/fifo").c_str(), 0644), 0);
+    StartServer();
+  }
+
+  void StartServer() {
+    HttpServerOptions options;
+    options.port = 0;
+    options.repositories = {{kFqrn, storage_}};
+    options.access_log = tmp_.Sub("access.log");
+    auto server = HttpServer::Start(options);
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(*server);
+    url_ = server_->RepositoryUrl(kFqrn);
+  }
+
+  void Put(const std::string& rel, const std::string& content) {
+    std::string path = storage_ + "/" + rel;
+    ASSERT_TRUE(cvmfs::MakeDirs(path.substr(0, path.rfind('/'))).ok());
+    ASSERT_TRUE(cvmfs::WriteFileAtomic(path, content).ok());
+  }
+
+  cvmfs::testing::TempDir tmp_;
+  std::string storage_, manifest_, object_, url_;
+  std::unique_ptr<HttpServer> server_;
+};
+
+TEST_F(HttpServerTest, UrlsNameTheRepository) {
+  EXPECT_NE(server_->port(), 0);
+  EXPECT_EQ(url_, "http://127.0.0.1:" + std::to_string(server_->port()) +
+                      "/cvmfs/" + kFqrn);
+}
+
+TEST_F(HttpServerTest, MetadataHeaders) {
+  Client client;
+  for (const char* name : {".cvmfspublished", ".cvmfswhitelist"}) {
+    Response r = client.Get(url_ + "/" + name);
+    EXPECT_EQ(r.status, 200) << name;
+    EXPECT_EQ(r.headers["cache-control"], "max-age=61") << name;
+    long expires_in = SecondsFromNow(r.headers["expires"]);
+    EXPECT_GE(expires_in, 59) << r.headers["expires"];
+    EXPECT_LE(expires_in, 62) << r.headers["expires"];
+    EXPECT_EQ(r.headers["content-type"], "application/x-cvmfs");
+    EXPECT_EQ(r.headers.count("etag"), 0u);
+    EXPECT_EQ(r.headers.count("last-modified"), 0u);
+  }
+  EXPECT_EQ(client.Get(url_ + "/.cvmfspublished").body, manifest_);
+}
+
+TEST_F(HttpServerTest, ObjectHeadersAndBody) {
+  Response r = Client().Get(url_ + "/" + kObject);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, object_);
+  EXPECT_EQ(r.headers["content-length"], std::to_string(object_.size()));
+  EXPECT_EQ(r.headers["cache-control"], "max-age=259200");
+  long expires_in = SecondsFromNow(r.headers["expires"]);
+  EXPECT_GE(expires_in, 259198);
+  EXPECT_LE(expires_in, 259201);
+  EXPECT_EQ(r.headers["content-type"], "application/octet-stream");
+  EXPECT_EQ(r.headers["accept-ranges"], "bytes");
+  EXPECT_EQ(r.headers.count("etag"), 0u);
+  EXPECT_EQ(r.headers.count("last-modified"), 0u);
+}
+
+TEST_F(HttpServerTest, EmptyFileAndJson) {
+  Client client;
+  Response empty = client.Get(url_ + "/data/ab/empty");
+  EXPECT_EQ(empty.status, 200);
+  EXPECT_EQ(empty.body, "");
+  EXPECT_EQ(empty.headers["content-length"], "0");
+  Response json = client.Get(url_ + "/info/v1/meta.json");
+  EXPECT_EQ(json.headers["content-type"], "application/json");
+  EXPECT_EQ(json.headers["cache-control"], "max-age=61");
+}
+
+TEST_F(HttpServerTest, Head) {
+  Response r = Client().Get(url_ + "/" + kObject, "", "HEAD");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "");
+  EXPECT_EQ(r.headers["content-length"], std::to_string(object_.size()));
+  EXPECT_EQ(r.headers["cache-control"], "max-age=259200");
+}
+
+TEST_F(HttpServerTest, SingleRange) {
+  Client client;
+  Response r = client.Get(url_ + "/" + kObject, "1000-1999");
+  EXPECT_EQ(r.status, 206);
+  EXPECT_EQ(r.body, object_.substr(1000, 1000));
+  EXPECT_EQ(r.headers["content-range"],
+            "bytes 1000-1999/" + std::to_string(object_.size()));
+  EXPECT_EQ(r.headers["cache-control"], "max-age=259200");
+
+  Response suffix = client.Get(url_ + "/" + kObject, "-10");
+  EXPECT_EQ(suffix.status, 206);
+  EXPECT_EQ(suffix.body, object_.substr(object_.size() - 10));
+
+  Response open_end = client.Get(url_ + "/" + kObject, "299990-");
+  EXPECT_EQ(open_end.status, 206);
+  EXPECT_EQ(open_end.body, object_.substr(299990));
+}
+
+TEST_F(HttpServerTest, UnsatisfiableAndMultipleRanges) {
+  Client client;
+  Response r = client.Get(url_ + "/" + kObject, "300000-");
+  EXPECT_EQ(r.status, 416);
+  EXPECT_EQ(r.headers["content-range"],
+            "bytes */" + std::to_string(object_.size()));
+  Response multi = client.Get(url_ + "/" + kObject, "0-9,20-29");
+  EXPECT_EQ(multi.status, 200);
+  EXPECT_EQ(multi.body, object_);
+}
+
+TEST_F(HttpServerTest, MissingIs404) {
+  Client client;
+  EXPECT_EQ(client.Get(url_ + "/data/ab/missing").status, 404);
+  EXPECT_EQ(client.Get(url_ + "/.cvmfspublished/x").status, 404);
+  std::string base = server_->BaseUrl();
+  EXPECT_EQ(client.Get(base + "/cvmfs/other.repo/.cvmfspublished").status, 404);
+  EXPECT_EQ(client.Get(base + "/" + kFqrn + "/.cvmfspublished").status, 404);
+  EXPECT_EQ(client.Get(base + "/").status, 404);
+}
+
+TEST_F(HttpServerTest, TraversalAndDirectoriesAreRefused) {
+  Client client;
+  std::string base = server_->BaseUrl();
+  auto refused = [&](const std::string& url) {
+    Response r = client.Get(url);
+    EXPECT_TRUE(r.status == 403 || r.status == 404) << url << ": " << r.status;
+    EXPECT_EQ(r.body.find("secret"), std::string::npos) << url;
+  };
+  refused(url_ + "/../secret");
+  refused(url_ + "/data/../../secret");
+  refused(url_ + "/%2e%2e/secret");
+  refused(url_ + "/data%2f..%2f..%2fsecret");
+  refused(base + "/cvmfs/../srv/secret");
+  refused(base + "/cvmfs/%2e%2e/secret");
+  EXPECT_EQ(client.Get(url_ + "/escape").status, 403);  // symlink outside
+  EXPECT_EQ(client.Get(url_ + "/fifo").status, 403);
+  EXPECT_EQ(client.Get(url_ + "/").status, 403);  // no listings
+  EXPECT_EQ(client.Get(url_).status, 403);
+  EXPECT_EQ(client.Get(url_ + "/data/ab").status, 403);
+}
+
+TEST_F(HttpServerTest, OnlyGetAndHead) {
+  Response r = Client().Get(url_ + "/.cvmfspublished", "", "DELETE");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.headers["allow"], "GET, HEAD");
+  EXPECT_TRUE(cvmfs::PathExists(storage_ + "/.cvmfspublished"));
+}
+
+TEST_F(HttpServerTest, KeepAlive) {
+  Client client;
+  long connects = 0;
+  for (int i = 0; i < 10; ++i) {
+    Response r = client.Get(url_ + (i % 2 ? "/.cvmfspublished" : "/data/ab/x"));
+    connects += r.connects;
+  }
+  EXPECT_EQ(connects, 1);  // one connection for all ten requests
+}
+
+TEST_F(HttpServerTest, ConcurrentClients) {
+  constexpr int kClients = 24, kRequests = 20;
+  for (int i = 0; i < kClients; ++i)
+    Put("data/cc/" + std::to_string(i), Pattern(50000 + i * 1000, i));
+  std::atomic<int> wrong{0}, connections{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kClients; ++t) {
+    threads.emplace_back([&, t] {
+      Client client;
+      for (int i = 0; i < kRequests; ++i) {
+        int n = (t + i) % kClients;
+        Response r = client.Get(url_ + "/data/cc/" + std::to_string(n));
+        connections += static_cast<int>(r.connects);
+        if (r.status != 200 || r.body != Pattern(50000 + n * 1000, n)) ++wrong;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(connections.load(), kClients);  // each client kept its connection
+}
+
+TEST_F(HttpServerTest, AccessLog) {
+  Client client;
+  client.Get(url_ + "/.cvmfspublished");
+  client.Get(url_ + "/" + kObject, "0-99");
+  client.Get(url_ + "/data/ab/missing");
+  client.Get(url_ + "/" + kObject, "", "HEAD");
+  server_.reset();  // every request is complete and logged
+  auto log = cvmfs::ReadFile(tmp_.Sub("access.log"));
+  ASSERT_TRUE(log.ok());
+  std::string prefix = "\"GET /cvmfs/" + std::string(kFqrn);
+  EXPECT_NE(log->find(prefix + "/.cvmfspublished HTTP/1.1\" 200 " +
+                      std::to_string(manifest_.size()) + "\n"),
+            std::string::npos)
+      << *log;
+  EXPECT_NE(log->find(prefix + "/" + kObject + " HTTP/1.1\" 206 100\n"),
+            std::string::npos)
+      << *log;
+  EXPECT_NE(log->find(prefix + "/data/ab/missing HTTP/1.1\" 404 "),
+            std::string::npos)
+      << *log;
+  EXPECT_NE(log->find("\"HEAD /cvmfs/"), std::string::npos) << *log;
+  EXPECT_EQ(log->rfind("127.0.0.1 - - [", 0), 0u) << *log;
+}
+
+TEST(HttpServerStartTest, ErrorsNameTheCulprit) {
+  cvmfs::testing::TempDir tmp;
+  HttpServerOptions options;
+  options.port = 0;
+  options.repositories = {{"missing.repo", tmp.Sub("nothing")}};
+  auto r = HttpServer::Start(options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("missing.repo"), std::string::npos)
+      << r.status().ToString();
+
+  ASSERT_TRUE(cvmfs::MakeDirs(tmp.Sub("s")).ok());
+  options.repositories = {{"x.repo", tmp.Sub("s")}};
+  options.address = "localhost:80";
+  r = HttpServer::Start(options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("localhost:80"), std::string::npos);
+
+  options.repositories.clear();
+  options.address = "127.0.0.1";
+  EXPECT_FALSE(HttpServer::Start(options).ok());
+}
+
+TEST(HttpServerStartTest, PortInUse) {
+  cvmfs::testing::TempDir tmp;
+  ASSERT_TRUE(cvmfs::MakeDirs(tmp.Sub("s")).ok());
+  HttpServerOptions options;
+  options.port = 0;
+  options.repositories = {{"x.repo", tmp.Sub("s")}};
+  auto first = HttpServer::Start(options);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  options.port = (*first)->port();
+  auto second = HttpServer::Start(options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find(std::to_string(options.port)),
+            std::string::npos)
+      << second.status().ToString();
+}
+
+TEST(HttpServerStartTest, Ipv6Loopback) {
+  cvmfs::testing::TempDir tmp;
+  ASSERT_TRUE(cvmfs::MakeDirs(tmp.Sub("s")).ok());
+  ASSERT_TRUE(cvmfs::WriteFileAtomic(tmp.Sub("s/.cvmfspublished"), "m").ok());
+  HttpServerOptions options;
+  options.address = "::1";
+  options.port = 0;
+  options.repositories = {{"x.repo", tmp.Sub("s")}};
+  auto server = HttpServer::Start(options);
+  if (!server.ok())
+    GTEST_SKIP() << "no IPv6 here: " << server.status().ToString();
+  EXPECT_EQ((*server)->BaseUrl().rfind("http://[::1]:", 0), 0u);
+  Response r =
+      Client().Get((*server)->RepositoryUrl("x.repo") + "/.cvmfspublished");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "m");
+}
+
+}  // namespace
+}  // namespace server

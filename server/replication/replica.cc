@@ -1,0 +1,214 @@
+#include "server/replication/replica.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+#include "cvmfs/network/http_fetcher.h"
+#include "cvmfs/object_name.h"
+#include "cvmfs/object_store.h"
+#include "server/replication/source_verifier.h"
+
+namespace replication {
+
+using cvmfs::Result;
+using cvmfs::Status;
+
+namespace {
+
+Status ValidateName(const std::string& name) {
+  bool ok = !name.empty() && name.size() <= 60 &&
+            std::isalnum(static_cast<unsigned char>(name[0]));
+  for (char c : name)
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+                c == '_' || c == '.');
+  if (!ok)
+    return Status::InvalidArgument(
+        "replica name '" + name +
+        "' must be 1 to 60 letters, digits, '-', '_' or '.', "
+        "starting with a letter or digit");
+  return Status::Ok();
+}
+
+struct KeyCopy {
+  std::string from, to;
+};
+
+// Which key files to read, and where they go in etc/cvmfs/keys.
+Result<std::vector<KeyCopy>> PlanKeys(const cvmfs::SystemPaths& paths,
+                                      const std::string& given) {
+  std::vector<KeyCopy> plan;
+  if (!cvmfs::IsDirectory(given)) {
+    if (!cvmfs::PathExists(given))
+      return Status::NotFound("public key " + given + " does not exist");
+    plan.push_back({given, ""});  // destination named after the fqrn, later
+    return plan;
+  }
+  CVMFS_ASSIGN_OR_RETURN(auto names, cvmfs::ListDirectory(given));
+  for (const std::string& n : names)
+    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".pub") == 0)
+      plan.push_back({given + "/" + n, paths.KeysDir() + "/" + n});
+  if (plan.empty()) return Status::NotFound("no *.pub key files in " + given);
+  return plan;
+}
+
+// Copies a key unless an identical one is there already; never replaces a
+// different key (another repository may rely on it).
+Status InstallKey(const KeyCopy& key) {
+  CVMFS_ASSIGN_OR_RETURN(std::string pem, cvmfs::ReadFile(key.from));
+  if (cvmfs::PathExists(key.to)) {
+    CVMFS_ASSIGN_OR_RETURN(std::string existing, cvmfs::ReadFile(key.to));
+    if (existing == pem) return Status::Ok();
+    return Status::AlreadyExists("a different key is installed as " + key.to +
+                                 "; remove it or give the key directory");
+  }
+  return cvmfs::WriteFileAtomic(key.to, pem, 0444);
+}
+
+Status ChownTree(const std::string& owner,
+                 const std::vector<std::string>& dirs) {
+  struct passwd* pw = ::getpwnam(owner.c_str());
+  if (!pw) return Status::InvalidArgument("unknown user '" + owner + "' (-o)");
+  for (const std::string& dir : dirs) {
+    if (::chown(dir.c_str(), pw->pw_uid, pw->pw_gid) != 0)
+      return Status::FromErrno(errno, "chown " + owner + " " + dir);
+  }
+  return Status::Ok();
+}
+
+Status CreateStorage(const ReplicaConfig& config) {
+  cvmfs::LocalObjectStore store(config.storage_dir);
+  CVMFS_RETURN_IF_ERROR(store.CreateLayout());
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir + "/tmp", 0700));
+  std::vector<std::string> dirs = {config.storage_dir,
+                                   config.storage_dir + "/data",
+                                   config.storage_dir + "/data/txn",
+                                   config.spool_dir, config.spool_dir + "/tmp"};
+  for (int i = 0; i < 256; ++i) {
+    uint8_t b = static_cast<uint8_t>(i);
+    dirs.push_back(config.storage_dir + "/data/" + cvmfs::ToHex(&b, 1));
+  }
+  return ChownTree(config.owner, dirs);
+}
+
+// Removes everything in `dir` (it stays); a missing directory is fine.
+Status EmptyDirectory(const std::string& dir) {
+  auto names = cvmfs::ListDirectory(dir);
+  if (!names.ok())
+    return names.status().IsNotFound() ? Status::Ok() : names.status();
+  for (const std::string& n : *names)
+    CVMFS_RETURN_IF_ERROR(cvmfs::RemoveTree(dir + "/" + n));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ReplicaConfig> AddReplica(const cvmfs::SystemPaths& paths,
+                                 const AddReplicaOptions& options,
+                                 cvmfs::Fetcher* fetcher) {
+  if (::getpwnam(options.owner.c_str()) == nullptr)
+    return Status::InvalidArgument("unknown user '" + options.owner + "' (-o)");
+  CVMFS_ASSIGN_OR_RETURN(auto keys, PlanKeys(paths, options.public_key));
+  std::vector<std::string> key_files;
+  for (const auto& k : keys) key_files.push_back(k.from);
+  CVMFS_ASSIGN_OR_RETURN(auto master_keys, LoadMasterKeys(key_files));
+
+  CVMFS_RETURN_IF_ERROR(CheckReplicationAllowed(fetcher, options.stratum0_url));
+  auto source = FetchVerifiedSource(fetcher, master_keys, "", ::time(nullptr));
+  if (!source.ok()) return source.status().Annotate(options.stratum0_url);
+  const std::string fqrn = source->whitelist.fqrn;
+  const std::string name = options.alias.empty() ? fqrn : options.alias;
+  CVMFS_RETURN_IF_ERROR(ValidateName(name));
+
+  ReplicaConfig config = ReplicaConfig::ForNew(paths, name, fqrn);
+  config.owner = options.owner;
+  config.stratum0_url = options.stratum0_url;
+  const std::string config_file = ReplicaConfig::ConfigFile(paths, name);
+  if (cvmfs::PathExists(config_file))
+    return Status::AlreadyExists(
+        "repository " + name + " already exists here (" + config_file +
+        "); choose another name with -n or remove it first");
+  if (cvmfs::PathExists(config.storage_dir + "/" +
+                        std::string(cvmfs::kManifestName)))
+    return Status::AlreadyExists("storage " + config.storage_dir +
+                                 " already holds a repository");
+
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(paths.KeysDir()));
+  for (auto& k : keys) {
+    if (k.to.empty()) k.to = paths.KeysDir() + "/" + fqrn + ".pub";
+    CVMFS_RETURN_IF_ERROR(InstallKey(k));
+    config.public_keys.push_back(k.to);
+  }
+  CVMFS_RETURN_IF_ERROR(CreateStorage(config));
+  CVMFS_RETURN_IF_ERROR(config.Save(paths));
+  return config;
+}
+
+Result<std::unique_ptr<cvmfs::Fetcher>> MakeSourceFetcher(
+    const std::string& stratum0_url, int timeout_s, int retries,
+    int connections) {
+  if (stratum0_url.rfind("http://", 0) != 0 &&
+      stratum0_url.rfind("https://", 0) != 0)
+    return Status::InvalidArgument("Stratum 0 URL '" + stratum0_url +
+                                   "' must start with http:// or https://");
+  cvmfs::HttpFetcherOptions o;
+  std::string url = stratum0_url;
+  while (url.size() > 8 && url.back() == '/') url.pop_back();
+  o.hosts = {url};
+  o.timeout_s = o.timeout_direct_s = timeout_s;
+  o.max_retries = retries;
+  o.backoff_init_ms = 500;
+  o.max_connections = connections;
+  o.user_agent = "cvmfs_server snapshot";
+  CVMFS_ASSIGN_OR_RETURN(auto fetcher,
+                         cvmfs::HttpFetcher::Create(std::move(o)));
+  return std::unique_ptr<cvmfs::Fetcher>(std::move(fetcher));
+}
+
+Result<SnapshotLock> SnapshotLock::Acquire(const std::string& lock_file,
+                                           const std::string& name) {
+  cvmfs::UniqueFd fd(
+      ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.valid()) return Status::FromErrno(errno, "open " + lock_file);
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK)
+      return Status::Busy("another snapshot of " + name + " is running (lock " +
+                          lock_file + ")");
+    return Status::FromErrno(errno, "flock " + lock_file);
+  }
+  return SnapshotLock(std::move(fd));
+}
+
+Result<SnapshotStats> SnapshotReplica(const ReplicaConfig& config,
+                                      cvmfs::Fetcher* fetcher) {
+  const std::string tmp_base = config.spool_dir + "/tmp";
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(tmp_base, 0700));
+  CVMFS_ASSIGN_OR_RETURN(
+      SnapshotLock lock,
+      SnapshotLock::Acquire(config.spool_dir + "/is_snapshotting.lock",
+                            config.name));
+  // Under the lock nothing else writes here: what is left was interrupted.
+  CVMFS_RETURN_IF_ERROR(EmptyDirectory(config.storage_dir + "/data/txn"));
+  CVMFS_RETURN_IF_ERROR(EmptyDirectory(tmp_base));
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.storage_dir + "/data/txn"));
+  CVMFS_ASSIGN_OR_RETURN(auto keys, LoadMasterKeys(config.public_keys));
+
+  std::string temp_dir = tmp_base + "/snapshot.XXXXXX";
+  if (!::mkdtemp(temp_dir.data()))
+    return Status::FromErrno(errno, "mkdtemp " + temp_dir);
+  SnapshotOptions options;
+  options.fqrn = config.fqrn;
+  options.storage_root = config.storage_dir;
+  options.temp_dir = temp_dir;
+  options.workers = config.num_workers;
+  auto stats = RunSnapshot(fetcher, keys, options);
+  (void)cvmfs::RemoveTree(temp_dir);
+  return stats;
+}
+
+}  // namespace replication

@@ -1,0 +1,71 @@
+// A Stratum 1 replica on this machine: creating one (add-replica) and
+// running its snapshots one at a time.
+//
+//   etc/cvmfs/repositories.d/<name>/server.conf   replica_config.h
+//   etc/cvmfs/keys/<fqrn>.pub (or the *.pub files of a key directory)
+//   srv/cvmfs/<name>/                             storage: data/00..ff,
+//   data/txn,
+//                                                 .cvmfspublished, ... (served)
+//   var/spool/cvmfs/<name>/is_snapshotting.lock   flock() while a snapshot runs
+//   var/spool/cvmfs/<name>/tmp/                   scratch of running snapshots
+//
+// Thread safety: free functions; SnapshotLock is a move-only RAII handle.
+#ifndef SERVER_REPLICATION_REPLICA_H_
+#define SERVER_REPLICATION_REPLICA_H_
+
+#include <memory>
+#include <string>
+
+#include "cvmfs/file_util.h"
+#include "cvmfs/network/fetcher.h"
+#include "cvmfs/status.h"
+#include "cvmfs/system_paths.h"
+#include "server/replication/replica_config.h"
+#include "server/replication/snapshot.h"
+
+namespace replication {
+
+struct AddReplicaOptions {
+  std::string
+      stratum0_url;  // e.g. http://stratum0.example.org/cvmfs/repo.example.org
+  std::string public_key;  // a .pub file, or a directory of *.pub files
+  std::string alias;       // -n: name of the replica; default the fqrn
+  std::string owner = "root";
+};
+
+// Checks that the source allows replication and that its whitelist and
+// manifest verify with the key(s), learns the fqrn from the whitelist, then
+// copies the key(s) to etc/cvmfs/keys, creates the storage and spool and
+// writes server.conf (last: until then the replica does not exist).
+// `fetcher` talks to options.stratum0_url. AlreadyExists if the name is
+// taken or a different key already has the target key file name.
+cvmfs::Result<ReplicaConfig> AddReplica(const cvmfs::SystemPaths& paths,
+                                        const AddReplicaOptions& options,
+                                        cvmfs::Fetcher* fetcher);
+
+// The fetcher a snapshot uses: libcurl towards CVMFS_STRATUM0, direct, with
+// the replica's timeout and retries, one connection per worker.
+cvmfs::Result<std::unique_ptr<cvmfs::Fetcher>> MakeSourceFetcher(
+    const std::string& stratum0_url, int timeout_s, int retries,
+    int connections);
+
+// An exclusive flock() on a file; released when destroyed.
+class SnapshotLock {
+ public:
+  // Busy ("another snapshot of <name> is running") if someone holds it.
+  static cvmfs::Result<SnapshotLock> Acquire(const std::string& lock_file,
+                                             const std::string& name);
+
+ private:
+  explicit SnapshotLock(cvmfs::UniqueFd fd) : fd_(std::move(fd)) {}
+  cvmfs::UniqueFd fd_;
+};
+
+// Takes the replica's lock, removes temporaries left in data/txn by an
+// interrupted snapshot and runs one snapshot (snapshot.h).
+cvmfs::Result<SnapshotStats> SnapshotReplica(const ReplicaConfig& config,
+                                             cvmfs::Fetcher* fetcher);
+
+}  // namespace replication
+
+#endif  // SERVER_REPLICATION_REPLICA_H_

@@ -1,0 +1,171 @@
+#include "server/replication/replica_config.h"
+
+#include <map>
+
+#include "cvmfs/config/shell_source.h"
+#include "cvmfs/file_util.h"
+
+namespace replication {
+
+using cvmfs::Result;
+using cvmfs::Status;
+
+namespace {
+
+// Single-quoted for the shell: safe for any path.
+std::string ShellQuote(const std::string& value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+std::vector<std::string> SplitColons(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t colon = text.find(':', pos);
+    if (colon == std::string::npos) colon = text.size();
+    if (colon > pos) out.push_back(text.substr(pos, colon - pos));
+    pos = colon + 1;
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::string>> SourceConfig(
+    const std::string& file) {
+  CVMFS_ASSIGN_OR_RETURN(std::string text, cvmfs::ReadFile(file));
+  return cvmfs::SourceShellFile(file, cvmfs::AssignedParameters(text), {});
+}
+
+std::string Get(const std::map<std::string, std::string>& kv,
+                const std::string& key, const std::string& def = "") {
+  auto it = kv.find(key);
+  return it == kv.end() || it->second.empty() ? def : it->second;
+}
+
+Status ParseInt(const std::map<std::string, std::string>& kv,
+                const std::string& key, int min, int max,
+                const std::string& file, int* out) {
+  std::string value = Get(kv, key);
+  if (value.empty()) return Status::Ok();
+  if (value.size() > 9 ||
+      value.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(value) < min || std::stoi(value) > max)
+    return Status::InvalidArgument(
+        file + ": " + key + "=" + value + ": expected a number from " +
+        std::to_string(min) + " to " + std::to_string(max));
+  *out = std::stoi(value);
+  return Status::Ok();
+}
+
+// The storage directory of CVMFS_UPSTREAM_STORAGE=local,<tmp>,<dir>.
+Result<std::string> LocalStorage(const std::string& upstream,
+                                 const std::string& file) {
+  size_t second = upstream.find(',', 6);
+  if (upstream.rfind("local,", 0) != 0 || second == std::string::npos ||
+      second + 1 == upstream.size())
+    return Status::InvalidArgument(
+        file + ": CVMFS_UPSTREAM_STORAGE=" + upstream +
+        ": only local,<tmp dir>,<storage dir> is supported");
+  return upstream.substr(second + 1);
+}
+
+}  // namespace
+
+std::string ReplicaConfig::ConfigFile(const cvmfs::SystemPaths& paths,
+                                      const std::string& name) {
+  return paths.ServerConfigDir(name) + "/server.conf";
+}
+
+ReplicaConfig ReplicaConfig::ForNew(const cvmfs::SystemPaths& paths,
+                                    const std::string& name,
+                                    const std::string& fqrn) {
+  ReplicaConfig c;
+  c.name = name;
+  c.fqrn = fqrn;
+  c.storage_dir = paths.Storage(name);
+  c.spool_dir = paths.Spool(name);
+  return c;
+}
+
+Result<ReplicaConfig> ReplicaConfig::Load(const cvmfs::SystemPaths& paths,
+                                          const std::string& name) {
+  const std::string file = ConfigFile(paths, name);
+  if (name.empty() || name.find('/') != std::string::npos ||
+      !cvmfs::PathExists(file))
+    return Status::NotFound("repository " + name + " does not exist here (no " +
+                            file + ")");
+  CVMFS_ASSIGN_OR_RETURN(auto kv, SourceConfig(file));
+  std::string type = Get(kv, "CVMFS_REPOSITORY_TYPE", "stratum0");
+  if (type != kReplicaType)
+    return Status::InvalidArgument(name + " is a " + type +
+                                   " repository, not a replica (" + file + ")");
+  ReplicaConfig c;
+  c.name = name;
+  c.fqrn = Get(kv, "CVMFS_REPOSITORY_NAME");
+  c.owner = Get(kv, "CVMFS_USER", "root");
+  c.stratum0_url = Get(kv, "CVMFS_STRATUM0");
+  c.public_keys = SplitColons(Get(kv, "CVMFS_PUBLIC_KEY"));
+  c.spool_dir = Get(kv, "CVMFS_SPOOL_DIR", paths.Spool(name));
+  for (const char* key :
+       {"CVMFS_REPOSITORY_NAME", "CVMFS_STRATUM0", "CVMFS_PUBLIC_KEY"}) {
+    if (Get(kv, key).empty())
+      return Status::InvalidArgument(file + ": " + key + " is not set");
+  }
+  CVMFS_ASSIGN_OR_RETURN(c.storage_dir,
+                         LocalStorage(Get(kv, "CVMFS_UPSTREAM_STORAGE"), file));
+  CVMFS_RETURN_IF_ERROR(
+      ParseInt(kv, "CVMFS_HTTP_TIMEOUT", 1, 3600, file, &c.http_timeout_s));
+  CVMFS_RETURN_IF_ERROR(
+      ParseInt(kv, "CVMFS_HTTP_RETRIES", 0, 100, file, &c.http_retries));
+  CVMFS_RETURN_IF_ERROR(
+      ParseInt(kv, "CVMFS_NUM_WORKERS", 1, 1024, file, &c.num_workers));
+  return c;
+}
+
+std::string ReplicaConfig::Serialize() const {
+  std::string keys;
+  for (const std::string& k : public_keys)
+    keys += (keys.empty() ? "" : ":") + k;
+  std::string out = "# created by cvmfs_server add-replica\n";
+  auto line = [&out](const char* key, const std::string& value) {
+    out += std::string(key) + "=" + ShellQuote(value) + "\n";
+  };
+  line("CVMFS_REPOSITORY_NAME", fqrn);
+  line("CVMFS_REPOSITORY_TYPE", kReplicaType);
+  line("CVMFS_USER", owner);
+  line("CVMFS_SPOOL_DIR", spool_dir);
+  line("CVMFS_STRATUM0", stratum0_url);
+  line("CVMFS_UPSTREAM_STORAGE", "local," + spool_dir + "/tmp," + storage_dir);
+  line("CVMFS_PUBLIC_KEY", keys);
+  line("CVMFS_HTTP_TIMEOUT", std::to_string(http_timeout_s));
+  line("CVMFS_HTTP_RETRIES", std::to_string(http_retries));
+  line("CVMFS_NUM_WORKERS", std::to_string(num_workers));
+  return out;
+}
+
+Status ReplicaConfig::Save(const cvmfs::SystemPaths& paths) const {
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(paths.ServerConfigDir(name)));
+  return cvmfs::WriteFileAtomic(ConfigFile(paths, name), Serialize());
+}
+
+bool IsReplica(const cvmfs::SystemPaths& paths, const std::string& name) {
+  auto kv = SourceConfig(ReplicaConfig::ConfigFile(paths, name));
+  return kv.ok() && Get(*kv, "CVMFS_REPOSITORY_TYPE") == kReplicaType;
+}
+
+std::vector<std::string> ListReplicas(const cvmfs::SystemPaths& paths) {
+  std::vector<std::string> out;
+  auto names = cvmfs::ListDirectory(paths.RepositoriesD());
+  if (!names.ok()) return out;
+  for (const std::string& n : *names)
+    if (IsReplica(paths, n)) out.push_back(n);
+  return out;
+}
+
+}  // namespace replication

@@ -1,0 +1,146 @@
+#include "server/replication/replica.h"
+
+#include <gtest/gtest.h>
+
+#include "server/replication/replication_test_util.h"
+
+namespace replication {
+namespace {
+
+using cvmfs::Status;
+using testing::FixtureKey;
+using testing::FixtureStorage;
+
+constexpr char kFqrn[] = "sha1-zlib.example.org";
+
+class ReplicaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    paths_.root = tmp_.Sub("root");
+    testing::ServeStorage(FixtureStorage(kFqrn), &fetcher_);
+    options_.stratum0_url =
+        "http://stratum0.example.org/cvmfs/sha1-zlib.example.org";
+    options_.public_key = FixtureKey(kFqrn);
+  }
+
+  cvmfs::testing::TempDir tmp_;
+  cvmfs::SystemPaths paths_;
+  cvmfs::MemoryFetcher fetcher_;
+  AddReplicaOptions options_;
+};
+
+TEST_F(ReplicaTest, AddReplicaLearnsTheNameAndLaysOutConfigKeysAndStorage) {
+  auto config = AddReplica(paths_, options_, &fetcher_);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->name, kFqrn);
+  EXPECT_EQ(config->fqrn, kFqrn);
+  EXPECT_EQ(config->storage_dir, paths_.Storage(kFqrn));
+  const std::string key = paths_.KeysDir() + "/" + kFqrn + ".pub";
+  ASSERT_EQ(config->public_keys, std::vector<std::string>{key});
+  EXPECT_EQ(cvmfs::ReadFile(key).value(),
+            cvmfs::ReadFile(FixtureKey(kFqrn)).value());
+  EXPECT_TRUE(cvmfs::IsDirectory(config->storage_dir + "/data/00"));
+  EXPECT_TRUE(cvmfs::IsDirectory(config->storage_dir + "/data/ff"));
+  EXPECT_TRUE(cvmfs::IsDirectory(config->storage_dir + "/data/txn"));
+  EXPECT_FALSE(cvmfs::PathExists(config->storage_dir + "/.cvmfspublished"));
+
+  auto loaded = ReplicaConfig::Load(paths_, kFqrn);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->Serialize(), config->Serialize());
+  std::string text =
+      cvmfs::ReadFile(ReplicaConfig::ConfigFile(paths_, kFqrn)).value();
+  EXPECT_NE(text.find("CVMFS_REPOSITORY_TYPE='stratum1'"), std::string::npos);
+  EXPECT_NE(text.find("CVMFS_STRATUM0='" + options_.stratum0_url + "'"),
+            std::string::npos);
+  EXPECT_EQ(ListReplicas(paths_), std::vector<std::string>{kFqrn});
+
+  auto again = AddReplica(paths_, options_, &fetcher_);
+  EXPECT_EQ(again.status().code(), Status::Code::kAlreadyExists)
+      << again.status().ToString();
+}
+
+TEST_F(ReplicaTest, AliasNamesConfigAndStorage) {
+  options_.alias = "mirror-a";
+  auto config = AddReplica(paths_, options_, &fetcher_);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->fqrn, kFqrn);
+  EXPECT_EQ(config->storage_dir, paths_.Storage("mirror-a"));
+  EXPECT_TRUE(IsReplica(paths_, "mirror-a"));
+  EXPECT_FALSE(IsReplica(paths_, kFqrn));
+  options_.alias = "bad/name";
+  EXPECT_EQ(AddReplica(paths_, options_, &fetcher_).status().code(),
+            Status::Code::kInvalidArgument);
+}
+
+TEST_F(ReplicaTest, AddReplicaRefusesUnreplicableOrUntrustedSources) {
+  fetcher_.Remove(".cvmfs_master_replica");
+  auto config = AddReplica(paths_, options_, &fetcher_);
+  EXPECT_EQ(config.status().code(), Status::Code::kNotSupported)
+      << config.status().ToString();
+  EXPECT_NE(config.status().message().find(".cvmfs_master_replica"),
+            std::string::npos);
+  testing::ServeStorage(FixtureStorage(kFqrn), &fetcher_);
+  options_.public_key = FixtureKey("shake128-none.example.org");
+  config = AddReplica(paths_, options_, &fetcher_);
+  EXPECT_TRUE(config.status().IsCorruption()) << config.status().ToString();
+  options_.public_key = tmp_.Sub("missing.pub");
+  EXPECT_TRUE(AddReplica(paths_, options_, &fetcher_).status().IsNotFound());
+  EXPECT_TRUE(ListReplicas(paths_).empty());
+}
+
+TEST_F(ReplicaTest, ConfigOfAStratum0IsNotAReplica) {
+  ASSERT_TRUE(cvmfs::MakeDirs(paths_.ServerConfigDir("s0.example.org")).ok());
+  ASSERT_TRUE(cvmfs::WriteFileAtomic(
+                  ReplicaConfig::ConfigFile(paths_, "s0.example.org"),
+                  "CVMFS_REPOSITORY_NAME=s0.example.org\n"
+                  "CVMFS_REPOSITORY_TYPE=stratum0\n")
+                  .ok());
+  auto c = ReplicaConfig::Load(paths_, "s0.example.org");
+  EXPECT_EQ(c.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("not a replica"), std::string::npos);
+  EXPECT_TRUE(
+      ReplicaConfig::Load(paths_, "nothing.example.org").status().IsNotFound());
+}
+
+TEST_F(ReplicaTest, MalformedNumberIsNamed) {
+  auto config = AddReplica(paths_, options_, &fetcher_).value();
+  std::string file = ReplicaConfig::ConfigFile(paths_, kFqrn);
+  std::string text = cvmfs::ReadFile(file).value() + "CVMFS_NUM_WORKERS=lots\n";
+  ASSERT_TRUE(cvmfs::WriteFileAtomic(file, text).ok());
+  auto c = ReplicaConfig::Load(paths_, kFqrn);
+  EXPECT_EQ(c.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("CVMFS_NUM_WORKERS=lots"),
+            std::string::npos);
+}
+
+TEST_F(ReplicaTest, SnapshotRemovesStaleTemporariesAndWritesLastSnapshot) {
+  auto config = AddReplica(paths_, options_, &fetcher_).value();
+  config.num_workers = 4;
+  const std::string stale = config.storage_dir + "/data/txn/.tmp.1.1";
+  ASSERT_TRUE(cvmfs::WriteFileAtomic(stale, "half an object").ok());
+  auto stats = SnapshotReplica(config, &fetcher_);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_FALSE(cvmfs::PathExists(stale));
+  EXPECT_TRUE(cvmfs::PathExists(config.storage_dir + "/.cvmfspublished"));
+  EXPECT_TRUE(cvmfs::PathExists(config.storage_dir + "/" + kLastSnapshotName));
+  EXPECT_TRUE(cvmfs::ListDirectory(config.spool_dir + "/tmp").value().empty());
+}
+
+TEST_F(ReplicaTest, ConcurrentSnapshotIsRefused) {
+  auto config = AddReplica(paths_, options_, &fetcher_).value();
+  auto held = SnapshotLock::Acquire(config.spool_dir + "/is_snapshotting.lock",
+                                    config.name);
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  auto stats = SnapshotReplica(config, &fetcher_);
+  EXPECT_EQ(stats.status().code(), Status::Code::kBusy);
+  EXPECT_NE(stats.status().message().find("another snapshot of " + config.name +
+                                          " is running"),
+            std::string::npos)
+      << stats.status().ToString();
+  EXPECT_EQ(fetcher_.total_requests(),
+            4u)  // add-replica: master replica, whitelist, manifest, X
+      << "the refused snapshot must not touch the source";
+}
+
+}  // namespace
+}  // namespace replication
