@@ -1,5 +1,7 @@
 #include "cvmfs/client/file_system.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 
 #include "cvmfs/client/magic_xattrs.h"
@@ -19,6 +21,7 @@ FileSystem::FileSystem(FileSystemOptions options, ObjectFetcher* objects,
       revision_(std::move(revision)),
       network_(network),
       readahead_(options_.readahead_threads, 64),
+      prefetch_(options_.prefetch_files > 0 ? options_.prefetch_threads : 0, 1024),
       mount_time_(::time(nullptr)) {}
 
 FileSystem::~FileSystem() = default;
@@ -225,6 +228,7 @@ Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(std::shared_ptr<const
   const DirectoryEntry& e = info->entry;
   if (!e.IsRegular()) return Status::InvalidArgument(info->path + " is not a regular file");
   ++total_opens_;
+  PrefetchSiblings(*info);
   if (e.chunked) {
     auto chunks = info->catalog->With([&](Catalog& c) { return c.Chunks(info->path); });
     if (!chunks.ok()) return CountError(chunks.status().Annotate(info->path));
@@ -239,6 +243,57 @@ Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(std::shared_ptr<const
   auto handle = objects_->OpenReferenced(request);
   if (!handle.ok()) return CountError(handle.status().Annotate(info->path));
   return std::make_unique<OpenFile>(this, info, std::move(handle).value());
+}
+
+// Programs read the files of a directory one after another (tar, cp, a
+// compiler's includes, Python's imports): fetch the next ones while the
+// program works on this one. Each object is then either already in the
+// cache (a demand read of one still in flight waits for that download,
+// ObjectFetcher collapses them) or downloading; cached objects get a
+// kernel read-ahead so a cold disk works in parallel too.
+void FileSystem::PrefetchSiblings(const InodeInfo& info) {
+  if (options_.prefetch_files <= 0 || info.parent == 0) return;
+  auto listing = ListingFor(info.parent);
+  if (!listing.ok()) return;
+  const std::vector<DirEntry>& entries = **listing;
+  auto it = std::lower_bound(entries.begin() + std::min<size_t>(2, entries.size()), entries.end(),
+                             info.entry.name,
+                             [](const DirEntry& d, const std::string& n) { return d.name < n; });
+  if (it == entries.end() || it->name != info.entry.name) return;
+  const size_t index = static_cast<size_t>(it - entries.begin());
+  const size_t window = static_cast<size_t>(options_.prefetch_files);
+  size_t from, to;
+  {
+    std::lock_guard<std::mutex> lock(prefetch_mu_);
+    size_t& upto = prefetched_upto_[info.parent];
+    // Refill when the reader is within half a window of the end.
+    if (upto > index + window / 2) return;
+    from = std::max(upto, index + 1);
+    to = std::min(entries.size(), index + 1 + window);
+    upto = to;
+    if (prefetched_upto_.size() > 4096) prefetched_upto_.clear();
+  }
+  for (size_t i = from; i < to; ++i) {
+    const DirEntry& d = entries[i];
+    const DirectoryEntry& e = d.info->entry;
+    if (!e.IsRegular() || e.chunked || !e.content_hash || e.size > options_.prefetch_max_size)
+      continue;
+    ObjectRequest request;
+    request.digest = *e.content_hash;
+    request.compressed = e.compression == Compression::kZlib;
+    request.description = d.info->path;
+    request.expected_size = e.size;
+    ObjectFetcher* objects = objects_;
+    std::atomic<uint64_t>* done = &prefetch_done_;
+    if (prefetch_.Post([objects, request, done] {
+          auto handle = objects->Open(request);
+          if (handle.ok()) {
+            (void)::posix_fadvise(handle->fd(), 0, 0, POSIX_FADV_WILLNEED);
+            ++*done;
+          }
+        }))
+      ++prefetch_queued_;
+  }
 }
 
 Result<OpenFile*> FileSystem::Open(uint64_t inode, bool* keep_cache) {

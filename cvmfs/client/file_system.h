@@ -63,6 +63,14 @@ struct FileSystemOptions {
   std::function<std::optional<std::string>(const std::string&)> variables;
   std::string tag;              // CVMFS_REPOSITORY_TAG, if the mount is pinned to one
   int readahead_threads = 2;
+  // Sibling prefetch (doc/client.md, "Prefetch"): when a file is first
+  // read, the next `prefetch_files` regular files of its directory (in
+  // listing order, at most `prefetch_max_size` bytes each) are fetched into
+  // the cache in the background, or, when cached already, read ahead into
+  // the page cache. 0 turns it off.
+  int prefetch_files = 32;
+  uint64_t prefetch_max_size = 1 << 20;
+  int prefetch_threads = 8;
 };
 
 // The revision a FileSystem serves.
@@ -142,6 +150,8 @@ class FileSystem {
   void DirClosed() { --open_dirs_; }
   uint64_t io_errors() const { return io_errors_.load(); }
   uint64_t total_opens() const { return total_opens_.load(); }
+  uint64_t prefetch_queued() const { return prefetch_queued_.load(); }
+  uint64_t prefetch_done() const { return prefetch_done_.load(); }
   uint64_t inode_max() const { return next_inode_ ? next_inode_->load() : 0; }
   void set_inode_counter(const std::atomic<uint64_t>* next) { next_inode_ = next; }
   std::shared_ptr<CatalogSet> catalogs() const;
@@ -194,6 +204,12 @@ class FileSystem {
   const NetworkView* network_;  // borrowed, may be null
   InodeTable inodes_;
   TaskQueue readahead_;
+  TaskQueue prefetch_;
+  // Directory inode -> listing index up to which siblings were queued.
+  std::mutex prefetch_mu_;  // guards prefetched_upto_ (leaf lock)
+  std::unordered_map<uint64_t, size_t> prefetched_upto_;
+  std::atomic<uint64_t> prefetch_queued_{0}, prefetch_done_{0};
+  void PrefetchSiblings(const InodeInfo& info);
   time_t mount_time_;
 
   // Hardlink group leaders: (catalog base, directory, group) -> inode.
