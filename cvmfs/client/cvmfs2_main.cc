@@ -12,6 +12,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -23,9 +24,14 @@
 #include <string>
 #include <vector>
 
+#include "cache/cache_manager_launch.h"
+#include "cache/cache_manager_main.h"
 #include "cvmfs/client/fuse_adapter.h"
 #include "cvmfs/client/magic_xattrs.h"
 #include "cvmfs/client/repository_mount.h"
+#include "cvmfs/client/talk_commands.h"
+#include "cvmfs/client/talk_server.h"
+#include "cvmfs/client/talk_socket.h"
 #include "cvmfs/config/client_settings.h"
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/system_paths.h"
@@ -133,6 +139,13 @@ class Log {
   FILE* file_ = nullptr;
 };
 
+// This program's path, to start it again as the cache manager.
+std::string SelfExecutable() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
 cvmfs::client::MountConfig ToMountConfig(const cvmfs::ClientSettings& s) {
   cvmfs::client::MountConfig c;
   c.fqrn = s.fqrn;
@@ -149,6 +162,11 @@ cvmfs::client::MountConfig ToMountConfig(const cvmfs::ClientSettings& s) {
   c.http.user_agent = std::string("cvmfs Fuse ") + cvmfs::client::kClientVersion;
   c.cache.dir = s.CacheDir();
   c.cache.quota_limit = s.quota_limit_mb < 0 ? -1 : s.quota_limit_mb * 1024 * 1024;
+  // CVMFS_SHARED_CACHE=yes: $CVMFS_CACHE_BASE/shared, one quota for every
+  // mount, kept by a cache manager that this program runs (`__cachemgr__`).
+  c.cache.shared = s.shared_cache;
+  c.cache.manager_exe = SelfExecutable();
+  c.cache.client_name = s.fqrn;
   c.public_key_files = s.public_keys;
   c.tag = s.repository_tag.value_or("");
   c.root_hash = s.root_hash;
@@ -213,9 +231,37 @@ void DetachStdio() {
   if (null > 2) ::close(null);
 }
 
+// The control socket cvmfs_talk speaks to (cvmfs_io.<fqrn> in the cache
+// directory). A mount without it still works; the failure is logged.
+std::unique_ptr<cvmfs::client::TalkServer> StartTalk(cvmfs::client::RepositoryMount* mount,
+                                                     const cvmfs::ClientSettings& settings,
+                                                     const cvmfs::OptionsManager& options,
+                                                     const std::string& mountpoint, Log* log) {
+  cvmfs::client::TalkContext context;
+  context.mount = mount;
+  context.http = mount->http();
+  char resolved[PATH_MAX];
+  context.mountpoint = ::realpath(mountpoint.c_str(), resolved) ? resolved : mountpoint;
+  context.parameters = options.Dump(/*with_sources=*/true);
+  auto commands = std::make_shared<cvmfs::client::TalkCommands>(std::move(context));
+  const std::string path = cvmfs::client::TalkSocketPath(settings.CacheDir(), settings.fqrn);
+  auto server = cvmfs::client::TalkServer::Start(
+      path, [commands](const std::string& line) { return commands->Execute(line); });
+  if (!server.ok()) {
+    log->Error("no control socket (cvmfs_talk will not reach this mount): " +
+               server.status().ToString());
+    return nullptr;
+  }
+  log->Info("control socket " + path);
+  return std::move(server).value();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Hidden mode: the cache manager of a shared cache, started by a mount.
+  if (argc > 1 && std::strcmp(argv[1], cache::kCacheManagerCommand) == 0)
+    return cache::CacheManagerMain(argc - 2, argv + 2);
   if (argc > 1 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0)) {
     Usage(std::cout);
     return 0;
@@ -281,6 +327,7 @@ int main(int argc, char** argv) {
   if (settings->check_permissions) fuse.mount_options.push_back("default_permissions");
   for (const std::string& o : cl->fuse_options)
     if (o != "allow_other" || ::getuid() != 0) fuse.mount_options.push_back(o);
+  std::unique_ptr<cvmfs::client::TalkServer> talk;  // from the mount to the unmount
   fuse.on_mounted = [&](const Status& s) {
     if (!s.ok()) {
       log.Error(s.message());
@@ -291,14 +338,19 @@ int main(int argc, char** argv) {
     }
     log.Info("mounted " + cl->fqrn + " on " + cl->mountpoint);
     (*mount)->StartUpdater();
+    talk = StartTalk(mount->get(), *settings, options, cl->mountpoint, &log);
     if (report_fd >= 0) {
       DetachStdio();
       Report(report_fd, "OK");
       report_fd = -1;
     }
   };
-  fuse.on_stopping = [&] { (*mount)->StopUpdater(); };
+  fuse.on_stopping = [&] {
+    talk.reset();
+    (*mount)->StopUpdater();
+  };
   st = cvmfs::client::RunFuseSession((*mount)->file_system(), fuse);
+  talk.reset();  // if the session ended without on_stopping
   log.Info("unmounted " + cl->fqrn + (st.ok() ? "" : ": " + st.message()));
   return st.ok() ? 0 : 1;
 }

@@ -132,15 +132,27 @@ Result<cache::CacheHandle> ObjectFetcher::OpenReferenced(const ObjectRequest& re
 Status ObjectFetcher::Download(const ObjectRequest& request) {
   // Re-check: another download may have committed it since our miss.
   if (cache_->Contains(request.digest)) return Status::Ok();
-  Status st = DownloadOnce(request, /*no_cache=*/false);
-  for (int attempt = 0; st.code() == Status::Code::kNotFound && missing_failover_ &&
-                        missing_failover_(attempt);
-       ++attempt) {
-    st = DownloadOnce(request, /*no_cache=*/false);
-  }
-  if (st.code() == Status::Code::kCorruption) {
-    if (log_) log_("retrying with no-cache: " + st.ToString());
-    st = DownloadOnce(request, /*no_cache=*/true);
+  // CVMFS's order: a hash mismatch is retried once with no-cache on the same
+  // host (a proxy may hold a bad copy); a host that lacks the object or
+  // still serves bad bytes then is a host failure: the next host is asked,
+  // keeping no-cache, until the hook says every host was tried.
+  bool no_cache = false;
+  int host_switches = 0;
+  Status st = DownloadOnce(request, no_cache);
+  for (;;) {
+    const Status::Code code = st.code();
+    const std::string what = request.digest.ToString() + " (" + request.description + ")";
+    if (code == Status::Code::kCorruption && !no_cache) {
+      if (log_) log_("retrying " + what + " with no-cache: " + st.ToString());
+      no_cache = true;
+    } else if (code == Status::Code::kNotFound || code == Status::Code::kCorruption) {
+      if (log_ && code == Status::Code::kCorruption)
+        log_(what + " still corrupted with no-cache (a host failure): " + st.ToString());
+      if (!missing_failover_ || !missing_failover_(host_switches++)) break;
+    } else {
+      break;
+    }
+    st = DownloadOnce(request, no_cache);
   }
   if (st.ok()) {
     ++downloads_;

@@ -6,7 +6,9 @@
 // stored compressed, and written to a cache transaction that is committed
 // only when the hash of the received bytes equals the requested digest. A
 // mismatch is retried once with "Pragma: no-cache" (a proxy may hold a bad
-// copy); a second mismatch fails with Corruption and nothing is kept.
+// copy); a second mismatch counts as a host failure (the host failover hook
+// below decides whether another host is tried, with no-cache); when no host
+// is left it fails with Corruption and nothing is kept.
 //
 //   Open(digest) ─► cache hit? ──yes──► handle
 //        │ no
@@ -81,8 +83,9 @@ class ObjectFetcher {
   // Where failed downloads are reported (the client's debug log); called
   // from the failing request's thread.
   void set_logger(std::function<void(const std::string&)> log) { log_ = std::move(log); }
-  // Called when a server answers 404 for an object, with the number of
-  // earlier attempts; returning true retries (after switching host).
+  // Called when a server answers 404 for an object, or serves it corrupted
+  // even with no-cache, with the number of earlier calls for this download;
+  // returning true retries (after switching host).
   void set_missing_object_failover(std::function<bool(int attempt)> f) {
     missing_failover_ = std::move(f);
   }

@@ -21,22 +21,20 @@ std::string JoinGroups(const std::vector<std::vector<std::string>>& groups) {
 // What the magic attributes show about the network.
 class RepositoryMount::HttpView : public NetworkView {
  public:
-  HttpView(HttpFetcher* http, const HttpFetcherOptions& options)
-      : http_(http), options_(options) {}
+  explicit HttpView(HttpFetcher* http) : http_(http) {}
   std::string host() const override { return http_->CurrentHost(); }
   std::string proxy() const override { return http_->CurrentProxy(); }
   std::string host_list() const override {
     std::string out;
-    for (const std::string& h : options_.hosts) out += (out.empty() ? "" : ";") + h;
+    for (const std::string& h : http_->Hosts()) out += (out.empty() ? "" : ";") + h;
     return out;
   }
-  std::string proxy_list() const override { return JoinGroups(options_.proxy_groups); }
-  int timeout() const override { return options_.timeout_s; }
-  int timeout_direct() const override { return options_.timeout_direct_s; }
+  std::string proxy_list() const override { return JoinGroups(http_->Proxies()); }
+  int timeout() const override { return http_->timeout_s(); }
+  int timeout_direct() const override { return http_->timeout_direct_s(); }
 
  private:
   HttpFetcher* http_;
-  const HttpFetcherOptions& options_;
 };
 
 RepositoryMount::~RepositoryMount() {
@@ -65,7 +63,7 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     CVMFS_ASSIGN_OR_RETURN(auto http, HttpFetcher::Create(c.http));
     m->http_ = http.get();
     m->fetcher_ = std::move(http);
-    m->view_ = std::make_unique<HttpView>(m->http_, m->config_.http);
+    m->view_ = std::make_unique<HttpView>(m->http_);
   }
   m->objects_ = std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
   m->objects_->set_logger(log);
@@ -291,8 +289,10 @@ void RepositoryMount::UpdaterLoop() {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(wake_mu_);
-      wake_cv_.wait_until(lock, std::chrono::system_clock::from_time_t(next_check_),
-                          [this] { return stop_ || wake_ || ::time(nullptr) >= next_check_; });
+      // next_check_ may move (cvmfs_talk max ttl set): wait for the
+      // deadline as it is now, again after every notification.
+      while (!stop_ && !wake_ && ::time(nullptr) < next_check_)
+        wake_cv_.wait_until(lock, std::chrono::system_clock::from_time_t(next_check_));
       if (stop_) return;
       wake_ = false;
     }

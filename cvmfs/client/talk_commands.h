@@ -6,12 +6,11 @@
 //   cache size | cache instance | cache list [pinned|catalogs]
 //   cache limit get | cache limit set <MB> | cleanup <MB>
 //   evict <path> | pin <path>
-//   revision | remount [sync] | open catalogs | max ttl info | max ttl set <min>
-//   host info | host switch | host set <urls>
-//   proxy info | proxy switch | proxy group switch | proxy set <proxies>
-//   timeout info | timeout set <proxy> [<direct>]
-//   internal affairs | reset error counters | parameters
-//   pid | pid cachemgr | mountpoint | version
+//   revision | remount [sync] | open catalogs | max ttl info | max ttl set
+//   <min> host info | host switch | host set <urls> proxy info | proxy switch |
+//   proxy group switch | proxy set <proxies> timeout info | timeout set <proxy>
+//   [<direct>] internal affairs | reset error counters | parameters pid | pid
+//   cachemgr | mountpoint | version
 //
 // Anything else is answered "unknown command". Every reply ends with a
 // newline.
@@ -47,7 +46,9 @@ struct TalkContext {
   // The effective configuration as `cvmfs_config showconfig` prints it
   // (OptionsManager::Dump(true)), for `parameters`.
   std::string parameters;
-  pid_t cache_manager_pid = 0;  // 0: this mount has no cache manager process
+  // The pid of the cache manager process serving this mount's cache (a
+  // shared cache); null or returning 0: there is none.
+  std::function<pid_t()> cache_manager_pid;
 };
 
 class TalkCommands {

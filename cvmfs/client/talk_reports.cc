@@ -11,10 +11,12 @@ namespace cvmfs::client {
 namespace {
 
 std::string Megabytes(uint64_t bytes) {
-  return std::to_string(bytes / (1024 * 1024)) + "MB (" + std::to_string(bytes) + " Bytes)";
+  return std::to_string(bytes / (1024 * 1024)) + "MB (" +
+         std::to_string(bytes) + " Bytes)";
 }
 
-std::string Join(const std::vector<std::string>& items, const std::string& sep) {
+std::string Join(const std::vector<std::string>& items,
+                 const std::string& sep) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
   return out;
@@ -22,18 +24,20 @@ std::string Join(const std::vector<std::string>& items, const std::string& sep) 
 
 int Depth(const MountedCatalog* c) {
   int depth = 0;
-  for (const MountedCatalog* p = c->parent(); p != nullptr; p = p->parent()) ++depth;
+  for (const MountedCatalog* p = c->parent(); p != nullptr; p = p->parent())
+    ++depth;
   return depth;
 }
 
 }  // namespace
 
 std::string FormatCacheSize(const cache::PosixCache::Usage& usage) {
-  return "Current cache size is " + Megabytes(usage.size) + ", pinned: " +
-         Megabytes(usage.pinned) + "\n";
+  return "Current cache size is " + Megabytes(usage.size) +
+         ", pinned: " + Megabytes(usage.pinned) + "\n";
 }
 
-std::string FormatHostInfo(const std::vector<std::string>& hosts, const std::string& current) {
+std::string FormatHostInfo(const std::vector<std::string>& hosts,
+                           const std::string& current) {
   if (hosts.empty()) return "No hosts defined\n";
   std::string out;
   size_t active = 0;
@@ -41,7 +45,8 @@ std::string FormatHostInfo(const std::vector<std::string>& hosts, const std::str
     out += "  [" + std::to_string(i) + "] " + hosts[i] + " (unprobed)\n";
     if (hosts[i] == current) active = i;
   }
-  return out + "Active host " + std::to_string(active) + ": " + hosts[active] + "\n";
+  return out + "Active host " + std::to_string(active) + ": " + hosts[active] +
+         "\n";
 }
 
 std::string FormatProxyInfo(const std::vector<std::vector<std::string>>& groups,
@@ -51,23 +56,29 @@ std::string FormatProxyInfo(const std::vector<std::vector<std::string>>& groups,
   size_t active = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
     out += "[" + std::to_string(g) + "] " + Join(groups[g], ", ") + "\n";
-    if (std::find(groups[g].begin(), groups[g].end(), current) != groups[g].end()) active = g;
+    if (std::find(groups[g].begin(), groups[g].end(), current) !=
+        groups[g].end())
+      active = g;
   }
-  return out + "Active proxy: [" + std::to_string(active) + "] " + current + "\n";
+  return out + "Active proxy: [" + std::to_string(active) + "] " + current +
+         "\n";
 }
 
-std::string FormatCatalogHierarchy(const std::vector<const MountedCatalog*>& catalogs) {
+std::string FormatCatalogHierarchy(
+    const std::vector<const MountedCatalog*>& catalogs) {
   // Parents before children, siblings by mountpoint: sorting by mountpoint
   // does both, since a nested mountpoint extends its parent's.
   std::vector<const MountedCatalog*> sorted = catalogs;
-  std::sort(sorted.begin(), sorted.end(), [](const MountedCatalog* a, const MountedCatalog* b) {
-    return a->mountpoint() < b->mountpoint();
-  });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const MountedCatalog* a, const MountedCatalog* b) {
+              return a->mountpoint() < b->mountpoint();
+            });
   std::string out;
   for (const MountedCatalog* c : sorted) {
     out += std::string(static_cast<size_t>(Depth(c)) + 1, '-') + "> " +
            (c->mountpoint().empty() ? "/" : c->mountpoint()) + " (revision " +
-           std::to_string(c->revision()) + ", hash " + c->hash().ToString() + ")\n";
+           std::to_string(c->revision()) + ", hash " + c->hash().ToString() +
+           ")\n";
   }
   return out;
 }
@@ -79,16 +90,20 @@ std::string FormatCounters(const std::vector<Counter>& counters) {
   return out;
 }
 
-Result<std::vector<std::string>> ParseHostList(const std::string& text, const std::string& fqrn) {
+Result<std::vector<std::string>> ParseHostList(const std::string& text,
+                                               const std::string& fqrn) {
   std::string org = fqrn.substr(0, fqrn.find('.'));
   CVMFS_ASSIGN_OR_RETURN(auto hosts, ParseServerUrls(text, fqrn, org));
-  if (hosts.empty()) return Status::InvalidArgument("no host in '" + text + "'");
+  if (hosts.empty())
+    return Status::InvalidArgument("no host in '" + text + "'");
   return hosts;
 }
 
-Result<std::vector<std::vector<std::string>>> ParseProxyList(const std::string& text) {
+Result<std::vector<std::vector<std::string>>> ParseProxyList(
+    const std::string& text) {
   CVMFS_ASSIGN_OR_RETURN(auto groups, ParseProxyGroups(text));
-  if (groups.empty()) return Status::InvalidArgument("no proxy in '" + text + "'");
+  if (groups.empty())
+    return Status::InvalidArgument("no proxy in '" + text + "'");
   return groups;
 }
 

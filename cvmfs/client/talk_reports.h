@@ -25,7 +25,8 @@ std::string FormatCacheSize(const cache::PosixCache::Usage& usage);
 //   [0] http://s1/cvmfs/repo (unprobed)
 //   [1] http://s2/cvmfs/repo (unprobed)
 // Active host 0: http://s1/cvmfs/repo
-std::string FormatHostInfo(const std::vector<std::string>& hosts, const std::string& current);
+std::string FormatHostInfo(const std::vector<std::string>& hosts,
+                           const std::string& current);
 
 // Load-balance groups:
 // [0] http://p1:3128, http://p2:3128
@@ -37,7 +38,8 @@ std::string FormatProxyInfo(const std::vector<std::vector<std::string>>& groups,
 // One line per attached catalog, indented by nesting depth:
 // -> / (revision 12, hash 3f2a...C)
 // --> /sw (revision 12, hash 9bc1...C)
-std::string FormatCatalogHierarchy(const std::vector<const MountedCatalog*>& catalogs);
+std::string FormatCatalogHierarchy(
+    const std::vector<const MountedCatalog*>& catalogs);
 
 struct Counter {
   std::string name;
@@ -49,9 +51,11 @@ struct Counter {
 std::string FormatCounters(const std::vector<Counter>& counters);
 
 // `host set`: ';'- or ','-separated URLs, @fqrn@/@org@ replaced.
-Result<std::vector<std::string>> ParseHostList(const std::string& text, const std::string& fqrn);
+Result<std::vector<std::string>> ParseHostList(const std::string& text,
+                                               const std::string& fqrn);
 // `proxy set`: CVMFS_HTTP_PROXY syntax ("p1|p2;p3;DIRECT").
-Result<std::vector<std::vector<std::string>>> ParseProxyList(const std::string& text);
+Result<std::vector<std::vector<std::string>>> ParseProxyList(
+    const std::string& text);
 
 }  // namespace cvmfs::client
 

@@ -5,8 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 
 #include "cvmfs/client/talk_socket.h"
@@ -30,19 +30,24 @@ int64_t NowMs() {
 std::string Trimmed(std::string s) {
   size_t end = s.find_first_of(std::string("\n\0", 2));
   if (end != std::string::npos) s.resize(end);
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  while (!s.empty() &&
+         (s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
+    s.pop_back();
   size_t begin = s.find_first_not_of(" \t");
   return begin == std::string::npos ? std::string() : s.substr(begin);
 }
 
 }  // namespace
 
-Result<std::unique_ptr<TalkServer>> TalkServer::Start(const std::string& socket_path,
-                                                      Handler handler) {
-  std::unique_ptr<TalkServer> server(new TalkServer(socket_path, std::move(handler)));
-  CVMFS_ASSIGN_OR_RETURN(server->listen_fd_, ListenUnixSocket(socket_path, 0600));
+Result<std::unique_ptr<TalkServer>> TalkServer::Start(
+    const std::string& socket_path, Handler handler) {
+  std::unique_ptr<TalkServer> server(
+      new TalkServer(socket_path, std::move(handler)));
+  CVMFS_ASSIGN_OR_RETURN(server->listen_fd_,
+                         ListenUnixSocket(socket_path, 0600));
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Status::FromErrno(errno, "pipe for the talk thread");
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    return Status::FromErrno(errno, "pipe for the talk thread");
   server->stop_read_.Reset(fds[0]);
   server->stop_write_.Reset(fds[1]);
   server->thread_ = std::thread([s = server.get()] { s->Run(); });
@@ -60,7 +65,8 @@ TalkServer::~TalkServer() {
 
 void TalkServer::Run() {
   for (;;) {
-    pollfd fds[2] = {{listen_fd_.get(), POLLIN, 0}, {stop_read_.get(), POLLIN, 0}};
+    pollfd fds[2] = {{listen_fd_.get(), POLLIN, 0},
+                     {stop_read_.get(), POLLIN, 0}};
     int ready = ::poll(fds, 2, -1);
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0 || fds[1].revents != 0) return;
@@ -76,7 +82,8 @@ void TalkServer::Serve(int fd) {
   std::string reply = handler_(command);
   size_t sent = 0;
   while (sent < reply.size()) {
-    ssize_t n = ::send(fd, reply.data() + sent, reply.size() - sent, MSG_NOSIGNAL);
+    ssize_t n =
+        ::send(fd, reply.data() + sent, reply.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;  // the client went away
     sent += static_cast<size_t>(n);
@@ -91,7 +98,8 @@ std::string TalkServer::ReadCommand(int fd) {
   while (buf.size() < kMaxCommandSize) {
     int64_t left = deadline - NowMs();
     if (left <= 0) break;
-    int wait = buf.empty() ? static_cast<int>(left) : std::min<int>(kPauseMs, static_cast<int>(left));
+    int wait = buf.empty() ? static_cast<int>(left)
+                           : std::min<int>(kPauseMs, static_cast<int>(left));
     pollfd p{fd, POLLIN, 0};
     int ready = ::poll(&p, 1, wait);
     if (ready < 0 && errno == EINTR) continue;
@@ -100,7 +108,9 @@ std::string TalkServer::ReadCommand(int fd) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // the client finished writing
     buf.append(chunk, static_cast<size_t>(n));
-    if (buf.find('\n') != std::string::npos || buf.find('\0') != std::string::npos) break;
+    if (buf.find('\n') != std::string::npos ||
+        buf.find('\0') != std::string::npos)
+      break;
   }
   return Trimmed(std::move(buf));
 }

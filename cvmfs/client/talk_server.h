@@ -31,8 +31,8 @@ class TalkServer {
   // How long a connection may take to deliver its command.
   static constexpr int kReadTimeoutMs = 5000;
 
-  static Result<std::unique_ptr<TalkServer>> Start(const std::string& socket_path,
-                                                   Handler handler);
+  static Result<std::unique_ptr<TalkServer>> Start(
+      const std::string& socket_path, Handler handler);
   ~TalkServer();
   TalkServer(const TalkServer&) = delete;
   TalkServer& operator=(const TalkServer&) = delete;
@@ -44,7 +44,8 @@ class TalkServer {
   static std::string ReadCommand(int fd);
 
  private:
-  TalkServer(std::string path, Handler handler) : path_(std::move(path)), handler_(std::move(handler)) {}
+  TalkServer(std::string path, Handler handler)
+      : path_(std::move(path)), handler_(std::move(handler)) {}
   void Run();
   void Serve(int fd);
 

@@ -24,9 +24,12 @@ Result<sockaddr_un> AddressOf(const std::string& path, UniqueFd* dir_fd) {
   if (target.size() >= sizeof(addr.sun_path)) {
     size_t slash = path.rfind('/');
     std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
-    dir_fd->Reset(::open(dir.empty() ? "/" : dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!dir_fd->valid()) return Status::FromErrno(errno, "open directory " + dir);
-    target = "/proc/self/fd/" + std::to_string(dir_fd->get()) + "/" + path.substr(slash + 1);
+    dir_fd->Reset(::open(dir.empty() ? "/" : dir.c_str(),
+                         O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!dir_fd->valid())
+      return Status::FromErrno(errno, "open directory " + dir);
+    target = "/proc/self/fd/" + std::to_string(dir_fd->get()) + "/" +
+             path.substr(slash + 1);
     if (target.size() >= sizeof(addr.sun_path))
       return Status::InvalidArgument("socket name too long: " + path);
   }
@@ -42,7 +45,8 @@ Result<UniqueFd> NewSocket() {
 
 }  // namespace
 
-std::string TalkSocketPath(const std::string& cache_dir, const std::string& fqrn) {
+std::string TalkSocketPath(const std::string& cache_dir,
+                           const std::string& fqrn) {
   return JoinPath(cache_dir, "cvmfs_io." + fqrn);
 }
 
@@ -55,7 +59,8 @@ Result<UniqueFd> ConnectUnixSocket(const std::string& path) {
     rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   } while (rc != 0 && errno == EINTR);
   if (rc != 0)
-    return Status::Unavailable("cannot connect to " + path + ": " + std::strerror(errno));
+    return Status::Unavailable("cannot connect to " + path + ": " +
+                               std::strerror(errno));
   return fd;
 }
 
@@ -81,12 +86,13 @@ Result<UniqueFd> ListenUnixSocket(const std::string& path, int mode) {
   if (rc != 0) return Status::FromErrno(bind_errno, "bind " + path);
   if (::chmod(path.c_str(), static_cast<mode_t>(mode)) != 0)
     return Status::FromErrno(errno, "chmod " + path);
-  if (::listen(fd.get(), 16) != 0) return Status::FromErrno(errno, "listen on " + path);
+  if (::listen(fd.get(), 16) != 0)
+    return Status::FromErrno(errno, "listen on " + path);
   return fd;
 }
 
-Result<std::string> TalkRequest(const std::string& path, const std::string& command,
-                                int timeout_s) {
+Result<std::string> TalkRequest(const std::string& path,
+                                const std::string& command, int timeout_s) {
   CVMFS_ASSIGN_OR_RETURN(UniqueFd fd, ConnectUnixSocket(path));
   if (::send(fd.get(), command.data(), command.size(), MSG_NOSIGNAL) !=
       static_cast<ssize_t>(command.size()))

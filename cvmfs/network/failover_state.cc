@@ -38,9 +38,10 @@ Status FailoverState::Validate(const std::vector<std::string>& hosts,
     return Status::InvalidArgument("no repository URL (CVMFS_SERVER_URL)");
   }
   for (const std::string& host : hosts) {
-    if (!HasPrefix(host, "http://") && !HasPrefix(host, "https://")) {
+    if (!HasPrefix(host, "http://") && !HasPrefix(host, "https://") &&
+        !HasPrefix(host, "file://")) {
       return Status::InvalidArgument("repository URL '" + host +
-                                     "' is not an http:// or https:// URL");
+                                     "' is not an http://, https:// or file:// URL");
     }
   }
   for (size_t g = 0; g < proxy_groups.size(); ++g) {
@@ -135,9 +136,47 @@ void FailoverState::RebalanceLocked() {
   proxy_current_ = group[pick(prng_)];
 }
 
-std::vector<std::string> FailoverState::Hosts() const { return hosts_; }
+std::vector<std::string> FailoverState::Hosts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hosts_;
+}
 
-ProxyGroups FailoverState::Proxies() const { return configured_groups_; }
+ProxyGroups FailoverState::Proxies() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return configured_groups_;
+}
+
+size_t FailoverState::num_hosts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hosts_.size();
+}
+
+size_t FailoverState::num_proxies() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return num_proxies_;
+}
+
+Status FailoverState::SetHosts(std::vector<std::string> hosts) {
+  CVMFS_RETURN_IF_ERROR(Validate(hosts, {}));
+  std::lock_guard<std::mutex> lock(mu_);
+  hosts_ = StripTrailingSlashes(std::move(hosts));
+  host_current_ = 0;
+  return Status::Ok();
+}
+
+Status FailoverState::SetProxies(ProxyGroups proxy_groups) {
+  if (proxy_groups.empty()) proxy_groups = ProxyGroups{{kDirectProxy}};
+  CVMFS_RETURN_IF_ERROR(Validate({"http://placeholder"}, proxy_groups));
+  std::lock_guard<std::mutex> lock(mu_);
+  configured_groups_ = std::move(proxy_groups);
+  groups_ = configured_groups_;
+  num_proxies_ = 0;
+  for (const auto& group : groups_) num_proxies_ += group.size();
+  group_current_ = 0;
+  burned_ = 0;
+  RebalanceLocked();
+  return Status::Ok();
+}
 
 std::string FailoverState::CurrentHost() const {
   std::lock_guard<std::mutex> lock(mu_);

@@ -55,8 +55,8 @@ class FailoverState {
                 uint32_t seed);
 
   Route Current() const;
-  size_t num_hosts() const { return hosts_.size(); }
-  size_t num_proxies() const { return num_proxies_; }  // over all groups
+  size_t num_hosts() const;
+  size_t num_proxies() const;  // over all groups
 
   // Failover after a request on `failed` went wrong. Returns whether the
   // global state changed (false if another request switched already).
@@ -75,15 +75,21 @@ class FailoverState {
   std::string CurrentHost() const;
   std::string CurrentProxy() const;
 
+  // Replaces the host list or the proxy groups (cvmfs_talk host set /
+  // proxy set); Validate() rules, nothing changes on error. The new list
+  // starts at its first host / first group. Requests in flight finish on
+  // the route they hold (a failure there may still switch the new list on).
+  Status SetHosts(std::vector<std::string> hosts);
+  Status SetProxies(ProxyGroups proxy_groups);
+
  private:
   bool BurnLocked(const std::string& proxy);
   void RebalanceLocked();
 
-  const std::vector<std::string> hosts_;
-  const ProxyGroups configured_groups_;  // as configured, for Proxies()
-  size_t num_proxies_ = 0;
-
   mutable std::mutex mu_;  // guards everything below; leaf lock
+  std::vector<std::string> hosts_;
+  ProxyGroups configured_groups_;  // as configured, for Proxies()
+  size_t num_proxies_ = 0;
   size_t host_current_ = 0;
   // In the current group, the last `burned_` members are burned.
   ProxyGroups groups_;

@@ -111,9 +111,27 @@ std::vector<std::string> HttpFetcher::Hosts() const {
 
 ProxyGroups HttpFetcher::Proxies() const { return failover_.Proxies(); }
 
-void HttpFetcher::SwitchHost() { failover_.SwitchHost(); }
+// Explicit switches count as failovers too (CVMFS counts every host
+// switch): the client makes them for a rejected manifest or a missing or
+// corrupted object, and cvmfs_talk for the operator. Switching among one
+// entry changes nothing and is not counted.
+void HttpFetcher::SwitchHost() {
+  failover_.SwitchHost();
+  if (failover_.num_hosts() > 1) n_failovers_++;
+}
 
-void HttpFetcher::SwitchProxy() { failover_.SwitchProxy(); }
+void HttpFetcher::SwitchProxy() {
+  failover_.SwitchProxy();
+  if (failover_.num_proxies() > 1) n_failovers_++;
+}
+
+Status HttpFetcher::SetHosts(std::vector<std::string> hosts) {
+  return failover_.SetHosts(std::move(hosts));
+}
+
+Status HttpFetcher::SetProxies(ProxyGroups proxy_groups) {
+  return failover_.SetProxies(std::move(proxy_groups));
+}
 
 void HttpFetcher::SetTimeouts(int proxy_s, int direct_s) {
   timeout_s_ = std::max(1, proxy_s);

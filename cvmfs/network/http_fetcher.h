@@ -72,7 +72,8 @@ class HttpFetcher : public Fetcher {
     uint64_t requests;   // Fetch calls
     uint64_t bytes;      // body bytes received, over all attempts
     uint64_t retries;    // attempts repeated on the same route
-    uint64_t failovers;  // switches of the global host or proxy
+    uint64_t failovers;  // switches of the global host or proxy, also
+                         // those made through SwitchHost/SwitchProxy
     uint64_t errors;     // Fetch calls that ended neither ok nor NotFound
   };
 
@@ -98,6 +99,11 @@ class HttpFetcher : public Fetcher {
   void SetTimeouts(int proxy_s, int direct_s);
   int timeout_s() const { return timeout_s_.load(); }
   int timeout_direct_s() const { return timeout_direct_s_.load(); }
+  // Replace the host chain / the proxy groups (cvmfs_talk host set, proxy
+  // set); InvalidArgument names a bad entry and nothing changes. Transfers
+  // that start afterwards use the new list from its first entry.
+  Status SetHosts(std::vector<std::string> hosts);
+  Status SetProxies(ProxyGroups proxy_groups);
 
  private:
   class IoLoop;  // the I/O thread and everything only it touches

@@ -16,7 +16,9 @@
 #include <thread>
 #include <vector>
 
+#include "cvmfs/file_util.h"
 #include "cvmfs/network/string_sink.h"
+#include "cvmfs/testing/test_env.h"
 
 namespace cvmfs {
 namespace {
@@ -324,6 +326,34 @@ TEST(HttpFetcherTest, NotFoundIsFinalWithoutFailover) {
   EXPECT_EQ(first.connections(), 1);
 }
 
+// A Stratum 0 reads its own storage through file:// URLs (the publisher's
+// read-only mount): bytes as stored, a missing object is NotFound (final,
+// no failover), and a configured proxy does not apply.
+TEST(HttpFetcherTest, FileUrlReadsLocalStorage) {
+  testing::TempDir dir;
+  const std::string body = Pattern(300000, 7);
+  ASSERT_TRUE(MakeDirs(dir.Sub("repo/data/ab")).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir.Sub("repo/data/ab/cdef"), body).ok());
+  HttpFetcherOptions options = FastOptions({"file://" + dir.Sub("repo")});
+  options.proxy_groups = {{"http://127.0.0.1:" + std::to_string(ClosedPort())}};
+  auto fetcher = MakeFetcher(options);
+  ASSERT_NE(fetcher, nullptr);
+
+  StringSink sink;
+  DownloadResult r = fetcher->Fetch({"data/ab/cdef"}, &sink);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_TRUE(sink.body() == body) << "file:// body differs";
+  EXPECT_EQ(r.bytes, body.size());
+
+  StringSink missing;
+  r = fetcher->Fetch({"data/00/missing"}, &missing);
+  EXPECT_TRUE(r.status.IsNotFound()) << r.status.ToString();
+  EXPECT_NE(r.status.message().find(dir.Sub("repo/data/00/missing")), std::string::npos)
+      << r.status.message();
+  EXPECT_TRUE(missing.body().empty());
+  EXPECT_EQ(fetcher->counters().failovers, 0u);
+}
+
 TEST(HttpFetcherTest, SequentialFetchesReuseTheConnection) {
   TestServer server;
   ASSERT_TRUE(server.ok());
@@ -571,9 +601,20 @@ TEST(HttpFetcherTest, AdministrativeSwitchesAndTimeouts) {
   EXPECT_EQ(fetcher->CurrentProxy(), "http://p1:3128");
   fetcher->SwitchProxy();
   EXPECT_EQ(fetcher->CurrentProxy(), "http://p2:3128");
+  EXPECT_EQ(fetcher->counters().failovers, 2u) << "explicit switches are failovers too";
   fetcher->SetTimeouts(7, 0);
   EXPECT_EQ(fetcher->timeout_s(), 7);
   EXPECT_EQ(fetcher->timeout_direct_s(), 1);
+}
+
+TEST(HttpFetcherTest, SwitchingAmongOneEntryIsNoFailover) {
+  HttpFetcherOptions o = FastOptions({"http://a/cvmfs/r"});
+  o.proxy_groups = {{"http://p1:3128"}};
+  auto fetcher = MakeFetcher(o);
+  fetcher->SwitchHost();
+  fetcher->SwitchProxy();
+  EXPECT_EQ(fetcher->CurrentHost(), "http://a/cvmfs/r");
+  EXPECT_EQ(fetcher->counters().failovers, 0u);
 }
 
 }  // namespace

@@ -127,7 +127,9 @@ bool HttpFetcher::IoLoop::TakeIncoming(std::vector<Transfer*>* out) {
 void HttpFetcher::IoLoop::StartAttempt(Transfer* t) {
   t->route = owner_->failover_.Current();
   t->url = JoinUrl(t->route.host, t->request.url_path);
-  t->http_code = 0;
+  // A file:// URL (a Stratum 0's own storage) has no status line: curl
+  // either delivers the file or fails, so the attempt starts as a success.
+  t->http_code = IsFileUrl(t->url) ? 200 : 0;
   t->proxy_error = false;
   t->response_refused = false;
   t->error_body_bytes = 0;
@@ -164,11 +166,14 @@ CURLcode HttpFetcher::IoLoop::Configure(Transfer* t, CURL* curl) {
   auto set = [&rc, curl](CURLoption option, auto value) {
     if (rc == CURLE_OK) rc = curl_easy_setopt(curl, option, value);
   };
+  // Only the scheme the URL names is allowed, so a crafted path can never
+  // reach another protocol; proxies do not apply to local files.
+  const bool file = IsFileUrl(t->url);
   curl_easy_reset(curl);  // keeps live connections, DNS and TLS caches
   set(CURLOPT_PRIVATE, static_cast<void*>(t));
   set(CURLOPT_URL, t->url.c_str());
   // "" disables proxies, including those from http_proxy in the environment.
-  set(CURLOPT_PROXY, t->route.direct() ? "" : t->route.proxy.c_str());
+  set(CURLOPT_PROXY, t->route.direct() || file ? "" : t->route.proxy.c_str());
   set(CURLOPT_NOSIGNAL, 1L);
   set(CURLOPT_USERAGENT, opt.user_agent.c_str());
   set(CURLOPT_HTTPHEADER, headers);
@@ -182,9 +187,10 @@ CURLcode HttpFetcher::IoLoop::Configure(Transfer* t, CURL* curl) {
   set(CURLOPT_WRITEFUNCTION, &IoLoop::OnBody);
   set(CURLOPT_WRITEDATA, static_cast<void*>(t));
 #if LIBCURL_VERSION_NUM >= 0x075500  // 7.85.0
-  set(CURLOPT_PROTOCOLS_STR, "http,https");
+  set(CURLOPT_PROTOCOLS_STR, file ? "file" : "http,https");
 #else
-  set(CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+  set(CURLOPT_PROTOCOLS, file ? static_cast<long>(CURLPROTO_FILE)
+                              : static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
   return rc;
 }

@@ -8,6 +8,8 @@ TransferFault ClassifyCurlCode(CURLcode code, bool direct) {
   switch (code) {
     case CURLE_OK:
       return TransferFault::kNone;
+    case CURLE_FILE_COULDNT_READ_FILE:  // file:// URL: no such object
+      return TransferFault::kNotFound;
     case CURLE_COULDNT_RESOLVE_PROXY:
       return TransferFault::kProxyHttp;
     case CURLE_COULDNT_RESOLVE_HOST:

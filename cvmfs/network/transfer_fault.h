@@ -13,7 +13,8 @@
 //                    marked as its own (X-Squid-Error,
 //                    Proxy-Status: ...error=); other
 //                    HTTP errors via a proxy
-//   kNotFound        HTTP 404                          final: NotFound
+//   kNotFound        HTTP 404; a missing file://       final: NotFound
+//                    object
 //   kOther           bad URL, out of memory, ...       final: Unavailable
 //
 // Deviation from CVMFS: a 404 is final (the caller decides what a missing
@@ -26,6 +27,8 @@
 
 #include <curl/curl.h>
 
+#include <string>
+
 namespace cvmfs {
 
 enum class TransferFault {
@@ -37,6 +40,10 @@ enum class TransferFault {
   kProxyHttp,
   kOther,
 };
+
+// A "file://" URL: a repository on the local file system (a Stratum 0's
+// own storage). Proxies do not apply to it.
+inline bool IsFileUrl(const std::string& url) { return url.rfind("file://", 0) == 0; }
 
 // Faults that may be retried on the same route (after a backoff).
 inline bool IsRetryable(TransferFault f) {

@@ -1,0 +1,145 @@
+// ObjectFetcher's recovery order for bad or missing objects, against an
+// in-memory server: a hash mismatch is retried once with no-cache, then the
+// host failover hook is asked (with no-cache kept), as CVMFS does; a 404 goes
+// to the hook directly; nothing unverified reaches the cache.
+#include "cvmfs/client/object_fetcher.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "cvmfs/compression.h"
+#include "cvmfs/hash.h"
+#include "cvmfs/network/memory_fetcher.h"
+#include "cvmfs/object_name.h"
+#include "cvmfs/testing/test_env.h"
+
+namespace cvmfs::client {
+namespace {
+
+class ObjectFetcherTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache::CacheOptions options;
+    options.dir = tmp_.Sub("cache");
+    auto cache = cache::PosixCache::Open(options);
+    ASSERT_TRUE(cache.ok()) << cache.status().ToString();
+    cache_ = std::move(cache).value();
+    stored_ = ZlibCompress(content_);
+    request_.digest = HashString(HashAlgorithm::kSha1, stored_);
+    request_.description = "/dir/file";
+    request_.expected_size = content_.size();
+    path_ = ObjectPath(request_.digest, ObjectSuffix::kNone);
+    server_.Put(path_, stored_);
+    objects_ = std::make_unique<ObjectFetcher>(&server_, cache_.get());
+  }
+
+  // The stored object with one byte flipped: same size, wrong hash.
+  std::string Corrupted() const {
+    std::string bad = stored_;
+    bad[bad.size() / 2] ^= 0x5a;
+    return bad;
+  }
+
+  // A hook that allows `switches` host switches and records its calls.
+  void AllowHostSwitches(int switches) {
+    objects_->set_missing_object_failover([this, switches](int attempt) {
+      hook_calls_.push_back(attempt);
+      return attempt < switches;
+    });
+  }
+
+  std::vector<bool> NoCacheFlags() const {
+    std::vector<bool> flags;
+    for (const DownloadRequest& r : server_.request_log()) {
+      EXPECT_EQ(path_, r.url_path);
+      flags.push_back(r.no_cache);
+    }
+    return flags;
+  }
+
+  std::string ReadCached() {
+    auto handle = cache_->Open(request_.digest);
+    if (!handle.ok()) return "not cached: " + handle.status().ToString();
+    std::string out(handle->size(), '\0');
+    EXPECT_EQ(static_cast<ssize_t>(out.size()), ::pread(handle->fd(), out.data(), out.size(), 0));
+    return out;
+  }
+
+  testing::TempDir tmp_;
+  std::unique_ptr<cache::PosixCache> cache_;
+  MemoryFetcher server_;
+  std::unique_ptr<ObjectFetcher> objects_;
+  const std::string content_ = std::string(5000, 'x') + "the right content";
+  std::string stored_, path_;
+  ObjectRequest request_;
+  std::vector<int> hook_calls_;
+};
+
+TEST_F(ObjectFetcherTest, ProxyCopyCorruptedIsRefetchedWithNoCache) {
+  AllowHostSwitches(1);
+  server_.ServeOnce(path_, Corrupted());
+  auto handle = objects_->Open(request_);
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  EXPECT_EQ((std::vector<bool>{false, true}), NoCacheFlags());
+  EXPECT_TRUE(hook_calls_.empty()) << "the same host served it with no-cache";
+  EXPECT_EQ(content_, ReadCached());
+}
+
+TEST_F(ObjectFetcherTest, HostCorruptedEvenWithNoCacheFailsOverToTheNextHost) {
+  AllowHostSwitches(1);
+  server_.ServeOnce(path_, Corrupted());
+  server_.ServeOnce(path_, Corrupted());
+  auto handle = objects_->Open(request_);
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  // The next host is asked with no-cache too: its proxies may be stale alike.
+  EXPECT_EQ((std::vector<bool>{false, true, true}), NoCacheFlags());
+  EXPECT_EQ((std::vector<int>{0}), hook_calls_);
+  EXPECT_EQ(content_, ReadCached());
+}
+
+TEST_F(ObjectFetcherTest, CorruptedOnEveryHostIsCorruptionAndNothingCached) {
+  AllowHostSwitches(1);
+  for (int i = 0; i < 3; ++i) server_.ServeOnce(path_, Corrupted());
+  auto handle = objects_->Open(request_);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(Status::Code::kCorruption, handle.status().code()) << handle.status().ToString();
+  EXPECT_EQ((std::vector<bool>{false, true, true}), NoCacheFlags());
+  EXPECT_EQ((std::vector<int>{0, 1}), hook_calls_);
+  EXPECT_FALSE(cache_->Contains(request_.digest));
+  EXPECT_EQ(1u, objects_->counters().io_errors);
+}
+
+TEST_F(ObjectFetcherTest, WithoutHookASecondMismatchFails) {
+  server_.ServeOnce(path_, Corrupted());
+  server_.ServeOnce(path_, Corrupted());
+  auto handle = objects_->Open(request_);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(Status::Code::kCorruption, handle.status().code());
+  EXPECT_EQ((std::vector<bool>{false, true}), NoCacheFlags());
+  EXPECT_FALSE(cache_->Contains(request_.digest));
+}
+
+TEST_F(ObjectFetcherTest, MissingObjectFailsOverWithoutNoCache) {
+  AllowHostSwitches(2);
+  server_.FailNext(path_, 1, Status::NotFound("404 on the lagging host"));
+  auto handle = objects_->Open(request_);
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  EXPECT_EQ((std::vector<bool>{false, false}), NoCacheFlags());
+  EXPECT_EQ((std::vector<int>{0}), hook_calls_);
+}
+
+TEST_F(ObjectFetcherTest, MissingEverywhereIsIoErrorForReferencedObjects) {
+  AllowHostSwitches(1);
+  server_.Remove(path_);
+  auto handle = objects_->OpenReferenced(request_);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(Status::Code::kIoError, handle.status().code()) << handle.status().ToString();
+  EXPECT_EQ((std::vector<int>{0, 1}), hook_calls_);
+  EXPECT_EQ(2u, server_.total_requests());
+}
+
+}  // namespace
+}  // namespace cvmfs::client
