@@ -13,6 +13,11 @@
 //   <dir>/cachemgr.running     exists while a quota owner runs; found at
 //                              start-up it means a crash (cachedb may be
 //                              behind the files)
+//   <dir>/cachemgr             shared cache: the cache manager's Unix
+//                              socket (doc/format-cache-protocol.md)
+//   <dir>/lock_cachemgr        flock()ed while a client connects to or
+//                              starts the manager, and while it stops
+//   <dir>/cachemgr.log         the cache manager's log
 //   <dir>/cvmfschecksum.<fqrn> breadcrumb (breadcrumb.h)
 //
 // Thread safety: free functions on values.
@@ -33,6 +38,9 @@ inline constexpr std::string_view kQuarantineDir = "quarantaine";  // sic, CVMFS
 inline constexpr std::string_view kCacheDbName = "cachedb";
 inline constexpr std::string_view kCacheDbLockName = "lock_cachedb";
 inline constexpr std::string_view kRunningMarkerName = "cachemgr.running";
+inline constexpr std::string_view kManagerSocketName = "cachemgr";
+inline constexpr std::string_view kManagerLockName = "lock_cachemgr";
+inline constexpr std::string_view kManagerLogName = "cachemgr.log";
 inline constexpr std::string_view kBreadcrumbPrefix = "cvmfschecksum.";
 inline constexpr std::string_view kTxnTemplate = "fetchXXXXXX";
 

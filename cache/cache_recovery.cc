@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <ctime>
 #include <tuple>
 #include <unordered_map>
 
@@ -36,8 +37,11 @@ class Reconciler {
  public:
   Reconciler(const std::string& dir, const std::vector<CacheDb::Row>& rows,
              bool stat_known)
-      : dir_(dir), rows_(rows), stat_known_(stat_known),
-        seen_(rows.size(), false), sizes_(rows.size()) {
+      : dir_(dir),
+        rows_(rows),
+        stat_known_(stat_known),
+        seen_(rows.size(), false),
+        sizes_(rows.size()) {
     for (size_t i = 0; i < rows.size(); ++i) {
       sizes_[i] = rows[i].size;
       if (ValidRow(rows[i])) index_.emplace(rows[i].sha1, i);
@@ -128,6 +132,23 @@ Result<Reconciled> ReconcileWithFiles(const std::string& dir,
   for (int bucket = 0; bucket <= 0xff; ++bucket)
     CVMFS_RETURN_IF_ERROR(reconciler.ScanBucket(bucket));
   return reconciler.Finish();
+}
+
+Status RemoveStaleTransactions(const std::string& dir,
+                               int64_t min_age_seconds) {
+  const std::string txn = cvmfs::JoinPath(dir, kTxnDir);
+  CVMFS_ASSIGN_OR_RETURN(std::vector<std::string> names,
+                         cvmfs::ListDirectory(txn));
+  const time_t now = ::time(nullptr);
+  for (const std::string& name : names) {
+    std::string path = cvmfs::JoinPath(txn, name);
+    struct stat st;
+    if (min_age_seconds > 0 && (::lstat(path.c_str(), &st) != 0 ||
+                                now - st.st_mtime < min_age_seconds))
+      continue;
+    CVMFS_RETURN_IF_ERROR(cvmfs::RemoveTree(path));
+  }
+  return Status::Ok();
 }
 
 }  // namespace cache

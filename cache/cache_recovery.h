@@ -21,6 +21,7 @@
 #ifndef CACHE_CACHE_RECOVERY_H_
 #define CACHE_CACHE_RECOVERY_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,13 @@ struct Reconciled {
 cvmfs::Result<Reconciled> ReconcileWithFiles(
     const std::string& dir, const std::vector<CacheDb::Row>& rows,
     bool stat_known);
+
+// Deletes what is in <dir>/txn/ and was not modified for `min_age_seconds`
+// (0: everything). Only the quota owner calls it: a private cache's owner
+// removes all leftovers; the manager of a shared cache, whose clients write
+// there concurrently, only those of crashed clients (an hour old).
+cvmfs::Status RemoveStaleTransactions(const std::string& dir,
+                                      int64_t min_age_seconds);
 
 }  // namespace cache
 

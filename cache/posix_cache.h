@@ -7,14 +7,21 @@
 // They enter only through StartTxn() + Commit() and are read through
 // CacheHandles.
 //
-// Managed cache (quota_limit > 0): this process owns the directory's quota,
-// holding an flock on lock_cachedb for its lifetime; a second owner gets
-// Busy. The quota is kept in memory and written behind to cachedb in
-// batches (one SQLite transaction each); destruction flushes it, so a clean
+// Who keeps the quota is a QuotaBackend (quota_backend.h):
+//
+// Private managed cache (quota_limit > 0, !shared): this process owns the
+// directory's quota (LocalQuota), holding an flock on lock_cachedb for its
+// lifetime; a second owner gets Busy. The quota is kept in memory and
+// written behind to cachedb in batches; destruction flushes it, so a clean
 // shutdown leaves cachedb exact. Open() reconciles cachedb with the files
 // (cache_recovery.h): a missing or corrupt cachedb is rebuilt from a scan,
 // leftovers in txn/ are deleted, and after a crash (cachemgr.running still
 // present) every size is re-read.
+//
+// Shared managed cache (quota_limit > 0, shared; CVMFS_SHARED_CACHE=yes):
+// every mount of the node uses the directory and one quota, kept by the
+// cache manager process (cache_manager.h), started on demand
+// (RemoteQuota). Objects are still read and written here directly.
 //
 // Unmanaged cache (quota_limit == -1, CVMFS's "unmanaged"/alien mode): no
 // cachedb, no lock, nothing evicted. Objects are known from the files; only
@@ -27,52 +34,49 @@
 #ifndef CACHE_POSIX_CACHE_H_
 #define CACHE_POSIX_CACHE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "cache/breadcrumb.h"
 #include "cache/cache_handle.h"
 #include "cache/cache_transaction.h"
-#include "cache/lru_quota.h"
 #include "cache/object_type.h"
+#include "cache/quota_backend.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/status.h"
 
 namespace cache {
 
-class CacheDb;
-
 struct CacheOptions {
   // The cache directory itself: $CVMFS_CACHE_BASE/shared or .../<fqrn>.
   std::string dir;
   // Bytes; -1 = unmanaged (no accounting, no eviction).
   int64_t quota_limit = -1;
+  // CVMFS_SHARED_CACHE: a managed quota is kept by the cache manager.
+  bool shared = false;
+  // The program started as the cache manager (`<exe> __cachemgr__ ...`,
+  // cache_manager_launch.h); empty: only connect to a running one.
+  std::string manager_exe{};
+  // Who this is (the repository), for the cache manager's log.
+  std::string client_name{};
 };
 
 class PosixCache {
  public:
-  struct Entry {
-    std::string hash;  // digest text form (hex + algorithm id)
-    uint64_t size;
-    ObjectType type;
-    bool pinned;
-    std::string description;
-  };
-  struct Usage {
-    uint64_t size, pinned, limit;  // bytes; limit UINT64_MAX if unmanaged
-    uint64_t hits, misses, evictions;
-  };
+  using Entry = QuotaEntry;
+  using Usage = QuotaUsage;
   using Breadcrumb = cache::Breadcrumb;
 
-  // Creates the layout if needed and takes over the directory.
+  // Creates the layout if needed and takes over the directory (or, if
+  // shared, connects to its cache manager, starting it if needed).
   // InvalidArgument for a bad limit (neither -1 nor positive); Busy if
-  // another process (or PosixCache) owns the directory's quota.
+  // another process (or PosixCache) owns the directory's quota;
+  // Unavailable if a shared cache's manager cannot be reached.
   static cvmfs::Result<std::unique_ptr<PosixCache>> Open(
       const CacheOptions& options);
   ~PosixCache();
@@ -119,20 +123,10 @@ class PosixCache {
   friend class CacheHandle;
   friend class CacheTransaction;
 
-  // cachedb is written when this many objects changed since the last write.
-  static constexpr size_t kFlushBatch = 256;
-
-  explicit PosixCache(const CacheOptions& options);
-  cvmfs::Status LockDirectory();
-  cvmfs::Status RemoveTxnLeftovers();
-  cvmfs::Status LoadQuota();
-
-  // The methods below require mu_.
-  const LruQuota::Entry* FindOrAdopt(const cvmfs::Digest& id);
-  void DropFiles(const std::vector<cvmfs::Digest>& ids);
-  void MarkDirty(const cvmfs::Digest& id);
-  void MaybeFlush();
-  cvmfs::Status Flush();
+  PosixCache(const CacheOptions& options, std::unique_ptr<QuotaBackend> quota)
+      : options_(options),
+        managed_(quota->managed()),
+        quota_(std::move(quota)) {}
 
   // Called by CacheTransaction::Commit() and ~CacheHandle().
   cvmfs::Result<CacheHandle> CommitTxn(CacheTransaction* txn);
@@ -140,21 +134,9 @@ class PosixCache {
 
   const CacheOptions options_;
   const bool managed_;
-  cvmfs::UniqueFd lock_fd_;  // flock()ed lock_cachedb (managed only)
-  // The quota was loaded and the crash marker written (managed only): the
-  // destructor flushes cachedb and removes the marker.
-  bool loaded_ = false;
-
-  // Guards everything below. A leaf lock: no other lock is taken while it is
-  // held. File system calls made under it are short (open, rename, unlink),
-  // which keeps the quota and the files in step: an object is in the quota
-  // exactly when its file is in place, as seen by any thread.
-  mutable std::mutex mu_;
-  LruQuota quota_;
-  std::unique_ptr<CacheDb> db_;  // null if unmanaged
-  std::unordered_set<cvmfs::Digest, cvmfs::DigestHasher> dirty_;  // unflushed
-  uint64_t hits_ = 0;
-  uint64_t misses_ = 0;
+  const std::unique_ptr<QuotaBackend> quota_;  // thread-safe itself
+  std::atomic<uint64_t> hits_{0};
+  std::atomic<uint64_t> misses_{0};
 };
 
 }  // namespace cache
