@@ -24,7 +24,11 @@ FileSystem::FileSystem(FileSystemOptions options, ObjectFetcher* objects,
       prefetch_(options_.prefetch_files > 0 ? options_.prefetch_threads : 0, 1024),
       mount_time_(::time(nullptr)) {}
 
-FileSystem::~FileSystem() = default;
+FileSystem::~FileSystem() {
+  // Background jobs use the members below: stop them before any is gone.
+  prefetch_.Shutdown();
+  readahead_.Shutdown();
+}
 
 Status FileSystem::CountError(Status st) {
   if (!st.ok() && st.code() != Status::Code::kNotFound) ++io_errors_;

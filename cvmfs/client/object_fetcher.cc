@@ -136,7 +136,7 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
   // host (a proxy may hold a bad copy); a host that lacks the object or
   // still serves bad bytes then is a host failure: the next host is asked,
   // keeping no-cache, until the hook says every host was tried.
-  bool no_cache = false;
+  bool no_cache = false, reclaimed = false;
   int host_switches = 0;
   Status st = DownloadOnce(request, no_cache);
   for (;;) {
@@ -149,6 +149,13 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
       if (log_ && code == Status::Code::kCorruption)
         log_(what + " still corrupted with no-cache (a host failure): " + st.ToString());
       if (!missing_failover_ || !missing_failover_(host_switches++)) break;
+    } else if (code == Status::Code::kNoSpace && !reclaimed && space_reclaimer_) {
+      // Objects this client merely keeps open for speed may be what fills
+      // the quota: let them go once and try again.
+      reclaimed = true;
+      size_t closed = space_reclaimer_();
+      if (log_) log_("cache full storing " + what + "; closed " + std::to_string(closed) +
+                     " idle files and retrying");
     } else {
       break;
     }

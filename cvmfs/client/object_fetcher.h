@@ -86,6 +86,9 @@ class ObjectFetcher {
   // Called when a server answers 404 for an object, or serves it corrupted
   // even with no-cache, with the number of earlier calls for this download;
   // returning true retries (after switching host).
+  // Called once when the cache has no room for an object (NoSpace); returns
+  // how many files it let go. The download is then tried again.
+  void set_space_reclaimer(std::function<size_t()> f) { space_reclaimer_ = std::move(f); }
   void set_missing_object_failover(std::function<bool(int attempt)> f) {
     missing_failover_ = std::move(f);
   }
@@ -100,6 +103,7 @@ class ObjectFetcher {
 
   std::function<void(const std::string&)> log_;
   std::function<bool(int)> missing_failover_;
+  std::function<size_t()> space_reclaimer_;
   Fetcher* fetcher_;         // borrowed
   cache::PosixCache* cache_;  // borrowed
 

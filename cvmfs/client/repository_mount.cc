@@ -73,7 +73,7 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     HttpFetcher* http = m->http_;
     m->objects_->set_missing_object_failover([http, log](int attempt) {
       if (attempt >= static_cast<int>(http->Hosts().size()) - 1) return false;
-      log("object missing on " + http->CurrentHost() + "; switching host");
+      log("object missing or corrupted on " + http->CurrentHost() + "; switching host");
       http->SwitchHost();
       return true;
     });
@@ -90,6 +90,8 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
                                         std::move(catalogs).value(), std::move(revision),
                                         m->view_.get());
   m->fs_->set_inode_counter(&m->next_inode_);
+  FileSystem* fs = m->fs_.get();
+  m->objects_->set_space_reclaimer([fs] { return fs->CloseIdleFiles(); });
   m->next_check_ = ::time(nullptr) + (m->offline_start_ ? kRetryAfterFailureSeconds
                                                          : m->TtlSeconds(m->fs_->revision()));
   return m;

@@ -6,14 +6,17 @@ TaskQueue::TaskQueue(int threads, size_t max_pending) : max_pending_(max_pending
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
 }
 
-TaskQueue::~TaskQueue() {
+TaskQueue::~TaskQueue() { Shutdown(); }
+
+void TaskQueue::Shutdown() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
     jobs_.clear();
   }
   cv_.notify_all();
-  for (auto& t : threads_) t.join();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
 }
 
 bool TaskQueue::Post(std::function<void()> job) {

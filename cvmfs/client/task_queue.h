@@ -22,8 +22,10 @@ class TaskQueue {
   TaskQueue(const TaskQueue&) = delete;
   TaskQueue& operator=(const TaskQueue&) = delete;
 
-  // False if the job was dropped because the queue is full.
+  // False if the job was dropped because the queue is full (or stopped).
   bool Post(std::function<void()> job);
+  // Drops what is queued and waits for running jobs; idempotent.
+  void Shutdown();
 
  private:
   void Run();

@@ -113,6 +113,8 @@ Status ReadNetworkNumbers(const OptionReader& r, ClientSettings* s) {
                                 "seconds", &s->proxy_reset_after_s));
   CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_HOST_RESET_AFTER", 0, kMaxSeconds,
                                 "seconds", &s->host_reset_after_s));
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_PREFETCH_FILES", 0, 1024,
+                                "files (0 turns prefetch off)", &s->prefetch_files));
   return ReadInt(r, "CVMFS_MAX_CONNECTIONS", 1, 1024, "connections",
                  &s->max_connections);
 }

@@ -49,6 +49,7 @@ struct ClientSettings {
   int proxy_reset_after_s = 300;   // CVMFS_PROXY_RESET_AFTER, 0 = never
   int host_reset_after_s = 1800;   // CVMFS_HOST_RESET_AFTER, 0 = never
   int max_connections = 64;        // CVMFS_MAX_CONNECTIONS (ours), per mount
+  int prefetch_files = 32;         // CVMFS_PREFETCH_FILES (ours), 0 = off
 
   // Cache (client.md 4.3).
   std::string cache_base;         // CVMFS_CACHE_BASE, default /var/lib/cvmfs

@@ -71,6 +71,7 @@ constexpr std::string_view kKnownNames[] = {
     "CVMFS_LOW_SPEED_LIMIT",
     "CVMFS_MAGIC_XATTRS_VISIBILITY",
     "CVMFS_MAX_CONNECTIONS",  // ours: libcurl connection pool per mount
+    "CVMFS_PREFETCH_FILES",   // ours: sibling prefetch window
     "CVMFS_MAX_EXTERNAL_SERVERS",
     "CVMFS_MAX_IPADDR_PER_PROXY",
     "CVMFS_MAX_RETRIES",

@@ -30,8 +30,10 @@ publish_tree $fqrn "$src" data
 apache_start "$CVMFS_ROOTDIR/srv"
 toxiproxy_start
 proxy_port=$(toxiproxy_create_proxy stratum1 "$APACHE_PORT")
+# No sibling prefetch: this test needs files that stay uncached while their
+# neighbours are read (prefetch has its own tests).
 test_client_config "$WORK/client.conf" "http://127.0.0.1:$proxy_port/cvmfs/@fqrn@" \
-  "$(repo_public_key $fqrn)"
+  "$(repo_public_key $fqrn)" CVMFS_PREFETCH_FILES=0
 mount_repo $fqrn "$mnt" "$WORK/client.conf"
 cache=$(cache_dir_of $fqrn)
 
