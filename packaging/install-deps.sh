@@ -5,6 +5,9 @@
 #   packaging/install-deps.sh --bench    also the benchmark corpora (linux-source-6.1)
 #   packaging/install-deps.sh --integration  also Apache, Squid, FUSE tools and
 #                                            toxiproxy (built with Go, see below)
+#   packaging/install-deps.sh --bench-suite  also what test/bench/run compares
+#                                            against and measures with (httpdirfs,
+#                                            rclone, fio, matplotlib, ...)
 set -euo pipefail
 
 build_pkgs=(
@@ -19,6 +22,10 @@ want_toxiproxy=no
 for arg in "$@"; do
   case "$arg" in
     --bench) extra_pkgs+=(linux-source-6.1 time) ;;
+    --bench-suite)
+      # The Python stack corpus is copied from python3-matplotlib and its
+      # dependencies; python3-dev provides the headers the compile workload uses.
+      extra_pkgs+=(linux-source-6.1 time bc fio httpdirfs rclone python3-matplotlib python3-dev) ;;
     --integration) extra_pkgs+=(apache2 squid curl psmisc attr fuse3); want_toxiproxy=yes ;;
     *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
   esac

@@ -4,7 +4,7 @@
 # component, the command-line tests and the FUSE/Apache integration tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packaging/install-deps.sh --integration
+packaging/install-deps.sh --integration --bench-suite
 cmake -S . -B build -G Ninja >/dev/null
 cmake --build build -j2
 cd build

@@ -1,0 +1,587 @@
+#!/usr/bin/python3
+"""Writes report.md and the PNG plots of one benchmark-suite run.
+
+    report.py RUN_DIR
+
+Reads RUN_DIR/raw.tsv (one row per measurement, written by measure.sh and
+publish.sh), meta.tsv, systems.tsv and skipped.tsv. Every number in the
+report is computed here from raw.tsv: medians with min and max over the
+repetitions, ratios of medians against LOCAL measured in the same run, and
+the HTTP requests and bytes Apache logged during each measurement.
+Needs matplotlib (Debian's python3-matplotlib); plots are skipped with a
+note in the report when it is missing.
+"""
+
+import collections
+import csv
+import os
+import statistics
+import sys
+
+SECTIONS = ("states", "latency", "fio", "publish")
+STATE_ORDER = ("LOCAL-cold", "LOCAL-warm", "NONE", "COLD", "HOT", "PGCACHE")
+SYSTEM_ORDER = ("local", "ours", "cvmfs", "httpdirfs", "rclone")
+SYSTEM_LABEL = {
+    "local": "local FS",
+    "ours": "ours",
+    "cvmfs": "CVMFS",
+    "httpdirfs": "httpdirfs",
+    "rclone": "rclone",
+}
+# Differences below this fraction are reported as a tie, not as slower.
+NOISE = 0.05
+
+
+def read_tsv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.reader(f, delimiter="\t"))
+
+
+class Cell:
+    """The repetitions of one measurement (section, workload, param, system,
+    state, condition)."""
+
+    def __init__(self):
+        self.seconds = []
+        self.requests = []
+        self.bytes = []
+        self.values = []
+        self.mounts = []
+        self.failures = []
+
+    def add(self, row):
+        if row["status"] != "ok":
+            self.failures.append(row)
+            return
+        self.seconds.append(float(row["seconds"]))
+        self.requests.append(int(row["requests"]))
+        self.bytes.append(int(row["bytes"]))
+        if row["value"] != "-":
+            self.values.append(float(row["value"]))
+        if row.get("mount_s", "-") not in ("-", "", None):
+            self.mounts.append(float(row["mount_s"]))
+
+    @property
+    def ok(self):
+        return bool(self.seconds)
+
+    @property
+    def timed_out(self):
+        return any(r["status"] == "timeout" for r in self.failures)
+
+    def median(self):
+        return statistics.median(self.seconds)
+
+    def value_median(self):
+        return statistics.median(self.values) if self.values else None
+
+
+def load_cells(run_dir):
+    cells = collections.defaultdict(Cell)
+    with open(os.path.join(run_dir, "raw.tsv"), newline="") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            key = (row["section"], row["workload"], row["param"], row["system"],
+                   row["state"], row["condition"])
+            cells[key].add(row)
+    return cells
+
+
+def fmt_s(x):
+    if x is None:
+        return "-"
+    return f"{x:.3f}" if x < 10 else f"{x:.1f}"
+
+
+def fmt_ratio(x):
+    if x is None:
+        return "-"
+    return f"{x:.2f}x" if x < 100 else f"{x:.0f}x"
+
+
+def fmt_bytes(n):
+    if n >= 1 << 30:
+        return f"{n / (1 << 30):.2f} GiB"
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):.1f} MiB"
+    if n >= 1 << 10:
+        return f"{n / (1 << 10):.0f} KiB"
+    return f"{n} B"
+
+
+def fmt_range(cell, timeout="?"):
+    if not cell.ok:
+        return (f"> {timeout} (timeout)" if cell.timed_out else
+                cell.failures[0]["status"] if cell.failures else "-"), "-"
+    lo, hi = min(cell.seconds), max(cell.seconds)
+    return fmt_s(cell.median()), f"{fmt_s(lo)}–{fmt_s(hi)}"
+
+
+def traffic(cell):
+    if not cell.ok:
+        return "-", "-"
+    return (f"{statistics.median(cell.requests):,.0f}",
+            fmt_bytes(statistics.median(cell.bytes)))
+
+
+def ratio(cell, ref):
+    if cell is None or ref is None or not cell.ok or not ref.ok or ref.median() == 0:
+        return None
+    return cell.median() / ref.median()
+
+
+def ordered(items, order):
+    rank = {name: i for i, name in enumerate(order)}
+    return sorted(items, key=lambda x: (rank.get(x, len(order)), x))
+
+
+def local_reference(state):
+    """The LOCAL state a system state is compared with."""
+    return "LOCAL-warm" if state in ("PGCACHE", "LOCAL-warm") else "LOCAL-cold"
+
+
+class Report:
+    def __init__(self, run_dir):
+        self.dir = run_dir
+        self.cells = load_cells(run_dir)
+        self.meta = {r[0]: r[1] for r in read_tsv(os.path.join(run_dir, "meta.tsv")) if len(r) >= 2}
+        self.systems = [r for r in read_tsv(os.path.join(run_dir, "systems.tsv")) if r]
+        self.skipped = [r for r in read_tsv(os.path.join(run_dir, "skipped.tsv")) if r]
+        self.out = []
+        self.slower = []  # sentences for the summary
+
+    def w(self, line=""):
+        self.out.append(line)
+
+    def keys(self, section):
+        return [k for k in self.cells if k[0] == section]
+
+    def values(self, section, index):
+        return sorted({k[index] for k in self.keys(section)})
+
+    def cell(self, *key):
+        return self.cells.get(key)
+
+    # ---------------------------------------------------------------- header
+    def header(self):
+        m = self.meta
+        self.w(f"# Benchmark report {m.get('date', '?')}, commit {m.get('commit', '?')}")
+        self.w()
+        self.w(f"Scale **{m.get('scale', '?')}**, {m.get('reps', '?')} repetition(s), "
+               f"interleaved across systems. Machine: {m.get('machine', '?')}; "
+               f"{m.get('cpu', '?')}; load {m.get('load', '?')}.")
+        self.w("Method and how to read this: doc/benchmarks.md. Raw data: raw.tsv.")
+        self.w()
+        self.w("| corpus | files | bytes |")
+        self.w("|---|---|---|")
+        for name in ("linux", "big", "stack"):
+            v = m.get(f"corpus_{name}")
+            if v:
+                files, size = v.split()
+                self.w(f"| {name}/ | {int(files):,} | {fmt_bytes(int(size))} |")
+        self.w()
+        self.w("| system | version |")
+        self.w("|---|---|")
+        for name, version, *_ in self.systems:
+            self.w(f"| {SYSTEM_LABEL.get(name, name)} | {version} |")
+        for name, why, *_ in self.skipped:
+            self.w(f"| {SYSTEM_LABEL.get(name, name)} | skipped: {why} |")
+        self.w()
+        self.w("| workload | what |")
+        self.w("|---|---|")
+        for k, v in m.items():
+            if k.startswith("workload_"):
+                self.w(f"| {k[len('workload_'):]} | {v} |")
+        self.w()
+
+    # --------------------------------------------------------------- summary
+    def compare_ours(self, section, workload, param, state, cond, label):
+        """Collects a sentence for every system that beats ours in STATE."""
+        mine = self.cell(section, workload, param, "ours", state, cond)
+        if mine is None:
+            return
+        if not mine.ok:
+            if mine.timed_out:
+                self.slower.append(f"{label} {workload} {state}: ours **timed out** "
+                                   f"(> {self.meta.get('timeout', '?')} s)")
+            return
+        for other in ordered({k[3] for k in self.keys(section)} - {"ours", "local"},
+                             SYSTEM_ORDER):
+            theirs_state = state
+            c = self.cell(section, workload, param, other, state, cond)
+            if (c is None or not c.ok) and state == "COLD":
+                theirs_state = "NONE"
+                c = self.cell(section, workload, param, other, "NONE", cond)
+            r = ratio(mine, c)
+            if r is None or r <= 1 + NOISE:
+                continue
+            overlap = min(mine.seconds) <= max(c.seconds)
+            self.slower.append(
+                f"{label} {workload} {state}: ours {fmt_s(mine.median())} s, "
+                f"{SYSTEM_LABEL[other]} {theirs_state} {fmt_s(c.median())} s — "
+                f"ours is **{r:.2f}x slower**" + (" (the ranges overlap)" if overlap else ""))
+
+    def summary(self):
+        self.w("## Summary")
+        self.w()
+        states = [k for k in self.keys("states") if k[3] == "ours"]
+        if states:
+            self.w("Cache states at 0 ms added latency. Each cell: our median time and "
+                   "its ratio against the local file system in the same run (COLD and "
+                   "HOT against LOCAL-cold, PGCACHE against LOCAL-warm), then our ratio "
+                   "against each other system in the same state (below 1 = we are "
+                   "faster; for COLD the other system's NONE is used where it has no "
+                   "COLD).")
+            self.w()
+            others = ordered({k[3] for k in self.keys("states")} - {"ours", "local"},
+                             SYSTEM_ORDER)
+            self.w("| workload | state | ours | vs LOCAL | "
+                   + " | ".join(f"vs {SYSTEM_LABEL[o]}" for o in others) + " |")
+            self.w("|---|---|---|---|" + "---|" * len(others))
+            for wl, param in self.workloads("states"):
+                for state in ("COLD", "HOT", "PGCACHE"):
+                    mine = self.cell("states", wl, param, "ours", state, "0")
+                    if mine is None:
+                        continue
+                    ref = self.cell("states", wl, param, "local", local_reference(state), "0")
+                    cols = []
+                    for o in others:
+                        c = self.cell("states", wl, param, o, state, "0")
+                        if (c is None or not c.ok) and state == "COLD":
+                            c = self.cell("states", wl, param, o, "NONE", "0")
+                        r = ratio(mine, c)
+                        cols.append(f"**{fmt_ratio(r)}**" if r and r > 1 + NOISE else fmt_ratio(r))
+                    self.w(f"| {wl} | {state} | {fmt_s(mine.median()) + ' s' if mine.ok else fmt_range(mine, self.meta.get('timeout', '?'))[0]} "
+                           f"| {fmt_ratio(ratio(mine, ref))} | " + " | ".join(cols) + " |")
+                    self.compare_ours("states", wl, param, state, "0", "states:")
+            self.w()
+        for wl, param in self.workloads("latency"):
+            for cond in self.conditions():
+                for state in ("COLD", "HOT"):
+                    self.compare_ours("latency", wl, param, state, cond,
+                                      f"latency {cond_label(cond)}:")
+        if self.slower:
+            self.w("Where we are slower than another system (median more than "
+                   f"{NOISE:.0%} above theirs):")
+            self.w()
+            for s in self.slower:
+                self.w(f"- {s}")
+        elif self.cells:
+            self.w("We are not slower than any other system in any measured "
+                   f"workload and state (by more than {NOISE:.0%}).")
+        self.w()
+
+    def workloads(self, section):
+        pairs = {(k[1], k[2]) for k in self.keys(section)}
+        return sorted(pairs)
+
+    def conditions(self):
+        def key(c):
+            ms, _, mbit = c.partition("+")
+            return (1 if mbit else 0, int(ms), int(mbit or 0))
+        return sorted({k[5] for k in self.keys("latency")}, key=key)
+
+    # ---------------------------------------------------------------- states
+    def states_section(self):
+        if not self.keys("states"):
+            return
+        self.w("## Cache states (FS-Cache method)")
+        self.w()
+        self.w("Median and range over the repetitions; `vs LOCAL` divides by LOCAL-cold "
+               "(PGCACHE: LOCAL-warm). `mount s` is the mount before the run (not in "
+               "the time); requests and bytes are Apache's access log from the start "
+               "of that mount (PGCACHE: of the run) to the end of the run, median per run.")
+        self.w()
+        for wl, param in self.workloads("states"):
+            title = wl if param == "-" else f"{wl} ({param})"
+            self.w(f"### {title}")
+            self.w()
+            self.w("| system | state | median s | min–max s | vs LOCAL | mount s "
+                   "| HTTP requests | bytes |")
+            self.w("|---|---|---|---|---|---|---|---|")
+            rows = [k for k in self.keys("states") if k[1] == wl and k[2] == param]
+            rows.sort(key=lambda k: (SYSTEM_ORDER.index(k[3]) if k[3] in SYSTEM_ORDER else 99,
+                                     STATE_ORDER.index(k[4]) if k[4] in STATE_ORDER else 99))
+            for k in rows:
+                c = self.cells[k]
+                med, rng = fmt_range(c, self.meta.get("timeout", "?"))
+                reqs, size = traffic(c) if k[3] != "local" else ("-", "-")
+                r = None if k[3] == "local" else ratio(c, self.cell(
+                    "states", wl, param, "local", local_reference(k[4]), "0"))
+                mount = fmt_s(statistics.median(c.mounts)) if c.mounts else "-"
+                self.w(f"| {SYSTEM_LABEL.get(k[3], k[3])} | {k[4]} | {med} | {rng} | "
+                       f"{fmt_ratio(r)} | {mount} | {reqs} | {size} |")
+            self.w()
+
+    # --------------------------------------------------------------- latency
+    def latency_section(self):
+        if not self.keys("latency"):
+            return
+        conds = self.conditions()
+        self.w("## Network conditions (CVMFS method)")
+        self.w()
+        self.w(f"tar walks `{self.meta.get('latency_tree', '?')}` here. Median seconds, and "
+               "in parentheses the ratio against LOCAL-cold measured in the same "
+               "condition loop. Conditions: added latency per request/response "
+               "exchange, `+N` = and N Mbit/s per connection.")
+        self.w()
+        if os.path.exists(os.path.join(self.dir, "latency.png")):
+            self.w("![time against latency](latency.png)")
+            self.w()
+        for wl, param in self.workloads("latency"):
+            self.w(f"### {wl}" + ("" if param == "-" else f" ({param})"))
+            self.w()
+            self.w("| system | state | " + " | ".join(cond_label(c) for c in conds) + " |")
+            self.w("|---|---|" + "---|" * len(conds))
+            combos = {(k[3], k[4]) for k in self.keys("latency") if k[1] == wl and k[2] == param}
+            for sys_, state in sort_combos(combos):
+                cols = []
+                for cond in conds:
+                    c = self.cell("latency", wl, param, sys_, state, cond)
+                    if c is None:
+                        cols.append("-")
+                    elif not c.ok:
+                        cols.append(fmt_range(c, self.meta.get("timeout", "?"))[0])
+                    elif sys_ == "local":
+                        cols.append(fmt_s(c.median()))
+                    else:
+                        ref = self.cell("latency", wl, param, "local", "LOCAL-cold", cond)
+                        reqs = statistics.median(c.requests)
+                        cols.append(f"{fmt_s(c.median())} ({fmt_ratio(ratio(c, ref))}, "
+                                    f"{reqs:,.0f} req)")
+                self.w(f"| {SYSTEM_LABEL.get(sys_, sys_)} | {state} | " + " | ".join(cols) + " |")
+            self.w()
+
+    # ------------------------------------------------------------------- fio
+    def fio_section(self):
+        keys = self.keys("fio")
+        if not keys:
+            return
+        self.w("## Record sizes (iozone method, with fio)")
+        self.w()
+        rand = int(self.meta.get("fio_rand_bytes", "0"))
+        self.w("Read bandwidth in MB/s (10^6 bytes/s; median over the repetitions) on "
+               f"big/big.bin: `read` sequential over the whole file, `randread` "
+               f"{fmt_bytes(rand)} at seeded random offsets; in parentheses the fraction "
+               "of LOCAL-cold's bandwidth.")
+        self.w()
+        if os.path.exists(os.path.join(self.dir, "fio.png")):
+            self.w("![throughput against record size](fio.png)")
+            self.w()
+        for rw in ("read", "randread"):
+            sizes = sorted({k[2].split("/")[1] for k in keys if k[2].startswith(rw + "/")},
+                           key=size_bytes)
+            if not sizes:
+                continue
+            self.w(f"### {rw}")
+            self.w()
+            self.w("| system | state | " + " | ".join(sizes) + " |")
+            self.w("|---|---|" + "---|" * len(sizes))
+            combos = {(k[3], k[4]) for k in keys if k[2].startswith(rw + "/")}
+            for sys_, state in sort_combos(combos):
+                cols = []
+                for bs in sizes:
+                    c = self.cell("fio", "fio", f"{rw}/{bs}", sys_, state, "0")
+                    ref = self.cell("fio", "fio", f"{rw}/{bs}", "local", "LOCAL-cold", "0")
+                    if c is None:
+                        cols.append("-")
+                    elif c.value_median() is None:
+                        cols.append(fmt_range(c, self.meta.get("timeout", "?"))[0] if not c.ok else "-")
+                    else:
+                        bw = c.value_median()
+                        text = f"{bw / 1e6:.0f}"
+                        if sys_ != "local" and ref is not None and ref.value_median():
+                            text += f" ({bw / ref.value_median():.0%})"
+                        cols.append(text)
+                self.w(f"| {SYSTEM_LABEL.get(sys_, sys_)} | {state} | " + " | ".join(cols) + " |")
+            self.w()
+
+    # --------------------------------------------------------------- publish
+    def publish_section(self):
+        keys = self.keys("publish")
+        if not keys:
+            return
+        self.w("## Publishing (cvmfs_server ingest of the linux/ corpus)")
+        self.w()
+        self.w("`first`: into a fresh repository; `again`: the same tarball again; "
+               "`onefile`: a tarball with one changed file. Rates are input tarball "
+               "bytes and regular files per wall-clock second (median run).")
+        self.w()
+        self.w("| run | median s | min–max s | files/s | MB/s | peak RSS |")
+        self.w("|---|---|---|---|---|---|")
+        for name in ("first", "again", "onefile"):
+            for k in [k for k in keys if k[1] == name]:
+                c = self.cells[k]
+                files, size = (int(x) for x in k[2].split(":"))
+                med, rng = fmt_range(c)
+                if not c.ok:
+                    self.w(f"| {name} | failed | - | - | - | - |")
+                    continue
+                t = max(c.median(), 1e-3)
+                rss = c.value_median()
+                rate = size / t / 1e6
+                self.w(f"| {name} ({files:,} file{'s' if files != 1 else ''}, "
+                       f"{fmt_bytes(size)}) | {med} | {rng} | "
+                       f"{files / t:,.0f} | {rate:.{0 if rate >= 10 else 1}f} | "
+                       f"{fmt_bytes(rss * 1024) if rss else '-'} |")
+        self.w()
+
+    def failures_section(self):
+        failed = [(k, r) for k, c in self.cells.items() for r in c.failures]
+        if not failed:
+            return
+        self.w("## Failed, timed-out and skipped measurements")
+        self.w()
+        self.w("Left out of the medians. `timeout`: killed after "
+               f"{self.meta.get('timeout', '?')} s; `skipped`: not run because an "
+               "earlier repetition timed out or the COLD run it depends on failed; "
+               "`mountfail`: the system did not mount; `exitN`: the workload exited "
+               "with status N (logs/workloads.log has its output).")
+        self.w()
+        for k, r in sorted(failed, key=lambda x: (x[0], x[1]["rep"])):
+            self.w(f"- {k[0]} {k[1]} {k[2]} on {k[3]} {k[4]} at {cond_label(k[5])}, "
+                   f"repetition {r['rep']}: {r['status']}")
+        self.w()
+
+    def write(self):
+        plots_note = make_plots(self)
+        self.header()
+        self.summary()
+        if plots_note:
+            self.w(plots_note)
+            self.w()
+        self.states_section()
+        self.latency_section()
+        self.fio_section()
+        self.publish_section()
+        self.failures_section()
+        with open(os.path.join(self.dir, "report.md"), "w") as f:
+            f.write("\n".join(self.out).rstrip() + "\n")
+
+
+def sort_combos(combos):
+    """(system, state) pairs in the report's order."""
+    def rank(x):
+        return (SYSTEM_ORDER.index(x[0]) if x[0] in SYSTEM_ORDER else 99,
+                STATE_ORDER.index(x[1]) if x[1] in STATE_ORDER else 99)
+    return sorted(combos, key=rank)
+
+
+def cond_label(cond):
+    if cond in ("-", ""):
+        return "-"
+    ms, _, mbit = cond.partition("+")
+    return f"{ms} ms" + (f" + {mbit} Mbit/s" if mbit else "")
+
+
+def size_bytes(text):
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    t = text.lower()
+    return int(t[:-1]) * units[t[-1]] if t[-1] in units else int(t)
+
+
+def style(system, state):
+    colors = {"local": "black", "ours": "tab:blue", "cvmfs": "tab:purple",
+              "httpdirfs": "tab:orange", "rclone": "tab:green"}
+    lines = {"LOCAL-cold": "--", "NONE": ":", "COLD": "-", "HOT": "-.", "PGCACHE": (0, (1, 1))}
+    marker = {"NONE": "x", "COLD": "o", "HOT": "s"}.get(state, None)
+    return dict(color=colors.get(system, "gray"), linestyle=lines.get(state, "-"), marker=marker)
+
+
+def make_plots(report):
+    """Writes latency.png and fio.png; returns a note when it cannot."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "(No plots: matplotlib is missing; install python3-matplotlib.)"
+    plot_latency(report, plt)
+    plot_fio(report, plt)
+    return None
+
+
+def plot_latency(report, plt):
+    keys = [k for k in report.keys("latency") if "+" not in k[5]]
+    workloads = sorted({(k[1], k[2]) for k in keys})
+    if not workloads:
+        return
+    cols = min(2, len(workloads))
+    rows = (len(workloads) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(6.5 * cols, 4.2 * rows), squeeze=False)
+    for ax, (wl, param) in zip(axes.flat, workloads):
+        combos = {(k[3], k[4]) for k in keys if k[1] == wl and k[2] == param}
+        for sys_, state in sort_combos(combos):
+            pts = []
+            for k in keys:
+                if k[1:5] == (wl, param, sys_, state) and report.cells[k].ok:
+                    c = report.cells[k]
+                    pts.append((int(k[5]), c.median(), min(c.seconds), max(c.seconds)))
+            if not pts:
+                continue
+            pts.sort()
+            xs = [p[0] for p in pts]
+            ys = [p[1] for p in pts]
+            err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
+            ax.errorbar(xs, ys, yerr=err, capsize=3, label=f"{SYSTEM_LABEL.get(sys_, sys_)} {state}",
+                        **style(sys_, state))
+        ax.set_title(wl + ("" if param == "-" else f" ({param})"))
+        ax.set_xlabel("added latency per request (ms)")
+        ax.set_ylabel("seconds (log)")
+        ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(workloads):]:
+        ax.axis("off")
+    fig.suptitle("Time against network latency (median, bars: min–max)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(report.dir, "latency.png"), dpi=100)
+    plt.close(fig)
+
+
+def plot_fio(report, plt):
+    keys = report.keys("fio")
+    if not keys:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), squeeze=False)
+    for ax, rw in zip(axes.flat, ("read", "randread")):
+        combos = {(k[3], k[4]) for k in keys if k[2].startswith(rw + "/")}
+        for sys_, state in sort_combos(combos):
+            pts = []
+            for k in keys:
+                if k[3:5] == (sys_, state) and k[2].startswith(rw + "/"):
+                    v = report.cells[k].value_median()
+                    if v is not None:
+                        pts.append((size_bytes(k[2].split("/")[1]), v / 1e6))
+            if not pts:
+                continue
+            pts.sort()
+            ax.plot([p[0] / 1024 for p in pts], [p[1] for p in pts],
+                    label=f"{SYSTEM_LABEL.get(sys_, sys_)} {state}", **style(sys_, state))
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ticks = sorted({size_bytes(k[2].split("/")[1]) for k in keys})
+        ax.set_xticks([t / 1024 for t in ticks])
+        ax.set_xticklabels([f"{t // 1024}K" if t < 1 << 20 else f"{t >> 20}M" for t in ticks])
+        ax.set_xlabel("record size")
+        ax.set_ylabel("MB/s (log)")
+        ax.set_title(f"fio {rw} on big/big.bin")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("Read throughput against record size (median)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(report.dir, "fio.png"), dpi=100)
+    plt.close(fig)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: report.py RUN_DIR")
+    if not os.path.exists(os.path.join(sys.argv[1], "raw.tsv")):
+        sys.exit(f"report.py: {sys.argv[1]}/raw.tsv not found")
+    Report(sys.argv[1]).write()
+
+
+if __name__ == "__main__":
+    main()

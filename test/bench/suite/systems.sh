@@ -1,0 +1,158 @@
+# The systems under comparison (sourced by test/bench/run after the test
+# libraries). Every network system reads through the same toxiproxy proxy
+# from the same Apache: ours and the real CVMFS client the repository at
+# $BENCH_REPO_URL, httpdirfs and rclone the plain corpus tree at
+# $BENCH_PLAIN_URL (an Apache directory index).
+#
+#   system_available NAME      false when the program is missing (then skipped)
+#   system_version NAME        one line for the report
+#   system_cache_modes NAME    "none" (runs without a local cache) and/or
+#                              "cache" (runs with a persistent local cache)
+#   system_mount NAME MODE     mounts (or, for local, does nothing) and sets
+#                              SYSTEM_ROOT to the corpus root it presents;
+#                              false when httpdirfs or rclone did not come up
+#                              (a failure of ours or cvmfs ends the run)
+#   system_unmount NAME        unmounts; waits for the daemon to exit
+#   system_clear_cache NAME    empties the persistent cache (unmounted)
+#
+# NAME is one of local, ours, cvmfs, httpdirfs, rclone. The caches live in
+# $WORK/cache-NAME; mount points are $WORK/mnt/NAME.
+
+readonly BENCH_FQRN=bench.example.org
+readonly BENCH_SYSTEMS_ALL="local ours cvmfs httpdirfs rclone"
+readonly REAL_CVMFS2=/usr/bin/cvmfs2
+SYSTEM_ROOT=""
+declare -A _SYSTEM_PIDS=()
+
+system_available() {
+  case $1 in
+    local | ours) return 0 ;;
+    cvmfs) [ -x "$REAL_CVMFS2" ] ;;
+    httpdirfs | rclone) command -v "$1" >/dev/null 2>&1 ;;
+    *) fail "unknown system '$1' (known: $BENCH_SYSTEMS_ALL)" ;;
+  esac
+}
+
+system_version() {
+  case $1 in
+    local) echo "$(findmnt -n -o FSTYPE --target "$BENCH_TREE") on $(findmnt -n -o SOURCE --target "$BENCH_TREE")" ;;
+    ours) echo "$BIN/cvmfs2" ;;
+    cvmfs) "$REAL_CVMFS2" --version 2>&1 | head -n 1 ;;
+    httpdirfs) dpkg-query -W -f='httpdirfs ${Version}' httpdirfs 2>/dev/null || echo httpdirfs ;;
+    rclone) rclone version 2>/dev/null | head -n 1 ;;
+  esac
+}
+
+system_cache_modes() {
+  case $1 in
+    local) echo "none" ;;
+    ours | cvmfs) echo "cache" ;;
+    httpdirfs | rclone) echo "none cache" ;;
+  esac
+}
+
+_system_mnt() { echo "$WORK/mnt/$1"; }
+
+_client_conf() {  # the client configuration of ours or cvmfs
+  local sys=$1 conf=$WORK/client-$1.conf
+  if [ ! -e "$conf" ]; then
+    # The debug log is off: it costs time on every operation.
+    test_client_config "$conf" "$BENCH_REPO_URL" "$(repo_public_key "$BENCH_FQRN")" \
+      "CVMFS_CACHE_BASE=$WORK/cache-$sys" CVMFS_QUOTA_LIMIT=20000 CVMFS_DEBUGLOG= \
+      CVMFS_TIMEOUT=60 CVMFS_TIMEOUT_DIRECT=60
+    # The real client also wants a workspace and user of its own.
+    [ "$sys" = ours ] || cat >>"$conf" <<EOC
+CVMFS_WORKSPACE='$WORK/cache-$sys'
+CVMFS_RELOAD_SOCKETS='$WORK/cache-$sys'
+CVMFS_USER=root
+EOC
+  fi
+  echo "$conf"
+}
+
+_mount_cvmfs_client() {  # SYSTEM
+  local mnt bin=$BIN
+  mnt=$(_system_mnt "$1")
+  [ "$1" = ours ] || bin=$(dirname "$REAL_CVMFS2")
+  BIN=$bin mount_repo "$BENCH_FQRN" "$mnt" "$(_client_conf "$1")" >>"$WORK/mounts.log"
+  SYSTEM_ROOT=$mnt
+}
+
+# _wait_mounted SYSTEM MOUNTPOINT: up to 60 s, while the daemon lives.
+_wait_mounted() {
+  local pid=${_SYSTEM_PIDS[$1]} deadline=$((SECONDS + 60))
+  until mountpoint -q "$2"; do
+    if ! kill -0 "$pid" 2>/dev/null || [ "$SECONDS" -ge "$deadline" ]; then
+      echo "bench: $1 did not mount $2 (see logs/$1.log)" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
+_mount_httpdirfs() {  # MODE
+  local mnt cache=() log=$WORK/httpdirfs.log
+  mnt=$(_system_mnt httpdirfs)
+  mkdir -p "$mnt"
+  # --no-range-check: httpdirfs 1.2.5 asks for the segment after the end of
+  # a file whose size is a multiple of its 8 MiB segments, takes Apache's 416
+  # for missing range support and exits. Ranges work (the probe compares the
+  # big file's checksum through every system with the local one).
+  [ "$1" = none ] || cache=(--cache --cache-location "$WORK/cache-httpdirfs" --no-range-check)
+  [ "$1" = none ] || mkdir -p "$WORK/cache-httpdirfs"
+  echo "== httpdirfs ${cache[*]} $BENCH_PLAIN_URL/ $mnt" >>"$log"
+  httpdirfs -f "${cache[@]}" "$BENCH_PLAIN_URL/" "$mnt" </dev/null >>"$log" 2>&1 &
+  _SYSTEM_PIDS[httpdirfs]=$!
+  SYSTEM_ROOT=$mnt
+  _wait_mounted httpdirfs "$mnt"
+}
+
+_mount_rclone() {  # MODE
+  local mnt mode=full log=$WORK/rclone.log
+  mnt=$(_system_mnt rclone)
+  mkdir -p "$mnt"
+  [ "$1" = cache ] || mode=off
+  echo "== rclone mount --vfs-cache-mode $mode $BENCH_PLAIN_URL/ $mnt" >>"$log"
+  RCLONE_CONFIG=$WORK/rclone.conf rclone mount :http: "$mnt" --http-url "$BENCH_PLAIN_URL/" \
+    --read-only --vfs-cache-mode "$mode" --cache-dir "$WORK/cache-rclone" \
+    --log-file "$log" --log-level NOTICE </dev/null >>"$log" 2>&1 &
+  _SYSTEM_PIDS[rclone]=$!
+  SYSTEM_ROOT=$mnt
+  _wait_mounted rclone "$mnt"
+}
+
+system_mount() {
+  local sys=$1 mode=$2
+  case $sys in
+    local) SYSTEM_ROOT=$BENCH_TREE ;;
+    ours | cvmfs) _mount_cvmfs_client "$sys" ;;
+    httpdirfs) _mount_httpdirfs "$mode" ;;
+    rclone) _mount_rclone "$mode" ;;
+  esac
+}
+
+system_unmount() {
+  local sys=$1 mnt pid
+  case $sys in
+    local) return 0 ;;
+    ours | cvmfs) unmount_repo "$(_system_mnt "$sys")" ;;
+    *)
+      mnt=$(_system_mnt "$sys")
+      pid=${_SYSTEM_PIDS[$sys]:-}
+      # findmnt, not mountpoint: a crashed daemon leaves a dead mount behind.
+      if findmnt -rn --mountpoint "$mnt" >/dev/null; then
+        umount "$mnt" 2>/dev/null || fusermount3 -u "$mnt" 2>/dev/null ||
+          { abort_fuse_below "$mnt"; umount -l "$mnt"; }
+      elif [ -n "$pid" ]; then
+        kill -TERM "$pid" 2>/dev/null || true  # it never mounted
+      fi
+      [ -z "$pid" ] || wait_pid_exit 60 "$pid" ||
+        { echo "bench: $sys (pid $pid) still running after unmount, killing it" >&2; kill -KILL "$pid"; }
+      _SYSTEM_PIDS[$sys]=""
+      ;;
+  esac
+}
+
+system_clear_cache() {
+  [ "$1" = local ] || rm -rf "$WORK/cache-$1"
+}

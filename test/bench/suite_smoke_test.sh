@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Smoke test of the benchmark suite: `test/bench/run --quick` must run every
+# section and produce a report with its plots. The numbers are not judged
+# (this machine is shared and noisy); doc/benchmarks.md explains the suite.
+# Skips (77) unless root with FUSE, like the suite itself.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+name=suite_smoke_test
+if [ "$(id -u)" -ne 0 ] || [ ! -c /dev/fuse ]; then
+  echo "SKIP: $name: needs root and /dev/fuse (the suite mounts file systems)" >&2
+  exit 77
+fi
+out=$(mktemp -d /tmp/cvmfs-bench-smoke.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+
+rc=0
+timeout --kill-after=20 560 "$here/run" --quick --results "$out" >"$out/run.log" 2>&1 || rc=$?
+if [ "$rc" -eq 77 ]; then
+  grep '^SKIP' "$out/run.log" >&2 || echo "SKIP: $name: the suite skipped" >&2
+  exit 77
+fi
+if [ "$rc" -ne 0 ]; then
+  echo "FAIL: $name: test/bench/run --quick exited with status $rc; last lines:" >&2
+  grep -v '^{' "$out/run.log" | tail -n 40 >&2
+  exit 1
+fi
+
+failures=0
+check() {  # check DESCRIPTION CMD...
+  local what=$1
+  shift
+  "$@" || { echo "FAIL: $name: $what" >&2; failures=$((failures + 1)); }
+}
+run_dir=$(find "$out" -mindepth 1 -maxdepth 1 -type d -name '*-quick' | head -n 1)
+check "no results folder in $out" test -n "$run_dir"
+report=$run_dir/report.md
+check "$report missing" test -s "$report"
+for heading in "## Summary" "## Cache states" "## Network conditions" "## Record sizes" "## Publishing"; do
+  check "report has no '$heading' section" grep -q "^$heading" "$report"
+done
+for plot in latency.png fio.png; do
+  check "$plot missing or not a PNG" bash -c "head -c 8 '$run_dir/$plot' | grep -q PNG"
+done
+# Our client took part in every section (a measurement, not necessarily fast).
+for section in states latency fio publish; do
+  check "raw.tsv has no successful $section measurement of ours" \
+    awk -F'\t' -v s="$section" '$1 == s && $4 == "ours" && $11 == "ok" { found = 1 } END { exit !found }' \
+    "$run_dir/raw.tsv"
+done
+[ "$failures" -eq 0 ] || exit 1
+echo "PASS: $name: report with every section and both plots ($(grep -c . "$run_dir/raw.tsv") measurements)"
