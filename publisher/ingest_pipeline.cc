@@ -57,11 +57,13 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(ByteSource* source,
   const bool chunk = options_.use_chunking &&
                      (!expected_size || cvmfs::ShouldChunk(*expected_size, options_.chunking));
   cvmfs::Xor32Chunker chunker(options_.chunking);
-  const size_t kBlock = 1 << 20;
   std::string piece;
   uint64_t piece_offset = 0, total = 0;
   size_t index = 0;
-  std::vector<char> block(kBlock);
+  // Allocated once: zeroing a fresh block per file would cost more than
+  // reading a typical small file.
+  std::vector<char>& block = read_block_;
+  if (block.empty()) block.resize(kReadBlock);
 
   auto emit = [&](cvmfs::ObjectSuffix suffix) {
     {
@@ -123,9 +125,32 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(ByteSource* source,
   return file;
 }
 
+void IngestPipeline::SetPieceHash(Piece& piece, const cvmfs::Digest& digest) {
+  std::lock_guard<std::mutex> l(piece.file->mu_);
+  piece.file->chunks_[piece.index].hash = digest;
+}
+
+bool IngestPipeline::Recognize(Piece& piece, const ContentIndex::Key& key) {
+  std::optional<cvmfs::Digest> known = options_.content_index->Lookup(key);
+  if (!known || !store_->Exists(cvmfs::ObjectPath(*known, piece.suffix))) return false;
+  stats_.objects_existing++;
+  stats_.objects_recognized++;
+  SetPieceHash(piece, *known);
+  return true;
+}
+
 void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor, std::string* buf) {
+  const bool compress = options_.compression == cvmfs::Compression::kZlib;
+  std::optional<ContentIndex::Key> key;
+  if (options_.content_index && compress) {
+    key = ContentIndex::KeyOf(piece.data, options_.compression, options_.hash_algorithm);
+    if (Recognize(piece, *key)) {
+      Finish(piece.file.get(), Status::Ok());
+      return;
+    }
+  }
   const std::string* stored = &piece.data;
-  if (options_.compression == cvmfs::Compression::kZlib) {
+  if (compress) {
     compressor->Compress(piece.data, buf);
     stored = buf;
   }
@@ -141,10 +166,9 @@ void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor, std::s
       stats_.bytes_stored += stored->size();
     }
   }
-  {
-    std::lock_guard<std::mutex> l(piece.file->mu_);
-    piece.file->chunks_[piece.index].hash = digest;
-  }
+  // Recorded only once the object is in the store.
+  if (key && st.ok()) options_.content_index->Add(*key, digest);
+  SetPieceHash(piece, digest);
   Finish(piece.file.get(), st);
 }
 

@@ -1,7 +1,9 @@
 // IngestPipeline: turns file contents into stored objects, on all cores.
 //
 //   reader (caller's thread) ─► chunker ─► piece queue ─► workers:
+//       [content index hit whose object exists? reuse it]
 //       compress ─► hash ─► exists? skip : store (temp + rename)
+//       ─► record in the content index
 //
 // The caller feeds one file at a time through Submit(); reading and chunking
 // happen on the caller's thread, compression, hashing and storing on a pool
@@ -37,6 +39,7 @@
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/status.h"
+#include "publisher/content_index.h"
 
 namespace publisher {
 
@@ -47,6 +50,9 @@ struct IngestOptions {
   cvmfs::ChunkingParams chunking;
   int workers = 2;
   size_t max_inflight_bytes = 64u << 20;
+  // Recognizes content stored before without compressing it again
+  // (content_index.h); not owned, may be null. Unused without compression.
+  ContentIndex* content_index = nullptr;
 };
 
 // Where file bytes come from (a tar member, a local file).
@@ -86,6 +92,8 @@ struct IngestStats {
   std::atomic<uint64_t> bytes_stored{0};   // compressed bytes written
   std::atomic<uint64_t> objects_stored{0};
   std::atomic<uint64_t> objects_existing{0};
+  // Of objects_existing: found through the content index, not compressed.
+  std::atomic<uint64_t> objects_recognized{0};
 };
 
 class IngestPipeline {
@@ -114,9 +122,15 @@ class IngestPipeline {
   void Enqueue(Piece piece);
   void WorkerLoop();
   void Process(Piece& piece, cvmfs::Compressor* compressor, std::string* buf);
+  // True when the content index names an existing object for the piece.
+  bool Recognize(Piece& piece, const ContentIndex::Key& key);
+  void SetPieceHash(Piece& piece, const cvmfs::Digest& digest);
   static void Finish(PendingFile* file, const cvmfs::Status& st);
 
+  static constexpr size_t kReadBlock = 1 << 20;
+
   cvmfs::ObjectStore* store_;  // not owned; outlives the pipeline
+  std::vector<char> read_block_;  // Submit's read buffer (Submit's thread only)
   IngestOptions options_;
   IngestStats stats_;
 

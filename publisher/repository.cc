@@ -11,6 +11,7 @@
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
+#include "publisher/spool_layout.h"
 #include "publisher/stale_temporaries.h"
 
 namespace publisher {
@@ -87,19 +88,35 @@ Result<std::string> Repository::MakeTempDir() {
   return tmpl;
 }
 
-Status Repository::AcquireLock() {
+Status Repository::Lock() {
   if (lock_fd_ >= 0) return Status::Ok();
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config_.spool_dir));
-  std::string path = config_.spool_dir + "/is_publishing.lock";
+  const std::string path = SpoolLayout::For(paths_, config_.fqrn, config_.spool_dir).lock;
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Status::FromErrno(errno, "open " + path);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
-    return Status::Busy("another publish or tag operation on " + config_.fqrn +
-                        " is running (lock " + path + ")");
+    auto holder = cvmfs::ReadFile(path);
+    std::string who = holder.ok() && !holder->empty() ? "pid " + *holder : "another process";
+    while (!who.empty() && who.back() == '\n') who.pop_back();
+    return Status::Busy("another publish, transaction or tag operation on " + config_.fqrn +
+                        " is running (" + who + " holds " + path + ")");
   }
+  // For the message above; the flock itself is the lock, so a holder that
+  // died (even by kill -9) never blocks anyone.
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) == 0) (void)::pwrite(fd, pid.data(), pid.size(), 0);
   lock_fd_ = fd;
   return RemoveStaleTemporaries();
+}
+
+Status Repository::RefuseDuringTransaction(const PublishOptions& options) {
+  if (options.from_transaction) return Status::Ok();
+  const std::string state = SpoolLayout::For(paths_, config_.fqrn, config_.spool_dir).in_transaction;
+  if (!cvmfs::PathExists(state)) return Status::Ok();
+  return Status::Busy("a transaction is open on " + config_.fqrn + " (" + state +
+                      "); publish or abort it first (cvmfs_server publish|abort " +
+                      config_.fqrn + ")");
 }
 
 // Under the lock no other publish runs; what a killed one left is garbage.
@@ -244,6 +261,7 @@ Result<PublishStats> Repository::CommitRevision(CatalogTree* tree, uint64_t revi
   manifest.root_catalog = commit.root_hash;
   manifest.catalog_size = commit.root_size;
   manifest.revision = revision;
+  if (options.before_commit) CVMFS_RETURN_IF_ERROR(options.before_commit(commit.root_hash, revision));
   CVMFS_RETURN_IF_ERROR(WriteManifest(manifest, &*history_hash));
 
   PublishStats stats;
@@ -254,7 +272,8 @@ Result<PublishStats> Repository::CommitRevision(CatalogTree* tree, uint64_t revi
 }
 
 Result<PublishStats> Repository::Publish(const BuildFn& build, const PublishOptions& options) {
-  CVMFS_RETURN_IF_ERROR(AcquireLock());
+  CVMFS_RETURN_IF_ERROR(Lock());
+  CVMFS_RETURN_IF_ERROR(RefuseDuringTransaction(options));
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
   CVMFS_ASSIGN_OR_RETURN(std::string work, MakeTempDir());
   RemoveOnExit cleanup{work};
@@ -268,9 +287,22 @@ Result<PublishStats> Repository::Publish(const BuildFn& build, const PublishOpti
   ingest.use_chunking = config_.use_chunking;
   ingest.chunking = config_.chunking;
   ingest.workers = config_.num_workers;
+  std::vector<std::string> warnings;
+  auto index = ContentIndex::Open(
+      SpoolLayout::For(paths_, config_.fqrn, config_.spool_dir).content_index);
+  if (index.ok()) {
+    ingest.content_index = index->get();
+  } else {
+    warnings.push_back("content index unusable, every file is compressed: " +
+                       index.status().ToString());
+  }
   IngestPipeline pipeline(&store_, ingest);
   Status built = build(tree.get(), &pipeline);
   pipeline.Drain();
+  if (index.ok()) {
+    Status flushed = (*index)->Flush();
+    if (!flushed.ok()) warnings.push_back("content index not updated: " + flushed.ToString());
+  }
   CVMFS_RETURN_IF_ERROR(built);
 
   CVMFS_ASSIGN_OR_RETURN(PublishStats stats,
@@ -281,13 +313,16 @@ Result<PublishStats> Repository::Publish(const BuildFn& build, const PublishOpti
   stats.objects_stored = is.objects_stored;
   stats.objects_existing = is.objects_existing;
   stats.bytes_stored = is.bytes_stored;
+  stats.objects_recognized = is.objects_recognized;
   stats.stale_temporaries_removed = stale_temporaries_removed_;
+  stats.warnings = std::move(warnings);
   return stats;
 }
 
 Result<PublishStats> Repository::PublishOldRoot(const Digest& old_root,
                                                 const PublishOptions& options) {
-  CVMFS_RETURN_IF_ERROR(AcquireLock());
+  CVMFS_RETURN_IF_ERROR(Lock());
+  CVMFS_RETURN_IF_ERROR(RefuseDuringTransaction(options));
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
   CVMFS_ASSIGN_OR_RETURN(std::string work, MakeTempDir());
   RemoveOnExit cleanup{work};
@@ -301,7 +336,7 @@ Result<PublishStats> Repository::PublishOldRoot(const Digest& old_root,
 }
 
 Status Repository::CommitHistory(std::unique_ptr<cvmfs::HistoryDb> history) {
-  CVMFS_RETURN_IF_ERROR(AcquireLock());
+  CVMFS_RETURN_IF_ERROR(Lock());
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
   if (current.manifest.history)
     CVMFS_RETURN_IF_ERROR(history->SetPreviousRevision(*current.manifest.history));

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cvmfs/catalog/history_db.h"
 #include "cvmfs/manifest.h"
@@ -35,6 +36,14 @@ namespace publisher {
 struct PublishOptions {
   std::string tag_name;         // -a
   std::string tag_description;  // -m
+  // Set by the publish of a transaction; any other publish (ingest,
+  // rollback) is refused while a transaction is open, because it would
+  // change the revision the transaction's scratch area is based on.
+  bool from_transaction = false;
+  // Runs after the catalogs and the history are stored, right before the
+  // manifest (the commit point) is written, with the new root catalog and
+  // revision; a failure stops the publish.
+  std::function<cvmfs::Status(const cvmfs::Digest& root, uint64_t revision)> before_commit;
 };
 
 struct PublishStats {
@@ -43,7 +52,9 @@ struct PublishStats {
   size_t catalogs_written = 0;
   uint64_t files = 0, bytes_in = 0, objects_stored = 0, objects_existing = 0,
            bytes_stored = 0;
+  uint64_t objects_recognized = 0;  // reused through the content index
   size_t stale_temporaries_removed = 0;  // left by killed publishes
+  std::vector<std::string> warnings;     // e.g. the content index was unusable
 };
 
 // Key file names of a repository, as CVMFS lays them out.
@@ -83,6 +94,11 @@ class Repository {
   // Re-signs the whitelist with the master key for `days` days.
   cvmfs::Status Resign(int days);
 
+  // Takes the repository's lock (spool/is_publishing.lock, flock: a dead
+  // holder releases it) for the lifetime of this object; Busy names the
+  // process holding it. Publish, PublishOldRoot and CommitHistory take it.
+  cvmfs::Status Lock();
+
   // Makes a fresh private temporary directory in the spool area
   // (spool/tmp/work.<pid>.XXXXXX); the caller removes it.
   cvmfs::Result<std::string> MakeTempDir();
@@ -91,7 +107,7 @@ class Repository {
   friend cvmfs::Status Mkfs(const cvmfs::SystemPaths& paths, const struct MkfsOptions& options);
   Repository(const cvmfs::SystemPaths& paths, ServerConfig config);
   cvmfs::Status LoadKeys();
-  cvmfs::Status AcquireLock();
+  cvmfs::Status RefuseDuringTransaction(const PublishOptions& options);
   cvmfs::Status RemoveStaleTemporaries();
   cvmfs::Result<PublishStats> CommitRevision(CatalogTree* tree, uint64_t revision,
                                              const PublishOptions& options);

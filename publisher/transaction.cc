@@ -1,0 +1,278 @@
+#include "publisher/transaction.h"
+
+#include <chrono>
+#include <ctime>
+
+#include "cvmfs/file_util.h"
+#include "publisher/hooks.h"
+#include "publisher/open_writers.h"
+
+namespace publisher {
+
+using cvmfs::Digest;
+using cvmfs::Result;
+using cvmfs::Status;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string Revision(uint64_t r) { return "revision " + std::to_string(r); }
+
+std::string FormatTime(int64_t t) {
+  char buf[64];
+  time_t tt = static_cast<time_t>(t);
+  struct tm tm;
+  localtime_r(&tt, &tm);
+  strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+}  // namespace
+
+Transaction::Transaction(const cvmfs::SystemPaths& paths, Repository* repo)
+    : paths_(paths),
+      repo_(repo),
+      layout_(SpoolLayout::For(paths, repo->config().fqrn, repo->config().spool_dir)),
+      mounts_(layout_, repo->config().fqrn) {}
+
+Status Transaction::Hook(const std::string& name) {
+  return RunHook(HooksFile(paths_), name, repo_->config().fqrn);
+}
+
+Result<RepositoryState> Transaction::State() {
+  RepositoryState s;
+  CVMFS_ASSIGN_OR_RETURN(s.transaction, TransactionState::Load(layout_.in_transaction));
+  s.mounts_configured = mounts_.HasClientConfig();
+  CVMFS_ASSIGN_OR_RETURN(s.mounts, mounts_.Health());
+  return s;
+}
+
+Status Transaction::SetUp() {
+  std::string done;
+  return Mount(&done);
+}
+
+// The mounts as they should be: rdonly at `root`, the union on top of it
+// (read-write in a transaction). Only what is missing or wrong is redone.
+Status Transaction::EnsureMounts(const Digest& root, bool writable, std::string* repaired) {
+  CVMFS_ASSIGN_OR_RETURN(MountHealth h, mounts_.Health());
+  if (h.rdonly_mounted && h.rdonly_root != root) {
+    CVMFS_RETURN_IF_ERROR(mounts_.UnmountUnion());
+    CVMFS_RETURN_IF_ERROR(mounts_.UnmountReadOnlyLayer());
+    h.rdonly_mounted = h.union_mounted = false;
+  }
+  if (!h.rdonly_mounted) {
+    CVMFS_RETURN_IF_ERROR(mounts_.UnmountUnion());  // never over an empty lower layer
+    h.union_mounted = false;
+    CVMFS_RETURN_IF_ERROR(mounts_.MountReadOnlyLayer(root));
+    *repaired += "mounted " + layout_.rdonly + " at " + root.ToString() + "; ";
+  }
+  if (!h.union_mounted) {
+    CVMFS_RETURN_IF_ERROR(mounts_.MountUnion(writable));
+    *repaired += "mounted " + layout_.union_mount + (writable ? " read-write" : " read-only") + "; ";
+  } else if (h.union_writable != writable) {
+    CVMFS_RETURN_IF_ERROR(mounts_.RemountUnion(writable));
+    *repaired += "remounted " + layout_.union_mount + (writable ? " read-write" : " read-only") + "; ";
+  }
+  return Status::Ok();
+}
+
+Status Transaction::Mount(std::string* repaired) {
+  CVMFS_RETURN_IF_ERROR(repo_->Lock());
+  if (!mounts_.HasClientConfig()) {
+    // Created where it could not mount (mkfs said so): set it up now.
+    CVMFS_RETURN_IF_ERROR(RepositoryMounts::CheckSupport());
+    CVMFS_RETURN_IF_ERROR(layout_.CreateDirectories());
+    const ServerConfig& c = repo_->config();
+    CVMFS_RETURN_IF_ERROR(
+        mounts_.WriteClientConfig(c.storage_dir, KeyFiles::In(c.keys_dir, c.fqrn).master_pub));
+    *repaired += "wrote " + layout_.client_config + "; ";
+  }
+  CVMFS_ASSIGN_OR_RETURN(auto state, TransactionState::Load(layout_.in_transaction));
+  if (state) {
+    CVMFS_ASSIGN_OR_RETURN(bool committed, CommittedBefore(*state));
+    if (!committed) return EnsureMounts(state->base_root, true, repaired);
+    CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
+    *repaired += "finished the cleanup of an interrupted publish; ";
+    return FinishCommitted(current.manifest.root_catalog);
+  }
+  CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
+  return EnsureMounts(current.manifest.root_catalog, false, repaired);
+}
+
+// True when a publish of this transaction reached its commit point before
+// (the manifest names the root recorded in `publishing`). Fails when the
+// repository moved away from the transaction's base some other way.
+Result<bool> Transaction::CommittedBefore(const TransactionState& state) {
+  CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
+  const Digest& root = current.manifest.root_catalog;
+  if (root == state.base_root) return false;
+  CVMFS_ASSIGN_OR_RETURN(auto publishing, PublishingState::Load(layout_.publishing));
+  if (publishing && publishing->new_root == root) return true;
+  return Status::Corruption(
+      "the transaction on " + repo_->config().fqrn + " is based on " +
+      Revision(state.base_revision) + " (" + state.base_root.ToString() + "), but " +
+      Revision(current.manifest.revision) + " was published since; its changes cannot be "
+      "published on top: abort the transaction (cvmfs_server abort -f " + repo_->config().fqrn +
+      ")");
+}
+
+Status Transaction::Open() {
+  const std::string& fqrn = repo_->config().fqrn;
+  CVMFS_RETURN_IF_ERROR(repo_->Lock());
+  CVMFS_ASSIGN_OR_RETURN(auto state, TransactionState::Load(layout_.in_transaction));
+  if (state)
+    return Status::Busy("a transaction is already open on " + fqrn + " (since " +
+                        FormatTime(state->opened_at) + ", based on " +
+                        Revision(state->base_revision) + "); publish or abort it first");
+  CVMFS_ASSIGN_OR_RETURN(MountHealth h, mounts_.Health());
+  if (!mounts_.HasClientConfig() || !h.healthy())
+    return Status::Unavailable(
+        fqrn + " is not ready for a transaction: " +
+        (mounts_.HasClientConfig() ? h.Problems(layout_) : layout_.client_config + " is missing") +
+        "; run cvmfs_server mount " + fqrn);
+  CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
+  CVMFS_RETURN_IF_ERROR(RemoveStateFile(layout_.publishing));  // of a finished publish
+  if (h.rdonly_root != current.manifest.root_catalog)
+    CVMFS_RETURN_IF_ERROR(RemountAt(current.manifest.root_catalog));
+  CVMFS_RETURN_IF_ERROR(Hook("transaction_before_hook"));
+  TransactionState s{current.manifest.root_catalog, current.manifest.revision, ::time(nullptr)};
+  CVMFS_RETURN_IF_ERROR(s.Store(layout_.in_transaction));
+  CVMFS_RETURN_IF_ERROR(mounts_.RemountUnion(true));
+  return Hook("transaction_after_hook").Annotate("the transaction is open, but");
+}
+
+Status Transaction::RefuseOpenWriters() {
+  auto writers = FindOpenWriters(layout_.union_mount);
+  auto direct = FindOpenWriters(layout_.scratch_current);
+  writers.insert(writers.end(), direct.begin(), direct.end());
+  if (writers.empty()) return Status::Ok();
+  return Status::Busy("files of " + repo_->config().fqrn + " are open for writing: " +
+                      DescribeOpenWriters(writers) + "; close them and try again");
+}
+
+// Shows revision `root` in both layers; the scratch area is emptied.
+Status Transaction::RemountAt(const Digest& root) {
+  CVMFS_RETURN_IF_ERROR(mounts_.UnmountUnion());
+  CVMFS_RETURN_IF_ERROR(mounts_.UnmountReadOnlyLayer());
+  CVMFS_RETURN_IF_ERROR(mounts_.MountReadOnlyLayer(root));
+  CVMFS_RETURN_IF_ERROR(mounts_.ResetScratch());
+  return mounts_.MountUnion(false);
+}
+
+// After the commit point: every step here may be repeated after a crash.
+Status Transaction::FinishCommitted(const Digest& root) {
+  CVMFS_RETURN_IF_ERROR(RemountAt(root));
+  CVMFS_RETURN_IF_ERROR(RemoveStateFile(layout_.in_transaction));
+  return RemoveStateFile(layout_.publishing);
+}
+
+Result<PublishStats> Transaction::BuildAndCommit(const TransactionState& state,
+                                                 const PublishOptions& options,
+                                                 TransactionPublishResult* result) {
+  const ServerConfig& c = repo_->config();
+  UpperApplyOptions apply;
+  apply.hash_algorithm = c.hash_algorithm;
+  apply.compression = c.compression;
+  apply.ignore_special_files = c.ignore_special_files;
+  apply.scan.include_xattrs = c.include_xattrs;
+  PublishOptions opts = options;
+  opts.from_transaction = true;
+  opts.before_commit = [this, &state](const Digest& root, uint64_t revision) -> Status {
+    CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
+    if (current.manifest.root_catalog != state.base_root)
+      return Status::Corruption("the repository changed during the publish");
+    return PublishingState{root, revision}.Store(layout_.publishing);
+  };
+  const auto start = Clock::now();
+  auto stats = repo_->Publish(
+      [&](CatalogTree* tree, IngestPipeline* pipeline) {
+        Status st = ApplyUpperLayer(layout_.scratch_current, apply, tree, pipeline,
+                                    &result->changes);
+        pipeline->Drain();
+        result->scan_seconds = SecondsSince(start);
+        return st;
+      },
+      opts);
+  result->commit_seconds = SecondsSince(start) - result->scan_seconds;
+  return stats;
+}
+
+Result<TransactionPublishResult> Transaction::Publish(const PublishOptions& options) {
+  const std::string& fqrn = repo_->config().fqrn;
+  CVMFS_RETURN_IF_ERROR(repo_->Lock());
+  CVMFS_ASSIGN_OR_RETURN(auto state, TransactionState::Load(layout_.in_transaction));
+  if (!state)
+    return Status::InvalidArgument("no transaction is open on " + fqrn +
+                                   "; open one with cvmfs_server transaction " + fqrn);
+  TransactionPublishResult result;
+  CVMFS_ASSIGN_OR_RETURN(bool committed, CommittedBefore(*state));
+  if (committed) {
+    CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
+    CVMFS_RETURN_IF_ERROR(FinishCommitted(current.manifest.root_catalog));
+    result.finished_interrupted = true;
+    result.stats.revision = current.manifest.revision;
+    result.stats.root_hash = current.manifest.root_catalog;
+    return result;
+  }
+  std::string repaired;
+  CVMFS_RETURN_IF_ERROR(EnsureMounts(state->base_root, true, &repaired));
+  CVMFS_RETURN_IF_ERROR(RefuseOpenWriters());
+  CVMFS_RETURN_IF_ERROR(Hook("publish_before_hook"));
+  // Nothing may change underneath while the upper layer is read.
+  CVMFS_RETURN_IF_ERROR(mounts_.RemountUnion(false));
+  auto stats = BuildAndCommit(*state, options, &result);
+  if (!stats.ok()) {
+    (void)RemoveStateFile(layout_.publishing);  // names a root that was never committed
+    // The transaction stays open: make the union writable again.
+    Status reopened = mounts_.RemountUnion(true);
+    if (!reopened.ok()) return reopened.Annotate(stats.status().ToString() + "; afterwards");
+    return stats.status();
+  }
+  result.stats = *stats;
+  const auto cleanup_start = Clock::now();
+  CVMFS_RETURN_IF_ERROR(FinishCommitted(stats->root_hash)
+                            .Annotate("published " + Revision(stats->revision) +
+                                      ", but the cleanup failed (run cvmfs_server publish " +
+                                      fqrn + " again to finish it)"));
+  result.cleanup_seconds = SecondsSince(cleanup_start);
+  Status after = Hook("publish_after_hook");
+  if (!after.ok()) result.stats.warnings.push_back(after.ToString());
+  return result;
+}
+
+Status Transaction::Abort(bool* finished_interrupted) {
+  const std::string& fqrn = repo_->config().fqrn;
+  *finished_interrupted = false;
+  CVMFS_RETURN_IF_ERROR(repo_->Lock());
+  CVMFS_ASSIGN_OR_RETURN(auto state, TransactionState::Load(layout_.in_transaction));
+  if (!state) return Status::InvalidArgument("no transaction is open on " + fqrn);
+  CVMFS_RETURN_IF_ERROR(Hook("abort_before_hook"));
+  CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
+  auto committed = CommittedBefore(*state);
+  if (committed.ok() && *committed) *finished_interrupted = true;
+  CVMFS_RETURN_IF_ERROR(RefuseOpenWriters());
+  CVMFS_RETURN_IF_ERROR(FinishCommitted(current.manifest.root_catalog));
+  return Hook("abort_after_hook").Annotate("the transaction was aborted, but");
+}
+
+Status Transaction::FollowCurrentRevision() {
+  if (!mounts_.HasClientConfig()) return Status::Ok();
+  CVMFS_ASSIGN_OR_RETURN(MountHealth h, mounts_.Health());
+  if (!h.rdonly_mounted) return Status::Ok();  // `cvmfs_server mount` will do it
+  CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
+  if (h.rdonly_root == current.manifest.root_catalog) return Status::Ok();
+  return RemountAt(current.manifest.root_catalog);
+}
+
+Status Transaction::TearDown(bool force) {
+  CVMFS_RETURN_IF_ERROR(mounts_.UnmountUnion(force));
+  return mounts_.UnmountReadOnlyLayer(force);
+}
+
+}  // namespace publisher

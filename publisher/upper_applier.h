@@ -1,0 +1,60 @@
+// ApplyUpperLayer: turns the changes of a transaction (upper_scanner.h) into
+// changes of the catalog tree, with file contents going through the same
+// ingestion pipeline as `ingest`.
+//
+//   whiteout                      Remove(path) (a subtree for a directory)
+//   opaque directory              Remove(path), then add it anew
+//   directory                     Put (new, or new attributes: contents stay)
+//   file / symlink / special      Put; replaces whatever was there (a type
+//                                 change, e.g. directory -> file, removes the
+//                                 old subtree first)
+//
+// Then, as CVMFS does: a `.cvmfscatalog` file makes its directory a nested
+// catalog root (shallow first; ignored in the root); a deleted marker merges
+// the catalog back into its parent; and the rules of the repository's
+// `.cvmfsdirtab` are applied to the directories the transaction created or
+// changed (dirtab_catalogs.h). Hard links are published as separate files
+// (CVMFS does the same for the overlay).
+//
+// A file is read through a ByteSource that compares size and mtime before
+// and after reading, with the scanned values too: a file that changes while
+// it is published is an error naming it, and nothing is published.
+//
+// Thread safety: runs on the publisher's thread (the pipeline's workers do
+// the compression).
+#ifndef PUBLISHER_UPPER_APPLIER_H_
+#define PUBLISHER_UPPER_APPLIER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "cvmfs/compression.h"
+#include "cvmfs/hash.h"
+#include "cvmfs/status.h"
+#include "publisher/catalog_tree.h"
+#include "publisher/ingest_pipeline.h"
+#include "publisher/upper_scanner.h"
+
+namespace publisher {
+
+struct UpperApplyOptions {
+  cvmfs::HashAlgorithm hash_algorithm = cvmfs::HashAlgorithm::kSha1;
+  cvmfs::Compression compression = cvmfs::Compression::kZlib;
+  bool ignore_special_files = false;
+  bool apply_dirtab = true;
+  UpperScanOptions scan;
+};
+
+struct UpperChanges {
+  uint64_t files = 0, directories = 0, symlinks = 0, special = 0, removed = 0;
+  uint64_t opaque_directories = 0;
+  uint64_t catalogs_created = 0, catalogs_removed = 0;
+};
+
+cvmfs::Status ApplyUpperLayer(const std::string& upper_dir, const UpperApplyOptions& options,
+                              CatalogTree* tree, IngestPipeline* pipeline,
+                              UpperChanges* changes);
+
+}  // namespace publisher
+
+#endif  // PUBLISHER_UPPER_APPLIER_H_

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# kill -9 of `cvmfs_server publish` (of a transaction) at points spread over
+# its run. After each kill: the served manifest is the previous revision or
+# a complete new one, `check -c` passes and the lock is free. Then the
+# transaction is finished by `publish` (or thrown away by `abort`, every
+# other round): both must work whatever the kill interrupted (the upper
+# layer scan, the storing of objects, the catalogs, the remount after the
+# commit), and afterwards the mounts are healthy, no transaction is open and
+# the union shows the published revision.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/common.sh"
+. "$here/../lib/publish.sh"
+
+test_init txn_kill 600
+require_bins cvmfs_server cvmfs2
+grep -qw overlay /proc/filesystems || skip "the kernel has no overlayfs"
+srv() { "$BIN/cvmfs_server" "$@"; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# fill DIR SEED: 1500 files of 4 KiB, 6 of 1 MiB, two chunked ones of 8 MB.
+fill() {
+  local dir=$1 seed=$2 pool=$WORK/pool
+  mkdir -p "$dir/small" "$dir/medium" "$dir/large"
+  make_random_file "$pool" 28436000 "txn-kill-$seed"
+  slice() { dd if="$pool" bs=1M iflag=skip_bytes,count_bytes skip="$1" count="$2" status=none; }
+  slice 0 6144000 | split -b 4096 -a 4 -d - "$dir/small/f"
+  slice 6144000 6291456 | split -b 1048576 -a 1 -d - "$dir/medium/m"
+  slice 12435456 16000000 | split -b 8000000 -a 1 -d - "$dir/large/l"
+  rm "$pool"
+}
+
+# How long an unkilled publish of one round takes, on a repository of its own.
+srv mkfs measure.test.org >/dev/null
+srv transaction measure.test.org >/dev/null
+fill "$CVMFS_ROOTDIR/cvmfs/measure.test.org/round" measure
+start=$(now_ms)
+srv publish measure.test.org >/dev/null
+duration=$(($(now_ms) - start))
+srv rmfs -f measure.test.org >/dev/null
+note "an unkilled publish takes ${duration} ms"
+
+fqrn=kill.test.org
+on_exit "\"$BIN/cvmfs_server\" rmfs -f $fqrn >/dev/null 2>&1 || true"
+union=$CVMFS_ROOTDIR/cvmfs/$fqrn
+spool=$CVMFS_ROOTDIR/var/spool/cvmfs/$fqrn
+manifest=$(repo_storage $fqrn)/.cvmfspublished
+revision() { sed -n '/^--$/q;s/^S//p' "$manifest"; }
+srv mkfs $fqrn >/dev/null
+cp "$manifest" "$WORK/manifest.before"
+old_rev=$(revision)
+
+outcomes=""
+i=0
+for delay in 50 $((duration * 20 / 100)) $((duration * 40 / 100)) $((duration * 60 / 100)) \
+             $((duration * 80 / 100)) $((duration * 95 / 100)) $((duration * 105 / 100)); do
+  i=$((i + 1))
+  srv transaction $fqrn >/dev/null || fail "round $i: transaction"
+  fill "$union/round$i" "$i"
+  echo "round $i" >"$union/marker"
+  expected=$(sha256_of "$union/round$i/large/l0")
+  # Not through srv(): $! must be cvmfs_server itself.
+  "$BIN/cvmfs_server" publish $fqrn >"$WORK/publish.$i" 2>&1 &
+  pid=$!
+  sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+  kill -9 $pid 2>/dev/null || true
+  wait $pid 2>/dev/null && status=0 || status=$?
+  if cmp -s "$WORK/manifest.before" "$manifest"; then
+    outcome=old
+  elif [ "$(revision)" = $((old_rev + 1)) ]; then
+    outcome=new  # the kill came after the commit point
+  else
+    fail "round $i: after a kill at ${delay} ms the manifest has revision $(revision), expected $old_rev or $((old_rev + 1))"
+  fi
+  srv check -c $fqrn >"$WORK/check" 2>&1 || { cat "$WORK/check"; fail "round $i: check -c after a kill at ${delay} ms"; }
+  flock -n "$spool/is_publishing.lock" true || fail "round $i: lock still held after the kill"
+
+  # Finish the transaction: publish in odd rounds, abort in even ones.
+  if [ $((i % 2)) = 1 ]; then
+    action=publish
+    srv publish $fqrn >"$WORK/finish.$i" 2>&1 || fail "round $i: publish after a kill at ${delay} ms: $(cat "$WORK/finish.$i")"
+    [ "$(revision)" = $((old_rev + 1)) ] || fail "round $i: publish after the kill did not publish revision $((old_rev + 1))"
+  else
+    action=abort
+    srv abort -f $fqrn >"$WORK/finish.$i" 2>&1 || fail "round $i: abort after a kill at ${delay} ms: $(cat "$WORK/finish.$i")"
+  fi
+  if [ "$(revision)" = $((old_rev + 1)) ]; then
+    old_rev=$((old_rev + 1))
+    [ "$(cat "$union/marker")" = "round $i" ] || check_failed "round $i: the union does not show the published revision"
+    [ "$(sha256_of "$union/round$i/large/l0")" = "$expected" ] || check_failed "round $i: large/l0 differs in the union"
+  else
+    [ ! -e "$union/round$i" ] || check_failed "round $i: aborted content still in the union"
+  fi
+  cp "$manifest" "$WORK/manifest.before"
+  state=$(srv list)
+  [ "$state" = "$fqrn (stratum0 / local)" ] || check_failed "round $i: after $action: $state"
+  mountpoint -q "$spool/rdonly" || check_failed "round $i: read-only layer not mounted"
+  findmnt -n -o OPTIONS "$union" | grep -q '^ro,' || check_failed "round $i: union not mounted read-only"
+  [ -z "$(ls -A "$spool/scratch/current")" ] || check_failed "round $i: scratch area not empty"
+  outcomes+=" ${delay}ms:$outcome(exit $status)+$action"
+done
+note "kills at$outcomes"
+srv check -c $fqrn >/dev/null || check_failed "check -c at the end"
+finish
