@@ -3,6 +3,9 @@
 # algorithm and compression, ingest (file and stdin), re-ingest without new
 # objects, -d, tags, rollback, resign, check -c, and failures that must leave
 # the served revision intact.
+# These tests exercise ingest and the storage; they need no transaction
+# mounts (test/transaction/ covers those).
+export CVMFS_SERVER_NO_MOUNT=1
 set -euo pipefail
 bin=${CVMFS_BIN_DIR:?}
 work=$(mktemp -d /tmp/cvmfs-cli-test.XXXXXX)

@@ -3,6 +3,9 @@
 # the published) dirtab make nested catalogs of the directories the tarball
 # creates; a malformed dirtab fails the ingest naming its line and leaves the
 # served revision alone.
+# These tests exercise ingest and the storage; they need no transaction
+# mounts (test/transaction/ covers those).
+export CVMFS_SERVER_NO_MOUNT=1
 set -euo pipefail
 bin=${CVMFS_BIN_DIR:?}
 work=$(mktemp -d /tmp/cvmfs-dirtab-test.XXXXXX)

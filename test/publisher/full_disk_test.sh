@@ -4,6 +4,9 @@
 # the ingest fails with a message that says what could not be written where,
 # the served manifest stays byte for byte, `check -c` passes, and once there
 # is room the same ingest succeeds. Needs root (mount); exits 77 otherwise.
+# These tests exercise ingest and the storage; they need no transaction
+# mounts (test/transaction/ covers those).
+export CVMFS_SERVER_NO_MOUNT=1
 set -euo pipefail
 bin=${CVMFS_BIN_DIR:?}
 [ "$(id -u)" = 0 ] || { echo "full_disk_test: SKIP (needs root to mount tmpfs)"; exit 77; }

@@ -8,6 +8,9 @@
 # Each kill point gets a tarball of its own content (same shape, another
 # seed), so that no run is shortened by objects an earlier killed run stored
 # and the kill points cover reading, storing and committing alike.
+# These tests exercise ingest and the storage; they need no transaction
+# mounts (test/transaction/ covers those).
+export CVMFS_SERVER_NO_MOUNT=1
 set -euo pipefail
 bin=${CVMFS_BIN_DIR:?}
 work=$(mktemp -d /tmp/cvmfs-kill-test.XXXXXX)
