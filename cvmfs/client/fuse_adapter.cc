@@ -62,6 +62,9 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   // Always readdirplus: listing replies carry attributes, so `ls -l` and
   // `find` need no lookup per entry.
   conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+  // An inode's content never changes: attribute refreshes must not make
+  // the kernel drop its cached pages.
+  conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
   if (conn->capable & FUSE_CAP_ASYNC_READ) conn->want |= FUSE_CAP_ASYNC_READ;
 }
 
