@@ -197,7 +197,15 @@ Status TearDownTransactions(const cvmfs::SystemPaths& paths, const std::string& 
   CVMFS_RETURN_IF_ERROR(mounts.UnmountUnion(force));
   CVMFS_RETURN_IF_ERROR(mounts.UnmountReadOnlyLayer(force));
   (void)::rmdir(mounts.layout().union_mount.c_str());
-  return Status::Ok();
+  // A background deletion of old scratch areas may still run: entries
+  // vanish under our feet (NotFound) until the wastebin is gone.
+  Status st;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    st = cvmfs::RemoveTree(mounts.layout().wastebin);
+    if (st.ok() || st.code() != Status::Code::kNotFound) break;
+    ::usleep(20000);
+  }
+  return st;
 }
 
 std::string DescribeTransactionState(const cvmfs::SystemPaths& paths, const std::string& fqrn) {

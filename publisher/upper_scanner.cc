@@ -64,7 +64,8 @@ class Scanner {
   Status ScanDirectory(const std::string& dir, const std::string& path);
 
  private:
-  Status CheckNotRedirected(const std::string& upper_path, const std::string& path);
+  Status CheckNotRedirected(const std::string& upper_path, const std::string& path,
+                            bool directory);
   Status VisitEntry(const std::string& upper_path, const std::string& path);
   Result<bool> IsOpaque(const std::string& dir, const std::vector<std::string>& names);
 
@@ -79,19 +80,21 @@ Result<bool> Scanner::IsOpaque(const std::string& dir, const std::vector<std::st
   return v && *v == "y";
 }
 
-Status Scanner::CheckNotRedirected(const std::string& upper_path, const std::string& path) {
-  CVMFS_ASSIGN_OR_RETURN(auto redirect, GetXattr(upper_path, options_.overlay_xattr_prefix + "redirect"));
-  if (redirect)
+// A directory with a redirect xattr was renamed with redirect_dir=on; a
+// regular file with a metacopy xattr has its data in the lower layer.
+Status Scanner::CheckNotRedirected(const std::string& upper_path, const std::string& path,
+                                   bool directory) {
+  const std::string xattr = options_.overlay_xattr_prefix + (directory ? "redirect" : "metacopy");
+  CVMFS_ASSIGN_OR_RETURN(auto value, GetXattr(upper_path, xattr));
+  if (!value) return Status::Ok();
+  if (directory)
     return Status::NotSupported("directory " + path + " was renamed by overlayfs with "
                                 "redirect_dir=on (" + upper_path + "); the transaction cannot be "
                                 "published from its upper layer: abort it and remount with "
                                 "cvmfs_server mount (redirect_dir=off)");
-  CVMFS_ASSIGN_OR_RETURN(auto metacopy, GetXattr(upper_path, options_.overlay_xattr_prefix + "metacopy"));
-  if (metacopy)
-    return Status::NotSupported("file " + path + " holds only metadata (overlayfs metacopy=on, " +
-                                upper_path + "); abort the transaction and remount with "
-                                "cvmfs_server mount (metacopy=off)");
-  return Status::Ok();
+  return Status::NotSupported("file " + path + " holds only metadata (overlayfs metacopy=on, " +
+                              upper_path + "); abort the transaction and remount with "
+                              "cvmfs_server mount (metacopy=off)");
 }
 
 Status Scanner::ScanDirectory(const std::string& dir, const std::string& path) {
@@ -101,7 +104,7 @@ Status Scanner::ScanDirectory(const std::string& dir, const std::string& path) {
   self.path = path;
   self.upper_path = dir;
   if (::lstat(dir.c_str(), &self.st) != 0) return Status::FromErrno(errno, "lstat " + dir);
-  CVMFS_RETURN_IF_ERROR(CheckNotRedirected(dir, path.empty() ? "/" : path));
+  CVMFS_RETURN_IF_ERROR(CheckNotRedirected(dir, path.empty() ? "/" : path, true));
   if (!path.empty()) {
     CVMFS_ASSIGN_OR_RETURN(self.opaque, IsOpaque(dir, names));
   }
@@ -145,7 +148,7 @@ Status Scanner::VisitEntry(const std::string& upper_path, const std::string& pat
   if (S_ISDIR(e.st.st_mode)) return ScanDirectory(upper_path, path);
   if (S_ISREG(e.st.st_mode)) {
     e.kind = UpperEntry::Kind::kRegular;
-    CVMFS_RETURN_IF_ERROR(CheckNotRedirected(upper_path, path));
+    CVMFS_RETURN_IF_ERROR(CheckNotRedirected(upper_path, path, false));
   } else if (S_ISLNK(e.st.st_mode)) {
     e.kind = UpperEntry::Kind::kSymlink;
     std::string target(4096, '\0');

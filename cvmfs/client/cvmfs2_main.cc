@@ -178,6 +178,7 @@ cvmfs::client::MountConfig ToMountConfig(const cvmfs::ClientSettings& s) {
   c.fs.gid = ::getgid();
   c.fs.kcache_timeout = s.kcache_timeout_s;
   c.fs.prefetch_files = s.prefetch_files;
+  c.fs.hide_magic_xattrs = s.hide_magic_xattrs;
   c.fs.tag = c.tag;
   auto env = std::make_shared<std::map<std::string, std::string>>(s.Environment());
   c.fs.variables = [env](const std::string& name) -> std::optional<std::string> {

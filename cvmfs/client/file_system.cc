@@ -413,6 +413,7 @@ Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
   std::vector<std::string> names;
   for (const auto& [key, value] : info->entry.xattrs.entries) names.push_back(key);
+  if (options_.hide_magic_xattrs) return names;
   MagicXattrs magic(this, *info);
   for (std::string& n : magic.Names()) names.push_back(std::move(n));
   return names;

@@ -63,6 +63,9 @@ struct FileSystemOptions {
   std::function<std::optional<std::string>(const std::string&)> variables;
   std::string tag;              // CVMFS_REPOSITORY_TAG, if the mount is pinned to one
   int readahead_threads = 2;
+  // CVMFS_HIDE_MAGIC_XATTRS: listxattr shows only the catalog's attributes
+  // (the magic ones can still be read by name).
+  bool hide_magic_xattrs = false;
   // Sibling prefetch (doc/client.md, "Prefetch"): when a file is first
   // read, the next `prefetch_files` regular files of its directory (in
   // listing order, at most `prefetch_max_size` bytes each) are fetched into
