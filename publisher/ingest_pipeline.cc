@@ -203,4 +203,21 @@ void IngestPipeline::Drain() {
   space_cv_.wait(l, [this] { return queue_.empty() && busy_ == 0; });
 }
 
+cvmfs::Status PutIngestedFile(const std::string& path, cvmfs::DirectoryEntry entry,
+                              PendingFile* content, CatalogTree* tree) {
+  content->Wait();
+  if (!content->status().ok()) return content->status().Annotate("publishing " + path);
+  entry.size = content->size();
+  std::vector<cvmfs::FileChunk> chunks;
+  if (content->chunked()) {
+    entry.chunked = true;
+    entry.content_hash.reset();
+    chunks = content->chunks();
+  } else {
+    entry.chunked = false;
+    entry.content_hash = content->bulk_hash();
+  }
+  return tree->Put(path, entry, chunks).Annotate("publishing " + path);
+}
+
 }  // namespace publisher

@@ -39,6 +39,7 @@
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/status.h"
+#include "publisher/catalog_tree.h"
 #include "publisher/content_index.h"
 
 namespace publisher {
@@ -143,6 +144,12 @@ class IngestPipeline {
   bool stop_ = false;
   std::vector<std::thread> workers_;
 };
+
+// Waits for `content`, fills in `entry`'s size and content hash (or marks it
+// chunked) and puts it at `path`: how every ingested regular file reaches
+// the catalog (tar ingest and transactions alike).
+cvmfs::Status PutIngestedFile(const std::string& path, cvmfs::DirectoryEntry entry,
+                              PendingFile* content, CatalogTree* tree);
 
 }  // namespace publisher
 

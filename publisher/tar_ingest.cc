@@ -154,19 +154,7 @@ Status TarIngester::EnsureDirectory(const std::string& path) {
 }
 
 Status TarIngester::Register(Pending& p) {
-  p.content->Wait();
-  if (!p.content->status().ok()) return p.content->status().Annotate("publishing " + p.path);
-  p.entry.size = p.content->size();
-  std::vector<cvmfs::FileChunk> chunks;
-  if (p.content->chunked()) {
-    p.entry.chunked = true;
-    p.entry.content_hash.reset();
-    chunks = p.content->chunks();
-  } else {
-    p.entry.chunked = false;
-    p.entry.content_hash = p.content->bulk_hash();
-  }
-  return tree_->Put(p.path, p.entry, chunks);
+  return PutIngestedFile(p.path, p.entry, p.content.get(), tree_);
 }
 
 Status TarIngester::FlushReady(bool wait_all) {

@@ -211,17 +211,7 @@ Status Applier::SubmitOldest() {
 }
 
 Status Applier::Register(Pending& p) {
-  p.content->Wait();
-  if (!p.content->status().ok()) return p.content->status().Annotate("publishing " + p.path);
-  p.entry.size = p.content->size();
-  std::vector<cvmfs::FileChunk> chunks;
-  if (p.content->chunked()) {
-    p.entry.chunked = true;
-    chunks = p.content->chunks();
-  } else {
-    p.entry.content_hash = p.content->bulk_hash();
-  }
-  return tree_->Put(p.path, p.entry, chunks).Annotate("publishing " + p.path);
+  return PutIngestedFile(p.path, p.entry, p.content.get(), tree_);
 }
 
 Status Applier::FlushReady(bool wait_all) {
