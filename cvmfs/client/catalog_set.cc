@@ -26,15 +26,15 @@ MountedCatalog::Lease::~Lease() {
   owner->pool_.push_back(std::move(catalog));
 }
 
-const NestedCatalogRef* MountedCatalog::NestedAt(const std::string& path) const {
+const NestedCatalogRef* MountedCatalog::NestedAt(
+    const std::string& path) const {
   auto it = nested_.find(path);
   return it == nested_.end() ? nullptr : &it->second;
 }
 
-Result<std::unique_ptr<CatalogSet>> CatalogSet::Mount(ObjectFetcher* objects,
-                                                      cache::PosixCache* cache,
-                                                      const Digest& root_hash,
-                                                      std::atomic<uint64_t>* next_inode) {
+Result<std::unique_ptr<CatalogSet>> CatalogSet::Mount(
+    ObjectFetcher* objects, cache::PosixCache* cache, const Digest& root_hash,
+    std::atomic<uint64_t>* next_inode) {
   std::unique_ptr<CatalogSet> set(new CatalogSet(objects, cache, next_inode));
   CVMFS_ASSIGN_OR_RETURN(set->root_, set->Attach("", root_hash, nullptr));
   return set;
@@ -49,9 +49,8 @@ CatalogSet::~CatalogSet() {
   for (const Digest& d : pinned) (void)cache_->Unpin(d);
 }
 
-Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(const std::string& mountpoint,
-                                                           const Digest& hash,
-                                                           MountedCatalog* parent) {
+Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(
+    const std::string& mountpoint, const Digest& hash, MountedCatalog* parent) {
   ObjectRequest request;
   request.digest = hash;
   request.suffix = ObjectSuffix::kCatalog;
@@ -59,7 +58,8 @@ Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(const std::string& mo
   request.description = mountpoint.empty() ? "/" : mountpoint;
   auto handle = objects_->OpenReferenced(request);
   if (!handle.ok())
-    return handle.status().Annotate("catalog " + request.description + " (" + hash.ToString() + ")");
+    return handle.status().Annotate("catalog " + request.description + " (" +
+                                    hash.ToString() + ")");
   auto mounted = std::make_unique<MountedCatalog>();
   mounted->handle_ = std::move(handle).value();
   // Lookups touch the catalog all over: read it in one sequential sweep
@@ -80,8 +80,9 @@ Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(const std::string& mo
   }
   Catalog& c = **catalog;
   if (c.root_prefix() != mountpoint)
-    return Status::Corruption("catalog " + hash.ToString() + " is for '" + c.root_prefix() +
-                              "', expected '" + mountpoint + "'");
+    return Status::Corruption("catalog " + hash.ToString() + " is for '" +
+                              c.root_prefix() + "', expected '" + mountpoint +
+                              "'");
   CVMFS_ASSIGN_OR_RETURN(int64_t max_rowid, c.MaxRowId());
   CVMFS_ASSIGN_OR_RETURN(auto nested, c.NestedCatalogs());
   CVMFS_ASSIGN_OR_RETURN(mounted->counters_, c.ReadCounters());
@@ -97,7 +98,8 @@ Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(const std::string& mo
   return mounted;
 }
 
-Result<MountedCatalog*> CatalogSet::Child(MountedCatalog* parent, const NestedCatalogRef& ref) {
+Result<MountedCatalog*> CatalogSet::Child(MountedCatalog* parent,
+                                          const NestedCatalogRef& ref) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = children_.find(ref.path);

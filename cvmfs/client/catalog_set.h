@@ -54,7 +54,8 @@ class MountedCatalog {
   auto With(Fn&& fn) -> decltype(fn(std::declval<Catalog&>())) {
     Lease lease(this);
     if (!lease.catalog)
-      return Status::IoError("cannot open catalog " + hash_.ToString() + " (" + file_ + ")");
+      return Status::IoError("cannot open catalog " + hash_.ToString() + " (" +
+                             file_ + ")");
     return fn(*lease.catalog);
   }
 
@@ -74,7 +75,7 @@ class MountedCatalog {
   MountedCatalog* parent_ = nullptr;
   std::map<std::string, NestedCatalogRef> nested_;  // by mountpoint path
   cache::CacheHandle handle_;                       // keeps the file open
-  std::string file_;                                // /proc/self/fd/N of handle_
+  std::string file_;  // /proc/self/fd/N of handle_
 
   std::mutex pool_mu_;  // guards pool_
   std::vector<std::unique_ptr<Catalog>> pool_;
@@ -85,10 +86,9 @@ class CatalogSet {
   // Attaches (downloading if needed) and pins root catalog `root_hash`.
   // Inode ranges start at `*next_inode`, which is advanced (shared between
   // successive sets of one mount).
-  static Result<std::unique_ptr<CatalogSet>> Mount(ObjectFetcher* objects,
-                                                   cache::PosixCache* cache,
-                                                   const Digest& root_hash,
-                                                   std::atomic<uint64_t>* next_inode);
+  static Result<std::unique_ptr<CatalogSet>> Mount(
+      ObjectFetcher* objects, cache::PosixCache* cache, const Digest& root_hash,
+      std::atomic<uint64_t>* next_inode);
   ~CatalogSet();
 
   MountedCatalog* root() const { return root_.get(); }
@@ -103,21 +103,25 @@ class CatalogSet {
   std::vector<const MountedCatalog*> Attached() const;
 
  private:
-  CatalogSet(ObjectFetcher* objects, cache::PosixCache* cache, std::atomic<uint64_t>* next_inode)
+  CatalogSet(ObjectFetcher* objects, cache::PosixCache* cache,
+             std::atomic<uint64_t>* next_inode)
       : objects_(objects), cache_(cache), next_inode_(next_inode) {}
   Result<std::unique_ptr<MountedCatalog>> Attach(const std::string& mountpoint,
-                                                 const Digest& hash, MountedCatalog* parent);
-  Result<MountedCatalog*> Child(MountedCatalog* parent, const NestedCatalogRef& ref);
+                                                 const Digest& hash,
+                                                 MountedCatalog* parent);
+  Result<MountedCatalog*> Child(MountedCatalog* parent,
+                                const NestedCatalogRef& ref);
 
-  ObjectFetcher* objects_;            // borrowed
-  cache::PosixCache* cache_;          // borrowed
+  ObjectFetcher* objects_;             // borrowed
+  cache::PosixCache* cache_;           // borrowed
   std::atomic<uint64_t>* next_inode_;  // borrowed
   std::unique_ptr<MountedCatalog> root_;
 
   // Guards children_; held for map operations only (downloads and SQLite
   // opens happen outside it). Lock order: mu_ before any pool_mu_.
   mutable std::mutex mu_;
-  std::map<std::string, std::unique_ptr<MountedCatalog>> children_;  // nested, by mountpoint
+  std::map<std::string, std::unique_ptr<MountedCatalog>>
+      children_;  // nested, by mountpoint
 };
 
 }  // namespace cvmfs::client

@@ -48,11 +48,13 @@ struct CommandLine {
 };
 
 void Usage(std::ostream& out) {
-  out << "Usage: cvmfs2 [-f] [-d] -o config=FILE[:FILE...][,OPTION...] FQRN MOUNTPOINT\n"
+  out << "Usage: cvmfs2 [-f] [-d] -o config=FILE[:FILE...][,OPTION...] FQRN "
+         "MOUNTPOINT\n"
          "Mounts the CernVM-FS repository FQRN at MOUNTPOINT (read-only).\n"
          "  -f   stay in the foreground\n"
          "  -d   FUSE debug output (implies -f)\n"
-         "  -o   comma-separated options: config=FILE[:FILE...] adds configuration files;\n"
+         "  -o   comma-separated options: config=FILE[:FILE...] adds "
+         "configuration files;\n"
          "       other options go to FUSE (allow_other, ...)\n";
 }
 
@@ -67,12 +69,27 @@ std::vector<std::string> Split(const std::string& s, char sep) {
 
 // Options of CVMFS's loader that make no difference here.
 bool IsLoaderOption(const std::string& o) {
-  static const std::set<std::string> kIgnored = {
-      "system_mount", "grab_mountpoint", "cvmfs_suid", "disable_watchdog",
-      "simple_options_parsing", "nodev", "ro", "rw", "defaults", "_netdev", "noauto", "auto",
-      "user", "nouser", "exec", "noexec", "suid", "nosuid", "dev"};
-  return kIgnored.count(o) || o.rfind("uid=", 0) == 0 || o.rfind("gid=", 0) == 0 ||
-         o.rfind("libfuse=", 0) == 0;
+  static const std::set<std::string> kIgnored = {"system_mount",
+                                                 "grab_mountpoint",
+                                                 "cvmfs_suid",
+                                                 "disable_watchdog",
+                                                 "simple_options_parsing",
+                                                 "nodev",
+                                                 "ro",
+                                                 "rw",
+                                                 "defaults",
+                                                 "_netdev",
+                                                 "noauto",
+                                                 "auto",
+                                                 "user",
+                                                 "nouser",
+                                                 "exec",
+                                                 "noexec",
+                                                 "suid",
+                                                 "nosuid",
+                                                 "dev"};
+  return kIgnored.count(o) || o.rfind("uid=", 0) == 0 ||
+         o.rfind("gid=", 0) == 0 || o.rfind("libfuse=", 0) == 0;
 }
 
 cvmfs::Result<CommandLine> ParseCommandLine(int argc, char** argv) {
@@ -87,7 +104,8 @@ cvmfs::Result<CommandLine> ParseCommandLine(int argc, char** argv) {
     } else if (a == "-o" && i + 1 < argc) {
       for (const std::string& o : Split(argv[++i], ',')) {
         if (o.rfind("config=", 0) == 0) {
-          for (const std::string& f : Split(o.substr(7), ':')) cl.config_files.push_back(f);
+          for (const std::string& f : Split(o.substr(7), ':'))
+            cl.config_files.push_back(f);
         } else if (o == "foreground") {
           cl.foreground = true;
         } else if (o == "debug" || o == "fuse_debug") {
@@ -102,7 +120,8 @@ cvmfs::Result<CommandLine> ParseCommandLine(int argc, char** argv) {
       positional.push_back(a);
     }
   }
-  if (positional.size() != 2) return Status::InvalidArgument("expected FQRN and MOUNTPOINT");
+  if (positional.size() != 2)
+    return Status::InvalidArgument("expected FQRN and MOUNTPOINT");
   cl.fqrn = positional[0];
   cl.mountpoint = positional[1];
   return cl;
@@ -131,7 +150,8 @@ class Log {
     char stamp[32];
     time_t now = ::time(nullptr);
     struct tm tm;
-    std::strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", gmtime_r(&now, &tm));
+    std::strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S",
+                  gmtime_r(&now, &tm));
     std::fprintf(file_, "%s [%s] %s\n", stamp, level, msg.c_str());
     std::fflush(file_);
   }
@@ -151,7 +171,8 @@ cvmfs::client::MountConfig ToMountConfig(const cvmfs::ClientSettings& s) {
   c.fqrn = s.fqrn;
   c.http.hosts = s.server_urls;
   c.http.proxy_groups = s.proxy_groups;
-  for (const auto& g : s.fallback_proxy_groups) c.http.proxy_groups.push_back(g);
+  for (const auto& g : s.fallback_proxy_groups)
+    c.http.proxy_groups.push_back(g);
   c.http.timeout_s = s.timeout_s;
   c.http.timeout_direct_s = s.timeout_direct_s;
   c.http.low_speed_limit = static_cast<int>(s.low_speed_limit);
@@ -159,9 +180,11 @@ cvmfs::client::MountConfig ToMountConfig(const cvmfs::ClientSettings& s) {
   c.http.backoff_init_ms = s.backoff_init_s * 1000;
   c.http.backoff_max_ms = s.backoff_max_s * 1000;
   c.http.max_connections = s.max_connections;
-  c.http.user_agent = std::string("cvmfs Fuse ") + cvmfs::client::kClientVersion;
+  c.http.user_agent =
+      std::string("cvmfs Fuse ") + cvmfs::client::kClientVersion;
   c.cache.dir = s.CacheDir();
-  c.cache.quota_limit = s.quota_limit_mb < 0 ? -1 : s.quota_limit_mb * 1024 * 1024;
+  c.cache.quota_limit =
+      s.quota_limit_mb < 0 ? -1 : s.quota_limit_mb * 1024 * 1024;
   // CVMFS_SHARED_CACHE=yes: $CVMFS_CACHE_BASE/shared, one quota for every
   // mount, kept by a cache manager that this program runs (`__cachemgr__`).
   c.cache.shared = s.shared_cache;
@@ -180,8 +203,10 @@ cvmfs::client::MountConfig ToMountConfig(const cvmfs::ClientSettings& s) {
   c.fs.prefetch_files = s.prefetch_files;
   c.fs.hide_magic_xattrs = s.hide_magic_xattrs;
   c.fs.tag = c.tag;
-  auto env = std::make_shared<std::map<std::string, std::string>>(s.Environment());
-  c.fs.variables = [env](const std::string& name) -> std::optional<std::string> {
+  auto env =
+      std::make_shared<std::map<std::string, std::string>>(s.Environment());
+  c.fs.variables =
+      [env](const std::string& name) -> std::optional<std::string> {
     auto it = env->find(name);
     if (it == env->end()) return std::nullopt;
     return it->second;
@@ -210,7 +235,8 @@ int Daemonize() {
     ssize_t n;
     while ((n = ::read(fds[0], buf, sizeof(buf))) > 0) report.append(buf, n);
     if (report == "OK") std::exit(0);
-    std::cerr << "cvmfs2: " << (report.empty() ? "mount process died" : report) << "\n";
+    std::cerr << "cvmfs2: " << (report.empty() ? "mount process died" : report)
+              << "\n";
     std::exit(1);
   }
   ::close(fds[0]);
@@ -235,20 +261,24 @@ void DetachStdio() {
 
 // The control socket cvmfs_talk speaks to (cvmfs_io.<fqrn> in the cache
 // directory). A mount without it still works; the failure is logged.
-std::unique_ptr<cvmfs::client::TalkServer> StartTalk(cvmfs::client::RepositoryMount* mount,
-                                                     const cvmfs::ClientSettings& settings,
-                                                     const cvmfs::OptionsManager& options,
-                                                     const std::string& mountpoint, Log* log) {
+std::unique_ptr<cvmfs::client::TalkServer> StartTalk(
+    cvmfs::client::RepositoryMount* mount,
+    const cvmfs::ClientSettings& settings, const cvmfs::OptionsManager& options,
+    const std::string& mountpoint, Log* log) {
   cvmfs::client::TalkContext context;
   context.mount = mount;
   context.http = mount->http();
   char resolved[PATH_MAX];
-  context.mountpoint = ::realpath(mountpoint.c_str(), resolved) ? resolved : mountpoint;
+  context.mountpoint =
+      ::realpath(mountpoint.c_str(), resolved) ? resolved : mountpoint;
   context.parameters = options.Dump(/*with_sources=*/true);
-  auto commands = std::make_shared<cvmfs::client::TalkCommands>(std::move(context));
-  const std::string path = cvmfs::client::TalkSocketPath(settings.CacheDir(), settings.fqrn);
+  auto commands =
+      std::make_shared<cvmfs::client::TalkCommands>(std::move(context));
+  const std::string path =
+      cvmfs::client::TalkSocketPath(settings.CacheDir(), settings.fqrn);
   auto server = cvmfs::client::TalkServer::Start(
-      path, [commands](const std::string& line) { return commands->Execute(line); });
+      path,
+      [commands](const std::string& line) { return commands->Execute(line); });
   if (!server.ok()) {
     log->Error("no control socket (cvmfs_talk will not reach this mount): " +
                server.status().ToString());
@@ -264,12 +294,15 @@ int main(int argc, char** argv) {
   // Hidden mode: the cache manager of a shared cache, started by a mount.
   if (argc > 1 && std::strcmp(argv[1], cache::kCacheManagerCommand) == 0)
     return cache::CacheManagerMain(argc - 2, argv + 2);
-  if (argc > 1 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0)) {
+  if (argc > 1 && (std::strcmp(argv[1], "-h") == 0 ||
+                   std::strcmp(argv[1], "--help") == 0)) {
     Usage(std::cout);
     return 0;
   }
-  if (argc > 1 && (std::strcmp(argv[1], "-V") == 0 || std::strcmp(argv[1], "--version") == 0)) {
-    std::cout << "CernVM-FS version " << cvmfs::client::kClientVersion << " (cvmfs-ng)\n";
+  if (argc > 1 && (std::strcmp(argv[1], "-V") == 0 ||
+                   std::strcmp(argv[1], "--version") == 0)) {
+    std::cout << "CernVM-FS version " << cvmfs::client::kClientVersion
+              << " (cvmfs-ng)\n";
     return 0;
   }
   auto cl = ParseCommandLine(argc, argv);
@@ -291,15 +324,17 @@ int main(int argc, char** argv) {
   }
   auto settings = cvmfs::ClientSettings::FromOptions(options, cl->fqrn, paths);
   if (!settings.ok()) {
-    std::cerr << "cvmfs2: configuration of " << cl->fqrn << ": " << settings.status().message()
-              << "\n";
+    std::cerr << "cvmfs2: configuration of " << cl->fqrn << ": "
+              << settings.status().message() << "\n";
     return 1;
   }
-  for (const std::string& w : settings->warnings) std::cerr << "cvmfs2: warning: " << w << "\n";
+  for (const std::string& w : settings->warnings)
+    std::cerr << "cvmfs2: warning: " << w << "\n";
 
   struct rlimit rl;
   rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(settings->nfiles);
-  if (::setrlimit(RLIMIT_NOFILE, &rl) != 0 && ::getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+  if (::setrlimit(RLIMIT_NOFILE, &rl) != 0 &&
+      ::getrlimit(RLIMIT_NOFILE, &rl) == 0) {
     rl.rlim_cur = rl.rlim_max;  // raise the soft limit as far as allowed
     (void)::setrlimit(RLIMIT_NOFILE, &rl);
   }
@@ -314,7 +349,8 @@ int main(int argc, char** argv) {
   auto mount = cvmfs::client::RepositoryMount::Create(
       std::move(mount_config), [&log](const std::string& m) { log.Info(m); });
   if (!mount.ok()) {
-    std::string msg = "failed to mount " + cl->fqrn + ": " + mount.status().message();
+    std::string msg =
+        "failed to mount " + cl->fqrn + ": " + mount.status().message();
     log.Error(msg);
     if (report_fd < 0) std::cerr << "cvmfs2: " << msg << "\n";
     Report(report_fd, msg);
@@ -326,10 +362,12 @@ int main(int argc, char** argv) {
   fuse.debug = cl->debug;
   fuse.mount_options = {"ro", "nodev", "fsname=cvmfs2"};
   if (::getuid() == 0) fuse.mount_options.push_back("allow_other");
-  if (settings->check_permissions) fuse.mount_options.push_back("default_permissions");
+  if (settings->check_permissions)
+    fuse.mount_options.push_back("default_permissions");
   for (const std::string& o : cl->fuse_options)
     if (o != "allow_other" || ::getuid() != 0) fuse.mount_options.push_back(o);
-  std::unique_ptr<cvmfs::client::TalkServer> talk;  // from the mount to the unmount
+  std::unique_ptr<cvmfs::client::TalkServer>
+      talk;  // from the mount to the unmount
   fuse.on_mounted = [&](const Status& s) {
     if (!s.ok()) {
       log.Error(s.message());

@@ -12,7 +12,8 @@
 namespace cvmfs::client {
 
 FileSystem::FileSystem(FileSystemOptions options, ObjectFetcher* objects,
-                       cache::PosixCache* cache, std::unique_ptr<CatalogSet> catalogs,
+                       cache::PosixCache* cache,
+                       std::unique_ptr<CatalogSet> catalogs,
                        MountedRevision revision, const NetworkView* network)
     : options_(std::move(options)),
       objects_(objects),
@@ -21,7 +22,8 @@ FileSystem::FileSystem(FileSystemOptions options, ObjectFetcher* objects,
       revision_(std::move(revision)),
       network_(network),
       readahead_(options_.readahead_threads, 64),
-      prefetch_(options_.prefetch_files > 0 ? options_.prefetch_threads : 0, 1024),
+      prefetch_(options_.prefetch_files > 0 ? options_.prefetch_threads : 0,
+                1024),
       mount_time_(::time(nullptr)) {}
 
 FileSystem::~FileSystem() {
@@ -50,7 +52,8 @@ void FileSystem::set_invalidator(Invalidator invalidator) {
   invalidator_ = std::move(invalidator);
 }
 
-std::shared_ptr<InodeInfo> FileSystem::RootInfo(const std::shared_ptr<CatalogSet>& set) {
+std::shared_ptr<InodeInfo> FileSystem::RootInfo(
+    const std::shared_ptr<CatalogSet>& set) {
   MountedCatalog* root = set->root();
   auto entry = root->With([](Catalog& c) { return c.Lookup(""); });
   if (!entry.ok() || !*entry) return nullptr;
@@ -64,15 +67,18 @@ std::shared_ptr<InodeInfo> FileSystem::RootInfo(const std::shared_ptr<CatalogSet
 Result<std::shared_ptr<const InodeInfo>> FileSystem::Info(uint64_t inode) {
   if (auto info = inodes_.Get(inode)) return info;
   if (inode != kRootInode)
-    return Status::NotFound("inode " + std::to_string(inode) + " is not known (stale)");
+    return Status::NotFound("inode " + std::to_string(inode) +
+                            " is not known (stale)");
   // The root: always known, remembered once per revision.
   auto info = RootInfo(catalogs());
-  if (!info) return CountError(Status::Corruption("root catalog has no root entry"));
+  if (!info)
+    return CountError(Status::Corruption("root catalog has no root entry"));
   inodes_.Remember(kRootInode, info);
   return std::shared_ptr<const InodeInfo>(info);
 }
 
-void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs, MountedRevision revision) {
+void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs,
+                                MountedRevision revision) {
   std::shared_ptr<CatalogSet> set(std::move(catalogs));
   std::shared_ptr<InodeInfo> root = RootInfo(set);
   Invalidator invalidate;
@@ -102,9 +108,11 @@ void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs, MountedRev
   }
 }
 
-uint64_t FileSystem::InodeOf(const MountedCatalog* catalog, const std::string& dir,
+uint64_t FileSystem::InodeOf(const MountedCatalog* catalog,
+                             const std::string& dir,
                              const DirectoryEntry& entry) {
-  if (entry.hardlink_group == 0) return catalog->inode_base() + static_cast<uint64_t>(entry.rowid);
+  if (entry.hardlink_group == 0)
+    return catalog->inode_base() + static_cast<uint64_t>(entry.rowid);
   auto key = std::make_tuple(catalog->inode_base(), dir, entry.hardlink_group);
   {
     std::lock_guard<std::mutex> lock(hardlink_mu_);
@@ -117,7 +125,8 @@ uint64_t FileSystem::InodeOf(const MountedCatalog* catalog, const std::string& d
       [&](Catalog& c) { return c.List(dir); });
   if (siblings.ok()) {
     for (const DirectoryEntry& e : *siblings)
-      if (e.hardlink_group == entry.hardlink_group) leader = std::min(leader, e.rowid);
+      if (e.hardlink_group == entry.hardlink_group)
+        leader = std::min(leader, e.rowid);
   }
   uint64_t inode = catalog->inode_base() + static_cast<uint64_t>(leader);
   std::lock_guard<std::mutex> lock(hardlink_mu_);
@@ -130,7 +139,8 @@ std::string FileSystem::ExpandLink(const std::string& raw) const {
   return ExpandSymlink(raw, options_.variables);
 }
 
-struct stat FileSystem::ToStat(uint64_t inode, const DirectoryEntry& entry) const {
+struct stat FileSystem::ToStat(uint64_t inode,
+                               const DirectoryEntry& entry) const {
   struct stat st {};
   st.st_ino = inode;
   st.st_dev = 1;
@@ -138,7 +148,8 @@ struct stat FileSystem::ToStat(uint64_t inode, const DirectoryEntry& entry) cons
   // Directories show link count 1, as the CVMFS 2.12 client does (the
   // fixtures' expected listings; the catalog stores 2 + subdirectories).
   // find(1) takes 1 to mean "not a Unix link count" and does not skip.
-  st.st_nlink = entry.IsDirectory() || entry.linkcount == 0 ? 1 : entry.linkcount;
+  st.st_nlink =
+      entry.IsDirectory() || entry.linkcount == 0 ? 1 : entry.linkcount;
   st.st_uid = options_.claim_ownership ? options_.uid : entry.uid;
   st.st_gid = options_.claim_ownership ? options_.gid : entry.gid;
   st.st_blksize = 4096;
@@ -158,9 +169,11 @@ struct stat FileSystem::ToStat(uint64_t inode, const DirectoryEntry& entry) cons
   return st;
 }
 
-Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> FileSystem::Resolve(
-    uint64_t parent_inode, const InodeInfo& parent, const std::string& name) {
-  if (!parent.entry.IsDirectory()) return Status::NotFound(parent.path + " is not a directory");
+Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>>
+FileSystem::Resolve(uint64_t parent_inode, const InodeInfo& parent,
+                    const std::string& name) {
+  if (!parent.entry.IsDirectory())
+    return Status::NotFound(parent.path + " is not a directory");
   std::string path = parent.path + "/" + name;
   std::shared_ptr<CatalogSet> set = catalogs();
   auto catalog = set->CatalogFor(parent.path);
@@ -176,12 +189,15 @@ Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> FileSystem::Resolv
   info->set = std::move(set);
   info->catalog = c;
   uint64_t inode = InodeOf(c, parent.path, info->entry);
-  return std::make_pair(inode, std::shared_ptr<const InodeInfo>(std::move(info)));
+  return std::make_pair(inode,
+                        std::shared_ptr<const InodeInfo>(std::move(info)));
 }
 
-Result<EntryReply> FileSystem::Lookup(uint64_t parent, const std::string& name) {
+Result<EntryReply> FileSystem::Lookup(uint64_t parent,
+                                      const std::string& name) {
   CVMFS_ASSIGN_OR_RETURN(auto parent_info, Info(parent));
-  if (name == "." || name == "..") return Status::NotFound(name);  // the kernel resolves these
+  if (name == "." || name == "..")
+    return Status::NotFound(name);  // the kernel resolves these
   CVMFS_ASSIGN_OR_RETURN(auto resolved, Resolve(parent, *parent_info, name));
   EntryReply reply;
   reply.inode = resolved.first;
@@ -190,7 +206,9 @@ Result<EntryReply> FileSystem::Lookup(uint64_t parent, const std::string& name) 
   return reply;
 }
 
-void FileSystem::Forget(uint64_t inode, uint64_t nlookup) { inodes_.Forget(inode, nlookup); }
+void FileSystem::Forget(uint64_t inode, uint64_t nlookup) {
+  inodes_.Forget(inode, nlookup);
+}
 
 Result<struct stat> FileSystem::GetAttr(uint64_t inode) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
@@ -199,7 +217,8 @@ Result<struct stat> FileSystem::GetAttr(uint64_t inode) {
 
 Result<std::string> FileSystem::ReadLink(uint64_t inode) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
-  if (!info->entry.IsSymlink()) return Status::InvalidArgument(info->path + " is not a symlink");
+  if (!info->entry.IsSymlink())
+    return Status::InvalidArgument(info->path + " is not a symlink");
   return ExpandLink(info->entry.symlink);
 }
 
@@ -213,7 +232,8 @@ std::shared_ptr<T> FileSystem::InodeLru<T>::Get(uint64_t inode) {
 }
 
 template <typename T>
-void FileSystem::InodeLru<T>::Put(uint64_t inode, std::shared_ptr<T> value, size_t capacity) {
+void FileSystem::InodeLru<T>::Put(uint64_t inode, std::shared_ptr<T> value,
+                                  size_t capacity) {
   std::shared_ptr<T> dropped;  // destroyed outside the lock
   std::lock_guard<std::mutex> lock(mu);
   auto it = items.find(inode);
@@ -228,17 +248,21 @@ void FileSystem::InodeLru<T>::Put(uint64_t inode, std::shared_ptr<T> value, size
   }
 }
 
-Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(std::shared_ptr<const InodeInfo> info) {
+Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(
+    std::shared_ptr<const InodeInfo> info) {
   const DirectoryEntry& e = info->entry;
-  if (!e.IsRegular()) return Status::InvalidArgument(info->path + " is not a regular file");
+  if (!e.IsRegular())
+    return Status::InvalidArgument(info->path + " is not a regular file");
   ++total_opens_;
   PrefetchSiblings(*info);
   if (e.chunked) {
-    auto chunks = info->catalog->With([&](Catalog& c) { return c.Chunks(info->path); });
+    auto chunks =
+        info->catalog->With([&](Catalog& c) { return c.Chunks(info->path); });
     if (!chunks.ok()) return CountError(chunks.status().Annotate(info->path));
     return std::make_unique<OpenFile>(this, info, std::move(chunks).value());
   }
-  if (!e.content_hash) return CountError(Status::Corruption(info->path + " has no content hash"));
+  if (!e.content_hash)
+    return CountError(Status::Corruption(info->path + " has no content hash"));
   ObjectRequest request;
   request.digest = *e.content_hash;
   request.compressed = e.compression == Compression::kZlib;
@@ -260,9 +284,10 @@ void FileSystem::PrefetchSiblings(const InodeInfo& info) {
   auto listing = ListingFor(info.parent);
   if (!listing.ok()) return;
   const std::vector<DirEntry>& entries = **listing;
-  auto it = std::lower_bound(entries.begin() + std::min<size_t>(2, entries.size()), entries.end(),
-                             info.entry.name,
-                             [](const DirEntry& d, const std::string& n) { return d.name < n; });
+  auto it = std::lower_bound(
+      entries.begin() + std::min<size_t>(2, entries.size()), entries.end(),
+      info.entry.name,
+      [](const DirEntry& d, const std::string& n) { return d.name < n; });
   if (it == entries.end() || it->name != info.entry.name) return;
   const size_t index = static_cast<size_t>(it - entries.begin());
   const size_t window = static_cast<size_t>(options_.prefetch_files);
@@ -280,7 +305,8 @@ void FileSystem::PrefetchSiblings(const InodeInfo& info) {
   for (size_t i = from; i < to; ++i) {
     const DirEntry& d = entries[i];
     const DirectoryEntry& e = d.info->entry;
-    if (!e.IsRegular() || e.chunked || !e.content_hash || e.size > options_.prefetch_max_size)
+    if (!e.IsRegular() || e.chunked || !e.content_hash ||
+        e.size > options_.prefetch_max_size)
       continue;
     ObjectRequest request;
     request.digest = *e.content_hash;
@@ -310,7 +336,8 @@ Result<OpenFile*> FileSystem::Open(uint64_t inode, bool* keep_cache) {
   return file.release();
 }
 
-Result<size_t> FileSystem::ReadInode(uint64_t inode, char* buf, size_t size, off_t offset) {
+Result<size_t> FileSystem::ReadInode(uint64_t inode, char* buf, size_t size,
+                                     off_t offset) {
   std::shared_ptr<OpenFile> file = open_by_inode_.Get(inode);
   if (!file) {
     CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
@@ -321,14 +348,16 @@ Result<size_t> FileSystem::ReadInode(uint64_t inode, char* buf, size_t size, off
   return Read(file.get(), buf, size, offset);
 }
 
-Result<size_t> FileSystem::Read(OpenFile* file, char* buf, size_t size, off_t offset) {
+Result<size_t> FileSystem::Read(OpenFile* file, char* buf, size_t size,
+                                off_t offset) {
   auto n = file->Read(buf, size, offset);
   if (!n.ok()) return CountError(n.status());
   return n;
 }
 
 size_t FileSystem::CloseIdleFiles() {
-  decltype(open_by_inode_.items) closed;  // destroyed after the lock is released
+  decltype(open_by_inode_
+               .items) closed;  // destroyed after the lock is released
   std::lock_guard<std::mutex> lock(open_by_inode_.mu);
   closed.swap(open_by_inode_.items);
   open_by_inode_.order.clear();
@@ -342,7 +371,8 @@ void FileSystem::Release(OpenFile* file) {
 
 Result<std::vector<DirEntry>> FileSystem::ReadDir(uint64_t inode) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
-  if (!info->entry.IsDirectory()) return Status::InvalidArgument(info->path + " is not a directory");
+  if (!info->entry.IsDirectory())
+    return Status::InvalidArgument(info->path + " is not a directory");
   std::shared_ptr<CatalogSet> set = catalogs();
   auto catalog = set->CatalogFor(info->path);
   if (!catalog.ok()) return CountError(catalog.status());
@@ -373,10 +403,12 @@ Result<std::vector<DirEntry>> FileSystem::ReadDir(uint64_t inode) {
   return out;
 }
 
-Result<std::shared_ptr<const std::vector<DirEntry>>> FileSystem::ListingFor(uint64_t inode) {
+Result<std::shared_ptr<const std::vector<DirEntry>>> FileSystem::ListingFor(
+    uint64_t inode) {
   if (auto cached = listings_.Get(inode)) return cached;
   CVMFS_ASSIGN_OR_RETURN(auto entries, ReadDir(inode));
-  auto listing = std::make_shared<const std::vector<DirEntry>>(std::move(entries));
+  auto listing =
+      std::make_shared<const std::vector<DirEntry>>(std::move(entries));
   listings_.Put(inode, listing, kListingsByInode);
   return listing;
 }
@@ -392,16 +424,19 @@ Result<struct statvfs> FileSystem::StatFs() {
   st.f_bsize = st.f_frsize = block;
   uint64_t limit = usage.limit > 0 ? usage.limit : usage.size;
   st.f_blocks = limit / block;
-  st.f_bfree = st.f_bavail = limit > usage.size ? (limit - usage.size) / block : 0;
+  st.f_bfree = st.f_bavail =
+      limit > usage.size ? (limit - usage.size) / block : 0;
   CounterSet total = catalogs()->root()->counters().Total();
-  st.f_files = static_cast<fsfilcnt_t>(total.regular + total.symlink + total.special + total.dir);
+  st.f_files = static_cast<fsfilcnt_t>(total.regular + total.symlink +
+                                       total.special + total.dir);
   st.f_ffree = st.f_favail = 0;
   st.f_namemax = 255;
   st.f_flag = ST_RDONLY | ST_NOSUID | ST_NODEV;
   return st;
 }
 
-Result<std::string> FileSystem::GetXattr(uint64_t inode, const std::string& name) {
+Result<std::string> FileSystem::GetXattr(uint64_t inode,
+                                         const std::string& name) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
   for (const auto& [key, value] : info->entry.xattrs.entries)
     if (key == name) return value;
@@ -412,7 +447,8 @@ Result<std::string> FileSystem::GetXattr(uint64_t inode, const std::string& name
 Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
   std::vector<std::string> names;
-  for (const auto& [key, value] : info->entry.xattrs.entries) names.push_back(key);
+  for (const auto& [key, value] : info->entry.xattrs.entries)
+    names.push_back(key);
   if (options_.hide_magic_xattrs) return names;
   MagicXattrs magic(this, *info);
   for (std::string& n : magic.Names()) names.push_back(std::move(n));

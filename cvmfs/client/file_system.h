@@ -4,9 +4,11 @@
 // (catalogs, inodes, the cache, downloads, magic attributes) lives behind
 // this class, so it is tested without a kernel.
 //
-//   kernel ─► fuse_adapter ─► FileSystem ─┬─► InodeTable (what the kernel knows)
-//                                          ├─► CatalogSet (entries, nested catalogs)
-//                                          └─► ObjectFetcher ─► cache / HTTP
+//   kernel ─► fuse_adapter ─► FileSystem ─┬─► InodeTable (what the kernel
+//   knows)
+//                                          ├─► CatalogSet (entries, nested
+//                                          catalogs) └─► ObjectFetcher ─► cache
+//                                          / HTTP
 //
 // Errors: NotFound is a missing entry (the adapter replies a negative entry
 // the kernel may cache); everything else that fails is reported as EIO (a
@@ -25,11 +27,11 @@
 #include <functional>
 #include <list>
 #include <map>
-#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cache/posix_cache.h"
@@ -58,10 +60,11 @@ struct FileSystemOptions {
   bool claim_ownership = true;  // present every entry as owned by uid/gid
   uid_t uid = 0;
   gid_t gid = 0;
-  double kcache_timeout = 60;   // seconds the kernel may cache entries and attributes
+  double kcache_timeout =
+      60;  // seconds the kernel may cache entries and attributes
   // Values of $(VAR) in variant symlinks (configuration and CVMFS_ARCH).
   std::function<std::optional<std::string>(const std::string&)> variables;
-  std::string tag;              // CVMFS_REPOSITORY_TAG, if the mount is pinned to one
+  std::string tag;  // CVMFS_REPOSITORY_TAG, if the mount is pinned to one
   int readahead_threads = 2;
   // CVMFS_HIDE_MAGIC_XATTRS: listxattr shows only the catalog's attributes
   // (the magic ones can still be read by name).
@@ -79,7 +82,8 @@ struct FileSystemOptions {
 // The revision a FileSystem serves.
 struct MountedRevision {
   Manifest manifest;
-  Digest root_hash;  // the root catalog mounted (== manifest.root_catalog unless pinned)
+  Digest root_hash;  // the root catalog mounted (== manifest.root_catalog
+                     // unless pinned)
   uint64_t revision = 0;
   std::string host;  // where the manifest came from ("" if from the cache)
 };
@@ -100,9 +104,9 @@ class OpenFile;
 
 class FileSystem {
  public:
-  FileSystem(FileSystemOptions options, ObjectFetcher* objects, cache::PosixCache* cache,
-             std::unique_ptr<CatalogSet> catalogs, MountedRevision revision,
-             const NetworkView* network);
+  FileSystem(FileSystemOptions options, ObjectFetcher* objects,
+             cache::PosixCache* cache, std::unique_ptr<CatalogSet> catalogs,
+             MountedRevision revision, const NetworkView* network);
   ~FileSystem();
 
   const FileSystemOptions& options() const { return options_; }
@@ -112,12 +116,14 @@ class FileSystem {
   // lookups and listings see the new catalogs at once; inodes the kernel
   // knows from before keep their old content until it forgets them; the
   // kernel is told to drop its cached entries (through the invalidator).
-  void SwitchRevision(std::unique_ptr<CatalogSet> catalogs, MountedRevision revision);
+  void SwitchRevision(std::unique_ptr<CatalogSet> catalogs,
+                      MountedRevision revision);
   // Called with (parent inode, name) for every entry the kernel may cache,
   // and with (directory inode, "") for every directory whose listing it may
   // cache, after a revision switch. Set by the FUSE adapter; runs on the
   // caller's thread (never a FUSE request thread).
-  using Invalidator = std::function<void(uint64_t parent, const std::string& name)>;
+  using Invalidator =
+      std::function<void(uint64_t parent, const std::string& name)>;
   void set_invalidator(Invalidator invalidator);
 
   Result<EntryReply> Lookup(uint64_t parent, const std::string& name);
@@ -130,7 +136,8 @@ class FileSystem {
   // Reads by inode, for kernels that open files without asking us (FUSE
   // "no_open": no open/release round trip per open(2)). The content of the
   // most recently read files stays open in a small LRU (kOpenByInode).
-  Result<size_t> ReadInode(uint64_t inode, char* buf, size_t size, off_t offset);
+  Result<size_t> ReadInode(uint64_t inode, char* buf, size_t size,
+                           off_t offset);
   Result<size_t> Read(OpenFile* file, char* buf, size_t size, off_t offset);
   void Release(OpenFile* file);
 
@@ -138,7 +145,8 @@ class FileSystem {
   Result<std::vector<DirEntry>> ReadDir(uint64_t inode);
   // The same, for kernels that list directories without opendir (FUSE
   // "no_opendir"): recent listings are kept, since readdir comes in slices.
-  Result<std::shared_ptr<const std::vector<DirEntry>>> ListingFor(uint64_t inode);
+  Result<std::shared_ptr<const std::vector<DirEntry>>> ListingFor(
+      uint64_t inode);
   // A readdirplus reply handed `entry` to the kernel: one more lookup.
   void RememberListed(const DirEntry& entry);
 
@@ -156,7 +164,9 @@ class FileSystem {
   uint64_t prefetch_queued() const { return prefetch_queued_.load(); }
   uint64_t prefetch_done() const { return prefetch_done_.load(); }
   uint64_t inode_max() const { return next_inode_ ? next_inode_->load() : 0; }
-  void set_inode_counter(const std::atomic<uint64_t>* next) { next_inode_ = next; }
+  void set_inode_counter(const std::atomic<uint64_t>* next) {
+    next_inode_ = next;
+  }
   std::shared_ptr<CatalogSet> catalogs() const;
   ObjectFetcher* objects() { return objects_; }
   cache::PosixCache* cache() { return cache_; }
@@ -178,13 +188,16 @@ class FileSystem {
   static constexpr size_t kListingsByInode = 64;
   template <typename T>
   struct InodeLru {
-    std::mutex mu;  // guards order and items (leaf lock)
+    std::mutex mu;              // guards order and items (leaf lock)
     std::list<uint64_t> order;  // most recent first
-    std::unordered_map<uint64_t, std::pair<std::shared_ptr<T>, std::list<uint64_t>::iterator>> items;
+    std::unordered_map<
+        uint64_t, std::pair<std::shared_ptr<T>, std::list<uint64_t>::iterator>>
+        items;
     std::shared_ptr<T> Get(uint64_t inode);
     void Put(uint64_t inode, std::shared_ptr<T> value, size_t capacity);
   };
-  Result<std::unique_ptr<OpenFile>> MakeOpenFile(std::shared_ptr<const InodeInfo> info);
+  Result<std::unique_ptr<OpenFile>> MakeOpenFile(
+      std::shared_ptr<const InodeInfo> info);
   Result<std::shared_ptr<const InodeInfo>> Info(uint64_t inode);
   // The entry `name` in directory `parent`, with its inode.
   Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> Resolve(
@@ -197,8 +210,8 @@ class FileSystem {
   Status CountError(Status st);
 
   FileSystemOptions options_;
-  ObjectFetcher* objects_;      // borrowed
-  cache::PosixCache* cache_;    // borrowed
+  ObjectFetcher* objects_;    // borrowed
+  cache::PosixCache* cache_;  // borrowed
   // Guards catalogs_, revision_ and invalidator_ (held for copies only).
   mutable std::mutex revision_mu_;
   std::shared_ptr<CatalogSet> catalogs_;
@@ -217,11 +230,13 @@ class FileSystem {
 
   // Hardlink group leaders: (catalog base, directory, group) -> inode.
   std::mutex hardlink_mu_;  // guards hardlink_leaders_ (leaf lock)
-  std::map<std::tuple<uint64_t, std::string, uint32_t>, uint64_t> hardlink_leaders_;
+  std::map<std::tuple<uint64_t, std::string, uint32_t>, uint64_t>
+      hardlink_leaders_;
 
   InodeLru<OpenFile> open_by_inode_;
   InodeLru<const std::vector<DirEntry>> listings_;
-  std::atomic<uint64_t> open_files_{0}, open_dirs_{0}, io_errors_{0}, total_opens_{0};
+  std::atomic<uint64_t> open_files_{0}, open_dirs_{0}, io_errors_{0},
+      total_opens_{0};
   const std::atomic<uint64_t>* next_inode_ = nullptr;  // borrowed
   friend class MagicXattrs;
 };

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <map>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "cvmfs/client/magic_xattrs.h"
@@ -26,7 +26,8 @@ namespace {
 using testing::ListingLine;
 
 // Loads every file a fixture's Stratum 0 serves into a MemoryFetcher.
-void LoadTree(const std::string& root, const std::string& rel, MemoryFetcher* fetcher) {
+void LoadTree(const std::string& root, const std::string& rel,
+              MemoryFetcher* fetcher) {
   auto names = ListDirectory(root + rel);
   ASSERT_TRUE(names.ok()) << names.status().ToString();
   for (const std::string& name : *names) {
@@ -69,12 +70,13 @@ class FixtureMountTest : public ::testing::TestWithParam<std::string> {
     return c;
   }
 
-  Result<std::unique_ptr<RepositoryMount>> Mount(std::unique_ptr<Fetcher> fetcher,
-                                                 MountConfig config) {
-    return RepositoryMount::Create(std::move(config), [](const std::string&) {},
-                                   std::move(fetcher));
+  Result<std::unique_ptr<RepositoryMount>> Mount(
+      std::unique_ptr<Fetcher> fetcher, MountConfig config) {
+    return RepositoryMount::Create(
+        std::move(config), [](const std::string&) {}, std::move(fetcher));
   }
-  Result<std::unique_ptr<RepositoryMount>> Mount(std::unique_ptr<Fetcher> fetcher) {
+  Result<std::unique_ptr<RepositoryMount>> Mount(
+      std::unique_ptr<Fetcher> fetcher) {
     return Mount(std::move(fetcher), Config());
   }
 
@@ -85,7 +87,8 @@ class FixtureMountTest : public ::testing::TestWithParam<std::string> {
     std::vector<char> buf(128 << 10);
     Status st;
     for (;;) {
-      auto n = fs->Read(file, buf.data(), buf.size(), static_cast<off_t>(out.size()));
+      auto n = fs->Read(file, buf.data(), buf.size(),
+                        static_cast<off_t>(out.size()));
       if (!n.ok()) {
         st = n.status();
         break;
@@ -108,8 +111,10 @@ class FixtureMountTest : public ::testing::TestWithParam<std::string> {
       if (d.name == "." || d.name == "..") continue;
       std::string child = path.empty() ? d.name : path + "/" + d.name;
       auto looked_up = fs->Lookup(inode, d.name);
-      ASSERT_TRUE(looked_up.ok()) << child << ": " << looked_up.status().ToString();
-      ASSERT_EQ(looked_up->inode, d.inode) << child << ": readdir and lookup disagree";
+      ASSERT_TRUE(looked_up.ok())
+          << child << ": " << looked_up.status().ToString();
+      ASSERT_EQ(looked_up->inode, d.inode)
+          << child << ": readdir and lookup disagree";
       const struct stat& st = looked_up->attr;
       ASSERT_EQ(st.st_mode, d.attr.st_mode) << child;
       ListingLine line;
@@ -136,7 +141,8 @@ class FixtureMountTest : public ::testing::TestWithParam<std::string> {
         line.type = 'f';
         line.size = std::to_string(st.st_size);
         auto content = ReadAll(fs, looked_up->inode);
-        ASSERT_TRUE(content.ok()) << child << ": " << content.status().ToString();
+        ASSERT_TRUE(content.ok())
+            << child << ": " << content.status().ToString();
         line.content = testing::Sha256Hex(*content);
       }
       auto names = fs->ListXattr(looked_up->inode);
@@ -149,7 +155,8 @@ class FixtureMountTest : public ::testing::TestWithParam<std::string> {
         catalog_xattrs[n] = *v;
       }
       for (auto& [k, v] : catalog_xattrs)
-        line.xattrs += (line.xattrs.empty() ? "" : ",") + k + "=" + ToHex(v.data(), v.size());
+        line.xattrs += (line.xattrs.empty() ? "" : ",") + k + "=" +
+                       ToHex(v.data(), v.size());
       if (line.xattrs.empty()) line.xattrs = "-";
       (*out)[child] = line;
       fs->Forget(looked_up->inode, 1);
@@ -200,15 +207,19 @@ TEST_P(FixtureMountTest, RemountWithoutServerServesTheCache) {
   auto offline = std::make_unique<MemoryFetcher>();  // knows nothing...
   MemoryFetcher* server = offline.get();
   for (const char* name : {".cvmfswhitelist", ".cvmfspublished"})
-    server->FailNext(name, 1000, Status::Unavailable("connection refused"));  // ...and is down
+    server->FailNext(
+        name, 1000,
+        Status::Unavailable("connection refused"));  // ...and is down
   auto mount = Mount(std::move(offline));
   ASSERT_TRUE(mount.ok()) << mount.status().ToString();
   EXPECT_TRUE((*mount)->offline_start());
   std::map<std::string, ListingLine> second;
   Walk((*mount)->file_system(), kRootInode, "", &second);
   EXPECT_EQ(first.size(), second.size());
-  for (auto& [path, line] : first) EXPECT_EQ(line.ToString(), second[path].ToString()) << path;
-  // Only the manifest and whitelist were asked for; every object came from the cache.
+  for (auto& [path, line] : first)
+    EXPECT_EQ(line.ToString(), second[path].ToString()) << path;
+  // Only the manifest and whitelist were asked for; every object came from the
+  // cache.
   for (const DownloadRequest& r : server->request_log())
     EXPECT_TRUE(r.url_path[0] == '.') << r.url_path;
 }
@@ -242,7 +253,8 @@ TEST_P(FixtureMountTest, ReadsAndListingsByInodeMatchOpenAndReadDir) {
     std::reverse(offsets.begin(), offsets.end());
     for (size_t off : offsets) {
       size_t want = std::min(step, got.size() - off);
-      auto n = fs->ReadInode(file->inode, got.data() + off, want, static_cast<off_t>(off));
+      auto n = fs->ReadInode(file->inode, got.data() + off, want,
+                             static_cast<off_t>(off));
       ASSERT_TRUE(n.ok()) << n.status().ToString();
       ASSERT_EQ(want, *n);
     }
@@ -302,7 +314,8 @@ TEST_P(FixtureMountTest, CorruptObjectIsEioAndNeverCached) {
   s->ServeOnce(object, "more garbage");
   auto bad = ReadAll(fs, hello->inode);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(Status::Code::kCorruption, bad.status().code()) << bad.status().ToString();
+  EXPECT_EQ(Status::Code::kCorruption, bad.status().code())
+      << bad.status().ToString();
   EXPECT_FALSE((*mount)->cache()->Contains(*digest));
   // The second request asked proxies to revalidate.
   bool saw_no_cache = false;
@@ -346,7 +359,8 @@ TEST_P(FixtureMountTest, ObjectMissingOnTheServerIsAnIoErrorNotAMissingFile) {
   s->Remove(ObjectPath(*digest, ObjectSuffix::kNone));
   auto bad = ReadAll(fs, hello->inode);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(Status::Code::kIoError, bad.status().code()) << bad.status().ToString();
+  EXPECT_EQ(Status::Code::kIoError, bad.status().code())
+      << bad.status().ToString();
 }
 
 TEST_P(FixtureMountTest, OlderManifestThanTheBreadcrumbIsRefused) {
@@ -365,16 +379,19 @@ TEST_P(FixtureMountTest, OlderManifestThanTheBreadcrumbIsRefused) {
   cache->reset();
   auto mount = Mount(Server());
   ASSERT_FALSE(mount.ok());
-  EXPECT_NE(std::string::npos, mount.status().message().find("older than revision"))
+  EXPECT_NE(std::string::npos,
+            mount.status().message().find("older than revision"))
       << mount.status().ToString();
 }
 
 TEST_P(FixtureMountTest, WrongMasterKeyIsRefused) {
   MountConfig config = Config();
   // The other fixture's key did not sign this whitelist.
-  std::string other = fqrn() == "sha1-zlib.example.org" ? "shake128-none.example.org"
-                                                        : "sha1-zlib.example.org";
-  config.public_key_files = {testing::FixturesDir() + "/" + other + "/" + other + ".pub"};
+  std::string other = fqrn() == "sha1-zlib.example.org"
+                          ? "shake128-none.example.org"
+                          : "sha1-zlib.example.org";
+  config.public_key_files = {testing::FixturesDir() + "/" + other + "/" +
+                             other + ".pub"};
   auto mount = Mount(Server(), config);
   ASSERT_FALSE(mount.ok());
   EXPECT_NE(std::string::npos, mount.status().message().find("whitelist"))
@@ -415,8 +432,10 @@ TEST_P(FixtureMountTest, ManyParallelReaders) {
           inode = r->inode;
           pos = slash + 1;
         }
-        auto content = ok ? ReadAll(fs2, inode) : Result<std::string>(Status::NotFound(path));
-        if (!content.ok() || testing::Sha256Hex(*content) != line.content) ++failures;
+        auto content = ok ? ReadAll(fs2, inode)
+                          : Result<std::string>(Status::NotFound(path));
+        if (!content.ok() || testing::Sha256Hex(*content) != line.content)
+          ++failures;
       }
       (void)t;
     });
@@ -429,11 +448,13 @@ TEST_P(FixtureMountTest, ManyParallelReaders) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureMountTest,
-                         ::testing::Values("sha1-zlib.example.org", "shake128-none.example.org"),
+                         ::testing::Values("sha1-zlib.example.org",
+                                           "shake128-none.example.org"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             if (!std::isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
                            return n;
                          });
 

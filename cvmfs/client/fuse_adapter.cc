@@ -23,18 +23,26 @@ struct Session {
   bool default_permissions = false;  // the kernel checks modes
 };
 
-Session* State(fuse_req_t req) { return static_cast<Session*>(fuse_req_userdata(req)); }
+Session* State(fuse_req_t req) {
+  return static_cast<Session*>(fuse_req_userdata(req));
+}
 FileSystem* Fs(fuse_req_t req) { return State(req)->fs; }
 
 // Status → errno, in one place.
 int Errno(const Status& st) {
   switch (st.code()) {
-    case Status::Code::kOk: return 0;
-    case Status::Code::kNotFound: return ENOENT;
-    case Status::Code::kNoSpace: return ENOSPC;
-    case Status::Code::kPermission: return EACCES;
-    case Status::Code::kInvalidArgument: return EINVAL;
-    default: return EIO;
+    case Status::Code::kOk:
+      return 0;
+    case Status::Code::kNotFound:
+      return ENOENT;
+    case Status::Code::kNoSpace:
+      return ENOSPC;
+    case Status::Code::kPermission:
+      return EACCES;
+    case Status::Code::kInvalidArgument:
+      return EINVAL;
+    default:
+      return EIO;
   }
 }
 
@@ -51,7 +59,8 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   // kernel then keeps file pages and directory listings across opens.
   if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) session->no_open = true;
   if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) session->no_opendir = true;
-  if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+  if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+    conn->want |= FUSE_CAP_CACHE_SYMLINKS;
   // With POSIX ACL support the kernel asks once per inode for its ACL and
   // caches the answer ("none"), instead of sending every `ls -l`'s
   // getxattr(system.posix_acl_access) to us. It implies kernel permission
@@ -93,7 +102,8 @@ void OpForget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
 }
 
 void OpForgetMulti(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
-  for (size_t i = 0; i < count; ++i) Fs(req)->Forget(forgets[i].ino, forgets[i].nlookup);
+  for (size_t i = 0; i < count; ++i)
+    Fs(req)->Forget(forgets[i].ino, forgets[i].nlookup);
   fuse_reply_none(req);
 }
 
@@ -135,7 +145,8 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (fuse_reply_open(req, fi) != 0) Fs(req)->Release(*r);  // interrupted
 }
 
-void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+            fuse_file_info* fi) {
   auto* file = reinterpret_cast<OpenFile*>(fi->fh);
   std::unique_ptr<char[]> buf(new char[size]);
   auto r = file ? Fs(req)->Read(file, buf.get(), size, off)
@@ -175,8 +186,8 @@ void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   }
 }
 
-void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi,
-                   bool plus) {
+void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                   fuse_file_info* fi, bool plus) {
   std::shared_ptr<const std::vector<DirEntry>> listing;
   const std::vector<DirEntry>* entries;
   if (fi->fh != 0) {
@@ -202,11 +213,11 @@ void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_
       e.attr = d.attr;
       e.generation = 1;
       e.attr_timeout = e.entry_timeout = timeout;
-      n = fuse_add_direntry_plus(req, buf.get() + used, size - used, d.name.c_str(), &e,
-                                 static_cast<off_t>(i + 1));
+      n = fuse_add_direntry_plus(req, buf.get() + used, size - used,
+                                 d.name.c_str(), &e, static_cast<off_t>(i + 1));
     } else {
-      n = fuse_add_direntry(req, buf.get() + used, size - used, d.name.c_str(), &d.attr,
-                            static_cast<off_t>(i + 1));
+      n = fuse_add_direntry(req, buf.get() + used, size - used, d.name.c_str(),
+                            &d.attr, static_cast<off_t>(i + 1));
     }
     if (n > size - used) break;
     used += n;
@@ -216,11 +227,13 @@ void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_
   fuse_reply_buf(req, buf.get(), used);
 }
 
-void OpReaddir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+void OpReaddir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+               fuse_file_info* fi) {
   ReadDirCommon(req, ino, size, off, fi, false);
 }
 
-void OpReaddirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+void OpReaddirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                   fuse_file_info* fi) {
   ReadDirCommon(req, ino, size, off, fi, true);
 }
 
@@ -263,8 +276,9 @@ void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
   }
   auto r = Fs(req)->GetXattr(ino, name);
   if (!r.ok()) {
-    fuse_reply_err(req, r.status().code() == Status::Code::kNotFound ? ENODATA
-                                                                      : Errno(r.status()));
+    fuse_reply_err(req, r.status().code() == Status::Code::kNotFound
+                            ? ENODATA
+                            : Errno(r.status()));
     return;
   }
   ReplyXattr(req, *r, size);
@@ -312,7 +326,8 @@ Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
   std::vector<std::string> argv_storage{"cvmfs2"};
   if (options.debug) argv_storage.push_back("-d");
   std::string opts;
-  for (const std::string& o : options.mount_options) opts += (opts.empty() ? "" : ",") + o;
+  for (const std::string& o : options.mount_options)
+    opts += (opts.empty() ? "" : ",") + o;
   if (!opts.empty()) {
     argv_storage.push_back("-o");
     argv_storage.push_back(opts);
@@ -329,8 +344,8 @@ Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
       fuse_session_new(&args, &ops, sizeof(ops), &state));
   fuse_opt_free_args(&args);
   if (!se) {
-    Status st = Status::InvalidArgument("cannot create the FUSE session (bad mount options: " +
-                                        opts + ")");
+    Status st = Status::InvalidArgument(
+        "cannot create the FUSE session (bad mount options: " + opts + ")");
     if (options.on_mounted) options.on_mounted(st);
     return st;
   }
@@ -341,8 +356,9 @@ Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
   }
   if (fuse_session_mount(se.get(), options.mountpoint.c_str()) != 0) {
     fuse_remove_signal_handlers(se.get());
-    Status st = Status::IoError("cannot mount on " + options.mountpoint +
-                                " (does it exist, is /dev/fuse usable, is it mounted already?)");
+    Status st = Status::IoError(
+        "cannot mount on " + options.mountpoint +
+        " (does it exist, is /dev/fuse usable, is it mounted already?)");
     if (options.on_mounted) options.on_mounted(st);
     return st;
   }
@@ -352,20 +368,25 @@ Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
     if (name.empty()) {
       (void)fuse_lowlevel_notify_inval_inode(session, parent, 0, 0);
     } else {
-      (void)fuse_lowlevel_notify_inval_entry(session, parent, name.c_str(), name.size());
+      (void)fuse_lowlevel_notify_inval_entry(session, parent, name.c_str(),
+                                             name.size());
     }
   });
   if (options.on_mounted) options.on_mounted(Status::Ok());
   fuse_loop_config* config = fuse_loop_cfg_create();
-  fuse_loop_cfg_set_idle_threads(config, static_cast<unsigned>(options.max_idle_threads));
-  fuse_loop_cfg_set_max_threads(config, static_cast<unsigned>(options.max_threads));
+  fuse_loop_cfg_set_idle_threads(
+      config, static_cast<unsigned>(options.max_idle_threads));
+  fuse_loop_cfg_set_max_threads(config,
+                                static_cast<unsigned>(options.max_threads));
   int rc = fuse_session_loop_mt(se.get(), config);
   fuse_loop_cfg_destroy(config);
   if (options.on_stopping) options.on_stopping();
   fs->set_invalidator(nullptr);
   fuse_session_unmount(se.get());
   fuse_remove_signal_handlers(se.get());
-  if (rc < 0) return Status::IoError(std::string("FUSE session ended: ") + std::strerror(-rc));
+  if (rc < 0)
+    return Status::IoError(std::string("FUSE session ended: ") +
+                           std::strerror(-rc));
   return Status::Ok();
 }
 

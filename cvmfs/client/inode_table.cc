@@ -2,7 +2,8 @@
 
 namespace cvmfs::client {
 
-void InodeTable::Remember(uint64_t inode, std::shared_ptr<const InodeInfo> info, uint64_t n) {
+void InodeTable::Remember(uint64_t inode, std::shared_ptr<const InodeInfo> info,
+                          uint64_t n) {
   Shard& shard = ShardOf(inode);
   std::lock_guard<std::mutex> lock(shard.mu);
   auto [it, inserted] = shard.nodes.try_emplace(inode);
@@ -31,7 +32,8 @@ std::shared_ptr<const InodeInfo> InodeTable::Get(uint64_t inode) const {
   return it->second.info;
 }
 
-void InodeTable::Replace(uint64_t inode, std::shared_ptr<const InodeInfo> info) {
+void InodeTable::Replace(uint64_t inode,
+                         std::shared_ptr<const InodeInfo> info) {
   Shard& shard = ShardOf(inode);
   std::lock_guard<std::mutex> lock(shard.mu);
   auto [it, inserted] = shard.nodes.try_emplace(inode);

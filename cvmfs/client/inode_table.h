@@ -36,9 +36,10 @@ class MountedCatalog;
 inline constexpr uint64_t kRootInode = 1;
 
 struct InodeInfo {
-  std::string path;         // repository path ("" = root)
+  std::string path;  // repository path ("" = root)
   DirectoryEntry entry;
-  uint64_t parent = 0;      // inode of the directory it was found in (0 for the root)
+  uint64_t parent =
+      0;  // inode of the directory it was found in (0 for the root)
   // The revision's catalogs, kept alive while the kernel knows this inode
   // (an inode of an older revision keeps reading that revision).
   std::shared_ptr<CatalogSet> set;
@@ -48,7 +49,8 @@ struct InodeInfo {
 class InodeTable {
  public:
   // Adds `n` lookups of `inode`, remembering `info` if it is new.
-  void Remember(uint64_t inode, std::shared_ptr<const InodeInfo> info, uint64_t n = 1);
+  void Remember(uint64_t inode, std::shared_ptr<const InodeInfo> info,
+                uint64_t n = 1);
   // Drops `n` lookups; forgets the inode at zero (never the root).
   void Forget(uint64_t inode, uint64_t n);
   // nullptr if the kernel does not know `inode` (any more).

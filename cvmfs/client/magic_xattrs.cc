@@ -20,34 +20,52 @@ struct Attr {
 
 // In the order `listxattr` reports them.
 constexpr Attr kAttrs[] = {
-    {"chunks", Applies::kRegular},     {"compression", Applies::kRegular},
-    {"direct_io", Applies::kRegular},  {"expires", Applies::kAll},
-    {"fqrn", Applies::kAll},           {"hash", Applies::kRegular},
-    {"hitrate", Applies::kAll},        {"host", Applies::kAll},
-    {"host_list", Applies::kAll},      {"inode_max", Applies::kAll},
-    {"nclg", Applies::kAll},           {"ndiropen", Applies::kAll},
-    {"ndownload", Applies::kAll},      {"nioerr", Applies::kAll},
-    {"nopen", Applies::kAll},          {"pid", Applies::kAll},
-    {"proxy", Applies::kAll},          {"proxy_list", Applies::kAll},
-    {"rawlink", Applies::kSymlink},    {"revision", Applies::kAll},
-    {"root_hash", Applies::kAll},      {"rx", Applies::kAll},
-    {"tag", Applies::kAll},            {"timeout", Applies::kAll},
-    {"timeout_direct", Applies::kAll}, {"uptime", Applies::kAll},
-    {"usedfd", Applies::kAll},         {"version", Applies::kAll},
+    {"chunks", Applies::kRegular},
+    {"compression", Applies::kRegular},
+    {"direct_io", Applies::kRegular},
+    {"expires", Applies::kAll},
+    {"fqrn", Applies::kAll},
+    {"hash", Applies::kRegular},
+    {"hitrate", Applies::kAll},
+    {"host", Applies::kAll},
+    {"host_list", Applies::kAll},
+    {"inode_max", Applies::kAll},
+    {"nclg", Applies::kAll},
+    {"ndiropen", Applies::kAll},
+    {"ndownload", Applies::kAll},
+    {"nioerr", Applies::kAll},
+    {"nopen", Applies::kAll},
+    {"pid", Applies::kAll},
+    {"proxy", Applies::kAll},
+    {"proxy_list", Applies::kAll},
+    {"rawlink", Applies::kSymlink},
+    {"revision", Applies::kAll},
+    {"root_hash", Applies::kAll},
+    {"rx", Applies::kAll},
+    {"tag", Applies::kAll},
+    {"timeout", Applies::kAll},
+    {"timeout_direct", Applies::kAll},
+    {"uptime", Applies::kAll},
+    {"usedfd", Applies::kAll},
+    {"version", Applies::kAll},
 };
 
 bool AppliesTo(Applies a, const DirectoryEntry& e) {
   switch (a) {
-    case Applies::kAll: return true;
-    case Applies::kRegular: return e.IsRegular();
-    case Applies::kSymlink: return e.IsSymlink();
+    case Applies::kAll:
+      return true;
+    case Applies::kRegular:
+      return e.IsRegular();
+    case Applies::kSymlink:
+      return e.IsSymlink();
   }
   return false;
 }
 
 std::string Percent(uint64_t part, uint64_t whole) {
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.3f", whole == 0 ? 0.0 : 100.0 * double(part) / double(whole));
+  std::snprintf(buf, sizeof(buf), "%.3f",
+                whole == 0 ? 0.0 : 100.0 * double(part) / double(whole));
   return buf;
 }
 
@@ -62,18 +80,21 @@ bool MagicXattrs::IsMagic(const std::string& name) {
 std::vector<std::string> MagicXattrs::Names() const {
   std::vector<std::string> names;
   for (const Attr& a : kAttrs)
-    if (AppliesTo(a.applies, info_.entry)) names.push_back(std::string("user.") + a.name);
+    if (AppliesTo(a.applies, info_.entry))
+      names.push_back(std::string("user.") + a.name);
   return names;
 }
 
 Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
   const std::string prefix = "user.";
-  if (full_name.compare(0, prefix.size(), prefix) != 0) return Status::NotFound(full_name);
+  if (full_name.compare(0, prefix.size(), prefix) != 0)
+    return Status::NotFound(full_name);
   const std::string name = full_name.substr(prefix.size());
   const Attr* attr = nullptr;
   for (const Attr& a : kAttrs)
     if (name == a.name) attr = &a;
-  if (!attr || !AppliesTo(attr->applies, info_.entry)) return Status::NotFound(full_name);
+  if (!attr || !AppliesTo(attr->applies, info_.entry))
+    return Status::NotFound(full_name);
 
   const DirectoryEntry& e = info_.entry;
   const MountedRevision rev = fs_->revision();
@@ -90,7 +111,8 @@ Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
   if (name == "host_list") return net ? net->host_list() : std::string();
   if (name == "proxy_list") return net ? net->proxy_list() : std::string();
   if (name == "timeout") return std::to_string(net ? net->timeout() : 0);
-  if (name == "timeout_direct") return std::to_string(net ? net->timeout_direct() : 0);
+  if (name == "timeout_direct")
+    return std::to_string(net ? net->timeout_direct() : 0);
   if (name == "nclg") return std::to_string(fs_->catalogs()->size());
   if (name == "ndiropen") return std::to_string(fs_->open_dirs());
   if (name == "nopen") return std::to_string(fs_->total_opens());
@@ -98,22 +120,27 @@ Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
   if (name == "ndownload") return std::to_string(counters.downloads);
   if (name == "nioerr") return std::to_string(fs_->io_errors());
   if (name == "rx") return std::to_string(counters.bytes_downloaded / 1024);
-  if (name == "hitrate") return Percent(counters.hits, counters.hits + counters.downloads);
+  if (name == "hitrate")
+    return Percent(counters.hits, counters.hits + counters.downloads);
   if (name == "inode_max") return std::to_string(fs_->inode_max());
-  if (name == "uptime") return std::to_string((::time(nullptr) - fs_->mount_time_) / 60);
+  if (name == "uptime")
+    return std::to_string((::time(nullptr) - fs_->mount_time_) / 60);
   if (name == "expires") {
-    int64_t left = static_cast<int64_t>(rev.manifest.ttl) - (::time(nullptr) - fs_->mount_time_);
+    int64_t left = static_cast<int64_t>(rev.manifest.ttl) -
+                   (::time(nullptr) - fs_->mount_time_);
     return std::to_string(left > 0 ? left / 60 : 0);
   }
   if (name == "hash")
     return e.content_hash ? e.content_hash->ToString() : std::string();
   if (name == "chunks") {
     if (!e.chunked) return std::string("1");
-    auto chunks = info_.catalog->With([&](Catalog& c) { return c.Chunks(info_.path); });
+    auto chunks =
+        info_.catalog->With([&](Catalog& c) { return c.Chunks(info_.path); });
     if (!chunks.ok()) return chunks.status();
     return std::to_string(chunks->size());
   }
-  if (name == "compression") return std::string(e.compression == Compression::kZlib ? "zlib" : "none");
+  if (name == "compression")
+    return std::string(e.compression == Compression::kZlib ? "zlib" : "none");
   if (name == "direct_io") return std::string(e.direct_io ? "1" : "0");
   if (name == "rawlink") return e.symlink;
   return Status::NotFound(full_name);

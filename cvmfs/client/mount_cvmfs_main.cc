@@ -20,7 +20,8 @@ bool ValidFqrn(const std::string& fqrn) {
       fqrn.find('.') == std::string::npos)
     return false;
   for (char c : fqrn)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_')
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' &&
+        c != '_')
       return false;
   return true;
 }
@@ -68,12 +69,15 @@ int main(int argc, char** argv) {
   }
   struct stat st;
   if (::stat(positional[1].c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    std::cerr << "mount.cvmfs: mount point " << positional[1] << " is not a directory\n";
+    std::cerr << "mount.cvmfs: mount point " << positional[1]
+              << " is not a directory\n";
     return 1;
   }
   std::string program = SiblingProgram(argv[0], "cvmfs2");
-  std::string all_options = "system_mount" + (options.empty() ? "" : "," + options);
-  std::vector<const char*> args = {program.c_str(), "-o", all_options.c_str(), fqrn.c_str(),
+  std::string all_options =
+      "system_mount" + (options.empty() ? "" : "," + options);
+  std::vector<const char*> args = {program.c_str(),       "-o",
+                                   all_options.c_str(),   fqrn.c_str(),
                                    positional[1].c_str(), nullptr};
   ::execvp(program.c_str(), const_cast<char* const*>(args.data()));
   std::cerr << "mount.cvmfs: cannot run " << program << "\n";

@@ -12,7 +12,9 @@ class VerifyingSink : public DownloadSink {
  public:
   using Output = std::function<Status(const char* data, size_t size)>;
   VerifyingSink(const ObjectRequest& request, Output output)
-      : request_(request), output_(std::move(output)), hasher_(request.digest.algorithm) {}
+      : request_(request),
+        output_(std::move(output)),
+        hasher_(request.digest.algorithm) {}
 
   Status Write(const void* data, size_t size) override {
     hasher_.Update(data, size);
@@ -39,17 +41,18 @@ class VerifyingSink : public DownloadSink {
   Status Verify() {
     Digest got = hasher_.Finish();
     if (got != request_.digest)
-      return Status::Corruption("hash mismatch for " + request_.digest.ToString() + " (" +
-                                request_.description + "): received " + got.ToString());
+      return Status::Corruption(
+          "hash mismatch for " + request_.digest.ToString() + " (" +
+          request_.description + "): received " + got.ToString());
     if (request_.compressed) {
       Status st = inflater_.Finish();
       if (!st.ok()) return st.Annotate(request_.digest.ToString());
     }
     if (request_.expected_size != 0 && stored_ != request_.expected_size)
-      return Status::Corruption("object " + request_.digest.ToString() + " (" +
-                                request_.description + ") has " + std::to_string(stored_) +
-                                " bytes, the catalog says " +
-                                std::to_string(request_.expected_size));
+      return Status::Corruption(
+          "object " + request_.digest.ToString() + " (" + request_.description +
+          ") has " + std::to_string(stored_) + " bytes, the catalog says " +
+          std::to_string(request_.expected_size));
     return Status::Ok();
   }
   uint64_t received() const { return received_; }
@@ -121,11 +124,13 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
   return cache_->Open(request.digest);
 }
 
-Result<cache::CacheHandle> ObjectFetcher::OpenReferenced(const ObjectRequest& request) {
+Result<cache::CacheHandle> ObjectFetcher::OpenReferenced(
+    const ObjectRequest& request) {
   auto handle = Open(request);
   if (!handle.ok() && handle.status().code() == Status::Code::kNotFound)
-    return Status::IoError("object " + request.digest.ToString() + " (" + request.description +
-                           ") is missing on the server: " + handle.status().message());
+    return Status::IoError(
+        "object " + request.digest.ToString() + " (" + request.description +
+        ") is missing on the server: " + handle.status().message());
   return handle;
 }
 
@@ -141,21 +146,26 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
   Status st = DownloadOnce(request, no_cache);
   for (;;) {
     const Status::Code code = st.code();
-    const std::string what = request.digest.ToString() + " (" + request.description + ")";
+    const std::string what =
+        request.digest.ToString() + " (" + request.description + ")";
     if (code == Status::Code::kCorruption && !no_cache) {
       if (log_) log_("retrying " + what + " with no-cache: " + st.ToString());
       no_cache = true;
-    } else if (code == Status::Code::kNotFound || code == Status::Code::kCorruption) {
+    } else if (code == Status::Code::kNotFound ||
+               code == Status::Code::kCorruption) {
       if (log_ && code == Status::Code::kCorruption)
-        log_(what + " still corrupted with no-cache (a host failure): " + st.ToString());
+        log_(what + " still corrupted with no-cache (a host failure): " +
+             st.ToString());
       if (!missing_failover_ || !missing_failover_(host_switches++)) break;
-    } else if (code == Status::Code::kNoSpace && !reclaimed && space_reclaimer_) {
+    } else if (code == Status::Code::kNoSpace && !reclaimed &&
+               space_reclaimer_) {
       // Objects this client merely keeps open for speed may be what fills
       // the quota: let them go once and try again.
       reclaimed = true;
       size_t closed = space_reclaimer_();
-      if (log_) log_("cache full storing " + what + "; closed " + std::to_string(closed) +
-                     " idle files and retrying");
+      if (log_)
+        log_("cache full storing " + what + "; closed " +
+             std::to_string(closed) + " idle files and retrying");
     } else {
       break;
     }
@@ -164,18 +174,20 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
   if (st.ok()) {
     ++downloads_;
   } else if (log_) {
-    log_("download of " + request.digest.ToString() + " (" + request.description +
-         ") failed: " + st.ToString());
+    log_("download of " + request.digest.ToString() + " (" +
+         request.description + ") failed: " + st.ToString());
   }
   return st;
 }
 
-Status ObjectFetcher::DownloadOnce(const ObjectRequest& request, bool no_cache) {
+Status ObjectFetcher::DownloadOnce(const ObjectRequest& request,
+                                   bool no_cache) {
   std::unique_ptr<cache::CacheTransaction> txn;
   Status txn_status;
   auto start_txn = [&]() {
     txn.reset();
-    auto t = cache_->StartTxn(request.digest, request.type, request.description);
+    auto t =
+        cache_->StartTxn(request.digest, request.type, request.description);
     if (t.ok()) {
       txn = std::move(t).value();
     } else {
@@ -190,7 +202,8 @@ Status ObjectFetcher::DownloadOnce(const ObjectRequest& request, bool no_cache) 
   });
   sink.set_on_reset(start_txn);
 
-  DownloadRequest download{ObjectPath(request.digest, request.suffix), no_cache};
+  DownloadRequest download{ObjectPath(request.digest, request.suffix),
+                           no_cache};
   DownloadResult result = fetcher_->Fetch(download, &sink);
   bytes_ += sink.received();
   if (!result.status.ok()) return result.status;
@@ -209,7 +222,8 @@ Result<std::string> ObjectFetcher::FetchToMemory(const ObjectRequest& request) {
       return Status::Ok();
     });
     sink.set_on_reset([&] { out.clear(); });
-    DownloadRequest download{ObjectPath(request.digest, request.suffix), no_cache};
+    DownloadRequest download{ObjectPath(request.digest, request.suffix),
+                             no_cache};
     DownloadResult result = fetcher_->Fetch(download, &sink);
     bytes_ += sink.received();
     if (!result.status.ok()) return result.status;

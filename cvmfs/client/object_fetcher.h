@@ -16,7 +16,8 @@
 //   in flight already? ──yes──► wait for that download, then open from cache
 //        │ no
 //        ▼
-//   Fetch ─► sink: hash(compressed) + inflate ─► txn ─► digest ok? commit : drop
+//   Fetch ─► sink: hash(compressed) + inflate ─► txn ─► digest ok? commit :
+//   drop
 //
 // Concurrent requests for one object are collapsed into one download; the
 // waiters then open the committed object.
@@ -45,17 +46,17 @@ namespace cvmfs::client {
 struct ObjectRequest {
   Digest digest;
   ObjectSuffix suffix = ObjectSuffix::kNone;
-  bool compressed = true;          // stored zlib-compressed on the server
+  bool compressed = true;  // stored zlib-compressed on the server
   cache::ObjectType type = cache::ObjectType::kRegular;
-  std::string description;         // repository path, for logs and `cache list`
-  uint64_t expected_size = 0;      // uncompressed size if known (0 = unknown)
+  std::string description;     // repository path, for logs and `cache list`
+  uint64_t expected_size = 0;  // uncompressed size if known (0 = unknown)
 };
 
 struct FetchCounters {
-  uint64_t hits = 0;        // served from the cache
-  uint64_t downloads = 0;   // objects downloaded and committed
-  uint64_t collapsed = 0;   // requests that waited for another's download
-  uint64_t io_errors = 0;   // failed requests (network, corruption, no space)
+  uint64_t hits = 0;       // served from the cache
+  uint64_t downloads = 0;  // objects downloaded and committed
+  uint64_t collapsed = 0;  // requests that waited for another's download
+  uint64_t io_errors = 0;  // failed requests (network, corruption, no space)
   uint64_t bytes_downloaded = 0;  // bytes on the wire (compressed)
 };
 
@@ -82,13 +83,17 @@ class ObjectFetcher {
 
   // Where failed downloads are reported (the client's debug log); called
   // from the failing request's thread.
-  void set_logger(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+  void set_logger(std::function<void(const std::string&)> log) {
+    log_ = std::move(log);
+  }
   // Called when a server answers 404 for an object, or serves it corrupted
   // even with no-cache, with the number of earlier calls for this download;
   // returning true retries (after switching host).
   // Called once when the cache has no room for an object (NoSpace); returns
   // how many files it let go. The download is then tried again.
-  void set_space_reclaimer(std::function<size_t()> f) { space_reclaimer_ = std::move(f); }
+  void set_space_reclaimer(std::function<size_t()> f) {
+    space_reclaimer_ = std::move(f);
+  }
   void set_missing_object_failover(std::function<bool(int attempt)> f) {
     missing_failover_ = std::move(f);
   }
@@ -104,14 +109,16 @@ class ObjectFetcher {
   std::function<void(const std::string&)> log_;
   std::function<bool(int)> missing_failover_;
   std::function<size_t()> space_reclaimer_;
-  Fetcher* fetcher_;         // borrowed
+  Fetcher* fetcher_;          // borrowed
   cache::PosixCache* cache_;  // borrowed
 
   std::mutex mu_;  // guards in_flight_; never held during a download
   std::condition_variable done_cv_;
-  std::map<std::string, std::shared_ptr<InFlight>> in_flight_;  // by digest string
+  std::map<std::string, std::shared_ptr<InFlight>>
+      in_flight_;  // by digest string
 
-  std::atomic<uint64_t> hits_{0}, downloads_{0}, collapsed_{0}, io_errors_{0}, bytes_{0};
+  std::atomic<uint64_t> hits_{0}, downloads_{0}, collapsed_{0}, io_errors_{0},
+      bytes_{0};
 };
 
 }  // namespace cvmfs::client

@@ -64,7 +64,8 @@ class ObjectFetcherTest : public ::testing::Test {
     auto handle = cache_->Open(request_.digest);
     if (!handle.ok()) return "not cached: " + handle.status().ToString();
     std::string out(handle->size(), '\0');
-    EXPECT_EQ(static_cast<ssize_t>(out.size()), ::pread(handle->fd(), out.data(), out.size(), 0));
+    EXPECT_EQ(static_cast<ssize_t>(out.size()),
+              ::pread(handle->fd(), out.data(), out.size(), 0));
     return out;
   }
 
@@ -105,7 +106,8 @@ TEST_F(ObjectFetcherTest, CorruptedOnEveryHostIsCorruptionAndNothingCached) {
   for (int i = 0; i < 3; ++i) server_.ServeOnce(path_, Corrupted());
   auto handle = objects_->Open(request_);
   ASSERT_FALSE(handle.ok());
-  EXPECT_EQ(Status::Code::kCorruption, handle.status().code()) << handle.status().ToString();
+  EXPECT_EQ(Status::Code::kCorruption, handle.status().code())
+      << handle.status().ToString();
   EXPECT_EQ((std::vector<bool>{false, true, true}), NoCacheFlags());
   EXPECT_EQ((std::vector<int>{0, 1}), hook_calls_);
   EXPECT_FALSE(cache_->Contains(request_.digest));
@@ -136,7 +138,8 @@ TEST_F(ObjectFetcherTest, MissingEverywhereIsIoErrorForReferencedObjects) {
   server_.Remove(path_);
   auto handle = objects_->OpenReferenced(request_);
   ASSERT_FALSE(handle.ok());
-  EXPECT_EQ(Status::Code::kIoError, handle.status().code()) << handle.status().ToString();
+  EXPECT_EQ(Status::Code::kIoError, handle.status().code())
+      << handle.status().ToString();
   EXPECT_EQ((std::vector<int>{0, 1}), hook_calls_);
   EXPECT_EQ(2u, server_.total_requests());
 }

@@ -23,7 +23,8 @@ ObjectRequest ChunkRequest(const InodeInfo& info, const FileChunk& chunk) {
 Result<size_t> PreadAll(int fd, char* buf, size_t size, uint64_t offset) {
   size_t done = 0;
   while (done < size) {
-    ssize_t n = ::pread(fd, buf + done, size - done, static_cast<off_t>(offset + done));
+    ssize_t n =
+        ::pread(fd, buf + done, size - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       return Status::FromErrno(errno, "read from cache");
@@ -55,9 +56,11 @@ Result<size_t> OpenFile::Read(char* buf, size_t size, off_t offset) {
 }
 
 size_t OpenFile::ChunkAt(uint64_t offset) const {
-  auto it = std::upper_bound(chunks_.begin(), chunks_.end(), offset,
-                             [](uint64_t off, const FileChunk& c) { return off < c.offset; });
-  return it == chunks_.begin() ? 0 : static_cast<size_t>(it - chunks_.begin() - 1);
+  auto it = std::upper_bound(
+      chunks_.begin(), chunks_.end(), offset,
+      [](uint64_t off, const FileChunk& c) { return off < c.offset; });
+  return it == chunks_.begin() ? 0
+                               : static_cast<size_t>(it - chunks_.begin() - 1);
 }
 
 Result<size_t> OpenFile::ReadChunked(char* buf, size_t size, uint64_t offset) {
@@ -68,13 +71,16 @@ Result<size_t> OpenFile::ReadChunked(char* buf, size_t size, uint64_t offset) {
     const FileChunk& chunk = chunks_[index];
     uint64_t pos = offset + done;
     if (pos < chunk.offset || pos >= chunk.offset + chunk.size)
-      return Status::Corruption("chunk list of " + info_->path + " has a gap at " +
-                                std::to_string(pos));
+      return Status::Corruption("chunk list of " + info_->path +
+                                " has a gap at " + std::to_string(pos));
     CVMFS_ASSIGN_OR_RETURN(auto handle, Chunk(index));
-    size_t want = static_cast<size_t>(std::min<uint64_t>(size - done, chunk.offset + chunk.size - pos));
-    CVMFS_ASSIGN_OR_RETURN(size_t got, PreadAll(handle->fd(), buf + done, want, pos - chunk.offset));
+    size_t want = static_cast<size_t>(
+        std::min<uint64_t>(size - done, chunk.offset + chunk.size - pos));
+    CVMFS_ASSIGN_OR_RETURN(size_t got, PreadAll(handle->fd(), buf + done, want,
+                                                pos - chunk.offset));
     if (got != want)
-      return Status::Corruption("cached chunk of " + info_->path + " is shorter than the catalog says");
+      return Status::Corruption("cached chunk of " + info_->path +
+                                " is shorter than the catalog says");
     done += got;
     if (done < size) ++index;
   }
@@ -90,7 +96,8 @@ void OpenFile::ReadAhead(size_t index) {
     if (ahead_requested_.compare_exchange_weak(seen, want)) {
       ObjectRequest request = ChunkRequest(*info_, chunks_[index]);
       ObjectFetcher* objects = fs_->objects();
-      fs_->readahead_.Post([objects, request] { (void)objects->Open(request); });
+      fs_->readahead_.Post(
+          [objects, request] { (void)objects->Open(request); });
       return;
     }
   }
@@ -106,16 +113,17 @@ Result<std::shared_ptr<cache::CacheHandle>> OpenFile::Chunk(size_t index) {
       }
     }
   }
-  auto opened = fs_->objects()->OpenReferenced(ChunkRequest(*info_, chunks_[index]));
+  auto opened =
+      fs_->objects()->OpenReferenced(ChunkRequest(*info_, chunks_[index]));
   if (!opened.ok()) return opened.status().Annotate(info_->path);
   auto handle = std::make_shared<cache::CacheHandle>(std::move(opened).value());
   std::lock_guard<std::mutex> lock(mu_);
   if (slots_.size() < kOpenChunks) {
     slots_.push_back(Slot{index, handle, ++use_clock_});
   } else {
-    auto oldest = std::min_element(slots_.begin(), slots_.end(), [](const Slot& a, const Slot& b) {
-      return a.last_use < b.last_use;
-    });
+    auto oldest = std::min_element(
+        slots_.begin(), slots_.end(),
+        [](const Slot& a, const Slot& b) { return a.last_use < b.last_use; });
     *oldest = Slot{index, handle, ++use_clock_};
   }
   return handle;

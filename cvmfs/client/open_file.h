@@ -31,9 +31,11 @@ class FileSystem;
 class OpenFile {
  public:
   // A file stored whole.
-  OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info, cache::CacheHandle whole);
+  OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info,
+           cache::CacheHandle whole);
   // A chunked file (chunks ordered by offset, covering the file).
-  OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info, std::vector<FileChunk> chunks);
+  OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info,
+           std::vector<FileChunk> chunks);
 
   Result<size_t> Read(char* buf, size_t size, off_t offset);
   const InodeInfo& info() const { return *info_; }
@@ -62,8 +64,10 @@ class OpenFile {
   std::mutex mu_;  // guards slots_, use_clock_ (leaf lock)
   std::vector<Slot> slots_;
   uint64_t use_clock_ = 0;
-  std::atomic<uint64_t> next_expected_{0};  // offset a sequential reader asks next
-  std::atomic<size_t> ahead_requested_{0};  // highest chunk index fetched ahead + 1
+  std::atomic<uint64_t> next_expected_{
+      0};  // offset a sequential reader asks next
+  std::atomic<size_t> ahead_requested_{
+      0};  // highest chunk index fetched ahead + 1
 };
 
 }  // namespace cvmfs::client

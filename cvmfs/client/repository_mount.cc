@@ -12,7 +12,8 @@ std::string JoinGroups(const std::vector<std::vector<std::string>>& groups) {
   std::string out;
   for (size_t g = 0; g < groups.size(); ++g) {
     if (g) out += ";";
-    for (size_t m = 0; m < groups[g].size(); ++m) out += (m ? "|" : "") + groups[g][m];
+    for (size_t m = 0; m < groups[g].size(); ++m)
+      out += (m ? "|" : "") + groups[g][m];
   }
   return out.empty() ? "DIRECT" : out;
 }
@@ -26,10 +27,13 @@ class RepositoryMount::HttpView : public NetworkView {
   std::string proxy() const override { return http_->CurrentProxy(); }
   std::string host_list() const override {
     std::string out;
-    for (const std::string& h : http_->Hosts()) out += (out.empty() ? "" : ";") + h;
+    for (const std::string& h : http_->Hosts())
+      out += (out.empty() ? "" : ";") + h;
     return out;
   }
-  std::string proxy_list() const override { return JoinGroups(http_->Proxies()); }
+  std::string proxy_list() const override {
+    return JoinGroups(http_->Proxies());
+  }
   int timeout() const override { return http_->timeout_s(); }
   int timeout_direct() const override { return http_->timeout_direct_s(); }
 
@@ -65,7 +69,8 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     m->fetcher_ = std::move(http);
     m->view_ = std::make_unique<HttpView>(m->http_);
   }
-  m->objects_ = std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
+  m->objects_ =
+      std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
   m->objects_->set_logger(log);
   if (m->http_) {
     // A host answering 404 for an object a verified catalog references has
@@ -73,44 +78,50 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     HttpFetcher* http = m->http_;
     m->objects_->set_missing_object_failover([http, log](int attempt) {
       if (attempt >= static_cast<int>(http->Hosts().size()) - 1) return false;
-      log("object missing or corrupted on " + http->CurrentHost() + "; switching host");
+      log("object missing or corrupted on " + http->CurrentHost() +
+          "; switching host");
       http->SwitchHost();
       return true;
     });
   }
 
   CVMFS_ASSIGN_OR_RETURN(MountedRevision revision, m->ChooseRevision(log));
-  auto catalogs = CatalogSet::Mount(m->objects_.get(), m->cache_.get(), revision.root_hash,
-                                    &m->next_inode_);
+  auto catalogs = CatalogSet::Mount(m->objects_.get(), m->cache_.get(),
+                                    revision.root_hash, &m->next_inode_);
   if (!catalogs.ok())
-    return catalogs.status().Annotate("failed to load the root file catalog of " + c.fqrn);
-  log("mounted revision " + std::to_string(revision.revision) + " of " + c.fqrn +
-      " (root catalog " + revision.root_hash.ToString() + ")");
-  m->fs_ = std::make_unique<FileSystem>(c.fs, m->objects_.get(), m->cache_.get(),
-                                        std::move(catalogs).value(), std::move(revision),
-                                        m->view_.get());
+    return catalogs.status().Annotate(
+        "failed to load the root file catalog of " + c.fqrn);
+  log("mounted revision " + std::to_string(revision.revision) + " of " +
+      c.fqrn + " (root catalog " + revision.root_hash.ToString() + ")");
+  m->fs_ = std::make_unique<FileSystem>(
+      c.fs, m->objects_.get(), m->cache_.get(), std::move(catalogs).value(),
+      std::move(revision), m->view_.get());
   m->fs_->set_inode_counter(&m->next_inode_);
   FileSystem* fs = m->fs_.get();
   m->objects_->set_space_reclaimer([fs] { return fs->CloseIdleFiles(); });
-  m->next_check_ = ::time(nullptr) + (m->offline_start_ ? kRetryAfterFailureSeconds
-                                                         : m->TtlSeconds(m->fs_->revision()));
+  m->next_check_ =
+      ::time(nullptr) + (m->offline_start_ ? kRetryAfterFailureSeconds
+                                           : m->TtlSeconds(m->fs_->revision()));
   return m;
 }
 
 Result<Tag> RepositoryMount::TagRoot(const Manifest& manifest) {
   if (!manifest.history)
-    return Status::NotFound("repository has no history database; cannot find tag '" +
-                            config_.tag + "'");
+    return Status::NotFound(
+        "repository has no history database; cannot find tag '" + config_.tag +
+        "'");
   ObjectRequest request;
   request.digest = *manifest.history;
   request.suffix = ObjectSuffix::kHistory;
   request.description = "history of " + config_.fqrn;
   CVMFS_ASSIGN_OR_RETURN(auto handle, objects_->OpenReferenced(request));
-  CVMFS_ASSIGN_OR_RETURN(auto history,
-                         HistoryDb::OpenReadOnly("/proc/self/fd/" + std::to_string(handle.fd())));
+  CVMFS_ASSIGN_OR_RETURN(
+      auto history,
+      HistoryDb::OpenReadOnly("/proc/self/fd/" + std::to_string(handle.fd())));
   CVMFS_ASSIGN_OR_RETURN(auto tag, history->Get(config_.tag));
   if (!tag)
-    return Status::NotFound("CVMFS_REPOSITORY_TAG: no tag '" + config_.tag + "' in " + config_.fqrn);
+    return Status::NotFound("CVMFS_REPOSITORY_TAG: no tag '" + config_.tag +
+                            "' in " + config_.fqrn);
   return *tag;
 }
 
@@ -118,7 +129,8 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
     const std::function<void(const std::string&)>& log) {
   const MountConfig& c = config_;
   CVMFS_ASSIGN_OR_RETURN(auto breadcrumb, cache_->LoadBreadcrumb(c.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist, Blacklist::Load(c.blacklist_file));
+  CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist,
+                         Blacklist::Load(c.blacklist_file));
   auto trusted = FetchManifest(blacklist);
 
   MountedRevision rev;
@@ -127,14 +139,15 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
     // verifies (a captive portal everywhere). A blacklisted certificate or
     // revision is never worked around.
     const Status::Code code = trusted.status().code();
-    if (code == Status::Code::kPermission || code == Status::Code::kInvalidArgument ||
-        !breadcrumb)
+    if (code == Status::Code::kPermission ||
+        code == Status::Code::kInvalidArgument || !breadcrumb)
       return trusted.status().Annotate("cannot mount " + c.fqrn);
     if (!c.tag.empty())
-      return trusted.status().Annotate("cannot mount tag " + c.tag + " of " + c.fqrn +
-                                       " offline");
+      return trusted.status().Annotate("cannot mount tag " + c.tag + " of " +
+                                       c.fqrn + " offline");
     log("no server reachable (" + trusted.status().ToString() +
-        "); mounting revision " + std::to_string(breadcrumb->revision) + " from the cache");
+        "); mounting revision " + std::to_string(breadcrumb->revision) +
+        " from the cache");
     offline_start_ = true;
     rev.root_hash = breadcrumb->root_hash;
     rev.revision = breadcrumb->revision;
@@ -145,10 +158,11 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
   }
   const Manifest& manifest = trusted->manifest;
   if (breadcrumb && manifest.revision < breadcrumb->revision)
-    return Status::Corruption("manifest of " + c.fqrn + " has revision " +
-                              std::to_string(manifest.revision) + ", older than revision " +
-                              std::to_string(breadcrumb->revision) +
-                              " seen before (stale mirror or replay); refusing it");
+    return Status::Corruption(
+        "manifest of " + c.fqrn + " has revision " +
+        std::to_string(manifest.revision) + ", older than revision " +
+        std::to_string(breadcrumb->revision) +
+        " seen before (stale mirror or replay); refusing it");
   rev.manifest = manifest;
   rev.host = trusted->host;
   rev.revision = manifest.revision;
@@ -176,19 +190,21 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
 
 namespace cvmfs::client {
 
-Result<TrustedManifest> RepositoryMount::FetchManifest(const Blacklist& blacklist) {
+Result<TrustedManifest> RepositoryMount::FetchManifest(
+    const Blacklist& blacklist) {
   CVMFS_ASSIGN_OR_RETURN(auto keys, LoadPublicKeys(config_.public_key_files));
   size_t hosts_left = http_ ? http_->Hosts().size() - 1 : 0;
   auto next_host = [&](const Status& why) {
     if (hosts_left == 0) return false;
     --hosts_left;
-    log_("manifest from " + http_->CurrentHost() + " rejected (" + why.ToString() +
-         "); switching host");
+    log_("manifest from " + http_->CurrentHost() + " rejected (" +
+         why.ToString() + "); switching host");
     http_->SwitchHost();
     return true;
   };
-  return FetchTrustedManifestFailover(fetcher_.get(), objects_.get(), config_.fqrn, keys,
-                                      ::time(nullptr), &blacklist, next_host);
+  return FetchTrustedManifestFailover(fetcher_.get(), objects_.get(),
+                                      config_.fqrn, keys, ::time(nullptr),
+                                      &blacklist, next_host);
 }
 
 int64_t RepositoryMount::TtlSeconds(const MountedRevision& rev) const {
@@ -226,18 +242,23 @@ Result<std::string> RepositoryMount::UpdateLocked() {
   if (!c.tag.empty() || c.root_hash)
     return std::string("Catalog up to date (pinned by configuration)");
   MountedRevision current = fs_->revision();
-  CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist, Blacklist::Load(c.blacklist_file));
+  CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist,
+                         Blacklist::Load(c.blacklist_file));
   CVMFS_ASSIGN_OR_RETURN(TrustedManifest trusted, FetchManifest(blacklist));
   const Manifest& m = trusted.manifest;
   if (m.revision < current.revision ||
       (m.revision == current.revision && m.root_catalog != current.root_hash))
-    return Status::Corruption("manifest of " + c.fqrn + " has revision " +
-                              std::to_string(m.revision) + ", not newer than the mounted " +
-                              std::to_string(current.revision) + "; refusing it");
-  if (m.root_catalog == current.root_hash) return std::string("Catalog up to date");
-  auto catalogs = CatalogSet::Mount(objects_.get(), cache_.get(), m.root_catalog, &next_inode_);
+    return Status::Corruption(
+        "manifest of " + c.fqrn + " has revision " +
+        std::to_string(m.revision) + ", not newer than the mounted " +
+        std::to_string(current.revision) + "; refusing it");
+  if (m.root_catalog == current.root_hash)
+    return std::string("Catalog up to date");
+  auto catalogs = CatalogSet::Mount(objects_.get(), cache_.get(),
+                                    m.root_catalog, &next_inode_);
   if (!catalogs.ok())
-    return catalogs.status().Annotate("loading revision " + std::to_string(m.revision));
+    return catalogs.status().Annotate("loading revision " +
+                                      std::to_string(m.revision));
   MountedRevision rev;
   rev.manifest = m;
   rev.root_hash = m.root_catalog;
@@ -250,8 +271,8 @@ Result<std::string> RepositoryMount::UpdateLocked() {
   crumb.revision = m.revision;
   Status st = cache_->StoreBreadcrumb(c.fqrn, crumb);
   if (!st.ok()) log_("warning: cannot store breadcrumb: " + st.ToString());
-  std::string report = "switched to revision " + std::to_string(m.revision) + " (root catalog " +
-                       m.root_catalog.ToString() + ")";
+  std::string report = "switched to revision " + std::to_string(m.revision) +
+                       " (root catalog " + m.root_catalog.ToString() + ")";
   log_(report);
   return report;
 }
@@ -294,13 +315,15 @@ void RepositoryMount::UpdaterLoop() {
       // next_check_ may move (cvmfs_talk max ttl set): wait for the
       // deadline as it is now, again after every notification.
       while (!stop_ && !wake_ && ::time(nullptr) < next_check_)
-        wake_cv_.wait_until(lock, std::chrono::system_clock::from_time_t(next_check_));
+        wake_cv_.wait_until(
+            lock, std::chrono::system_clock::from_time_t(next_check_));
       if (stop_) return;
       wake_ = false;
     }
     auto result = CheckForUpdate(/*sync=*/true);
     if (!result.ok())
-      log_("revision check failed (retrying in " + std::to_string(kRetryAfterFailureSeconds) +
+      log_("revision check failed (retrying in " +
+           std::to_string(kRetryAfterFailureSeconds) +
            " s): " + result.status().ToString());
   }
 }

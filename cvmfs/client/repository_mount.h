@@ -18,11 +18,11 @@
 #include <condition_variable>
 #include <ctime>
 #include <functional>
-#include <mutex>
-#include <thread>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cache/posix_cache.h"
@@ -43,9 +43,9 @@ struct MountConfig {
   std::string tag;                  // CVMFS_REPOSITORY_TAG
   std::optional<Digest> root_hash;  // CVMFS_ROOT_HASH
   FileSystemOptions fs;
-  bool auto_update = true;          // CVMFS_AUTO_UPDATE
-  int64_t max_ttl_s = 0;            // CVMFS_MAX_TTL (in seconds here), 0 = none
-  std::string blacklist_file;       // /etc/cvmfs/blacklist (may be missing)
+  bool auto_update = true;     // CVMFS_AUTO_UPDATE
+  int64_t max_ttl_s = 0;       // CVMFS_MAX_TTL (in seconds here), 0 = none
+  std::string blacklist_file;  // /etc/cvmfs/blacklist (may be missing)
 };
 
 // How long to wait before checking again after a failed check (CVMFS's
@@ -97,7 +97,8 @@ class RepositoryMount {
   int64_t TtlSeconds(const MountedRevision& rev) const;
   // The verified manifest, trying the next host when one serves a bad one.
   Result<TrustedManifest> FetchManifest(const Blacklist& blacklist);
-  Result<MountedRevision> ChooseRevision(const std::function<void(const std::string&)>& log);
+  Result<MountedRevision> ChooseRevision(
+      const std::function<void(const std::string&)>& log);
   Result<Tag> TagRoot(const Manifest& manifest);
 
   MountConfig config_;

@@ -22,7 +22,8 @@ namespace {
 class StorageFetcher : public Fetcher {
  public:
   explicit StorageFetcher(std::string root) : store_(std::move(root)) {}
-  DownloadResult Fetch(const DownloadRequest& request, DownloadSink* sink) override {
+  DownloadResult Fetch(const DownloadRequest& request,
+                       DownloadSink* sink) override {
     DownloadResult r;
     std::string bytes;
     {
@@ -64,10 +65,12 @@ class RevisionUpdateTest : public ::testing::Test {
     ASSERT_TRUE(publisher::Mkfs(paths_, o).ok());
   }
 
-  void Publish(const std::string& script, std::vector<std::string> remove = {}) {
+  void Publish(const std::string& script,
+               std::vector<std::string> remove = {}) {
     std::string dir = work_.Sub("tree");
-    std::string cmd = "rm -rf " + dir + " && mkdir -p " + dir + " && cd " + dir + " && " + script +
-                      " && tar -cf " + work_.Sub("in.tar") + " -C " + dir + " .";
+    std::string cmd = "rm -rf " + dir + " && mkdir -p " + dir + " && cd " +
+                      dir + " && " + script + " && tar -cf " +
+                      work_.Sub("in.tar") + " -C " + dir + " .";
     ASSERT_EQ(0, std::system(cmd.c_str()));
     auto repo = publisher::Repository::Open(paths_, fqrn_);
     ASSERT_TRUE(repo.ok());
@@ -99,7 +102,8 @@ class RevisionUpdateTest : public ::testing::Test {
     c.fs.fqrn = fqrn_;
     auto fetcher = std::make_unique<StorageFetcher>(paths_.Storage(fqrn_));
     fetcher_ = fetcher.get();
-    return RepositoryMount::Create(std::move(c), [](const std::string&) {}, std::move(fetcher));
+    return RepositoryMount::Create(
+        std::move(c), [](const std::string&) {}, std::move(fetcher));
   }
 
   static uint64_t Resolve(FileSystem* fs, const std::string& path) {
@@ -185,7 +189,8 @@ TEST_F(RevisionUpdateTest, ReplayedOlderManifestIsRefused) {
   fetcher_->Override(".cvmfspublished", *old_manifest);
   auto r = mount->CheckForUpdate(true);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(std::string::npos, r.status().message().find("not newer")) << r.status().ToString();
+  EXPECT_NE(std::string::npos, r.status().message().find("not newer"))
+      << r.status().ToString();
   EXPECT_EQ(revision, mount->file_system()->revision().revision);
 }
 
@@ -196,13 +201,14 @@ TEST_F(RevisionUpdateTest, BlacklistedRevisionIsRefusedAtMountAndUpdate) {
   uint64_t revision = mount->file_system()->revision().revision;
   Publish("echo two > f");
   ASSERT_TRUE(WriteFileAtomic(paths_.EtcCvmfs() + "/blacklist",
-                              "# broken releases\n<" + fqrn_ + " " + std::to_string(revision + 5) +
-                                  "\n",
+                              "# broken releases\n<" + fqrn_ + " " +
+                                  std::to_string(revision + 5) + "\n",
                               0644)
                   .ok());
   auto r = mount->CheckForUpdate(true);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(std::string::npos, r.status().message().find("blacklisted")) << r.status().ToString();
+  EXPECT_NE(std::string::npos, r.status().message().find("blacklisted"))
+      << r.status().ToString();
   mount.reset();
   auto again = TryMount();
   ASSERT_FALSE(again.ok());

@@ -2,7 +2,8 @@
 
 namespace cvmfs::client {
 
-TaskQueue::TaskQueue(int threads, size_t max_pending) : max_pending_(max_pending) {
+TaskQueue::TaskQueue(int threads, size_t max_pending)
+    : max_pending_(max_pending) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
 }
 

@@ -15,7 +15,8 @@ class MemorySink : public DownloadSink {
  public:
   Status Write(const void* data, size_t size) override {
     if (bytes_.size() + size > kMaxSignedFileSize)
-      return Status::Corruption("larger than " + std::to_string(kMaxSignedFileSize) +
+      return Status::Corruption("larger than " +
+                                std::to_string(kMaxSignedFileSize) +
                                 " bytes; not a CVMFS signed file");
     bytes_.append(static_cast<const char*>(data), size);
     return Status::Ok();
@@ -27,7 +28,8 @@ class MemorySink : public DownloadSink {
   std::string bytes_;
 };
 
-Result<std::string> FetchSmallFile(Fetcher* fetcher, std::string_view name, std::string* host) {
+Result<std::string> FetchSmallFile(Fetcher* fetcher, std::string_view name,
+                                   std::string* host) {
   MemorySink sink;
   DownloadRequest request{std::string(name), /*no_cache=*/false};
   DownloadResult result = fetcher->Fetch(request, &sink);
@@ -61,24 +63,32 @@ Result<Blacklist> Blacklist::Parse(std::string_view text) {
     ++line_no;
     size_t hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    while (!line.empty() &&
+           std::isspace(static_cast<unsigned char>(line.back())))
+      line.pop_back();
     size_t start = line.find_first_not_of(" \t");
     if (start == std::string::npos) continue;
     line = line.substr(start);
     if (line[0] == '<') {
       size_t space = line.find_first_of(" \t");
-      std::string fqrn = line.substr(1, space == std::string::npos ? std::string::npos : space - 1);
-      std::string number = space == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", space));
+      std::string fqrn = line.substr(
+          1, space == std::string::npos ? std::string::npos : space - 1);
+      std::string number =
+          space == std::string::npos
+              ? ""
+              : line.substr(line.find_first_not_of(" \t", space));
       char* rest = nullptr;
       unsigned long long n = std::strtoull(number.c_str(), &rest, 10);
       if (fqrn.empty() || number.empty() || (rest && *rest))
-        return Status::InvalidArgument("blacklist line " + std::to_string(line_no) + " '" + line +
+        return Status::InvalidArgument("blacklist line " +
+                                       std::to_string(line_no) + " '" + line +
                                        "': expected '<FQRN REVISION'");
       b.min_revisions.emplace_back(fqrn, n);
     } else {
       auto fp = ParseFingerprint(line);
       if (!fp.ok())
-        return Status::InvalidArgument("blacklist line " + std::to_string(line_no) + " '" + line +
+        return Status::InvalidArgument("blacklist line " +
+                                       std::to_string(line_no) + " '" + line +
                                        "': not a certificate fingerprint");
       b.fingerprints.push_back(FormatFingerprint(*fp));
     }
@@ -86,20 +96,25 @@ Result<Blacklist> Blacklist::Parse(std::string_view text) {
   return b;
 }
 
-Status Blacklist::Check(const std::string& fqrn, const Certificate& cert, uint64_t revision) const {
+Status Blacklist::Check(const std::string& fqrn, const Certificate& cert,
+                        uint64_t revision) const {
   for (const std::string& fp : fingerprints) {
     auto digest = ParseFingerprint(fp);
-    if (digest.ok() && FormatFingerprint(*digest) == cert.Fingerprint(digest->algorithm))
-      return Status::Permission("certificate " + fp + " of " + fqrn + " is blacklisted");
+    if (digest.ok() &&
+        FormatFingerprint(*digest) == cert.Fingerprint(digest->algorithm))
+      return Status::Permission("certificate " + fp + " of " + fqrn +
+                                " is blacklisted");
   }
   for (const auto& [name, min] : min_revisions)
     if (name == fqrn && revision < min)
-      return Status::Permission("revision " + std::to_string(revision) + " of " + fqrn +
-                                " is blacklisted (below " + std::to_string(min) + ")");
+      return Status::Permission("revision " + std::to_string(revision) +
+                                " of " + fqrn + " is blacklisted (below " +
+                                std::to_string(min) + ")");
   return Status::Ok();
 }
 
-Result<std::vector<PublicKey>> LoadPublicKeys(const std::vector<std::string>& files) {
+Result<std::vector<PublicKey>> LoadPublicKeys(
+    const std::vector<std::string>& files) {
   std::vector<PublicKey> keys;
   for (const std::string& file : files) {
     auto pem = ReadFile(file);
@@ -109,38 +124,43 @@ Result<std::vector<PublicKey>> LoadPublicKeys(const std::vector<std::string>& fi
     keys.push_back(std::move(key).value());
   }
   if (keys.empty())
-    return Status::InvalidArgument("no public master key configured (CVMFS_PUBLIC_KEY or "
-                                   "*.pub files in CVMFS_KEYS_DIR)");
+    return Status::InvalidArgument(
+        "no public master key configured (CVMFS_PUBLIC_KEY or "
+        "*.pub files in CVMFS_KEYS_DIR)");
   return keys;
 }
 
-Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* objects,
-                                             const std::string& fqrn,
-                                             const std::vector<PublicKey>& master_keys,
-                                             time_t now, const Blacklist* blacklist) {
+Result<TrustedManifest> FetchTrustedManifest(
+    Fetcher* fetcher, ObjectFetcher* objects, const std::string& fqrn,
+    const std::vector<PublicKey>& master_keys, time_t now,
+    const Blacklist* blacklist) {
   TrustedManifest trusted;
-  CVMFS_ASSIGN_OR_RETURN(std::string wl_text, FetchSmallFile(fetcher, kWhitelistName, nullptr));
+  CVMFS_ASSIGN_OR_RETURN(std::string wl_text,
+                         FetchSmallFile(fetcher, kWhitelistName, nullptr));
   auto wl = Whitelist::Parse(wl_text);
   if (!wl.ok()) return wl.status().Annotate("whitelist of " + fqrn);
-  CVMFS_RETURN_IF_ERROR(VerifyWhitelist(*wl, master_keys)
-                            .Annotate("whitelist of " + fqrn + " is not signed by a master key"));
+  CVMFS_RETURN_IF_ERROR(
+      VerifyWhitelist(*wl, master_keys)
+          .Annotate("whitelist of " + fqrn + " is not signed by a master key"));
   if (wl->whitelist.fqrn != fqrn)
-    return Status::Corruption("whitelist is for repository '" + wl->whitelist.fqrn +
-                              "', not " + fqrn);
+    return Status::Corruption("whitelist is for repository '" +
+                              wl->whitelist.fqrn + "', not " + fqrn);
   if (wl->whitelist.IsExpired(now))
-    return Status::Corruption("whitelist of " + fqrn + " expired at " +
-                              FormatWhitelistTime(wl->whitelist.expires) +
-                              " (the repository owner must run cvmfs_server resign)");
+    return Status::Corruption(
+        "whitelist of " + fqrn + " expired at " +
+        FormatWhitelistTime(wl->whitelist.expires) +
+        " (the repository owner must run cvmfs_server resign)");
 
   CVMFS_ASSIGN_OR_RETURN(std::string mf_text,
                          FetchSmallFile(fetcher, kManifestName, &trusted.host));
   auto mf = Manifest::Parse(mf_text);
   if (!mf.ok()) return mf.status().Annotate("manifest of " + fqrn);
   if (!mf->manifest.fqrn.empty() && mf->manifest.fqrn != fqrn)
-    return Status::Corruption("manifest is for repository '" + mf->manifest.fqrn + "', not " +
-                              fqrn);
+    return Status::Corruption("manifest is for repository '" +
+                              mf->manifest.fqrn + "', not " + fqrn);
   if (!mf->manifest.certificate)
-    return Status::Corruption("manifest of " + fqrn + " names no certificate (X)");
+    return Status::Corruption("manifest of " + fqrn +
+                              " names no certificate (X)");
 
   ObjectRequest cert_request;
   cert_request.digest = *mf->manifest.certificate;
@@ -155,10 +175,12 @@ Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* ob
   auto cert = Certificate::FromPem(cert_pem);
   if (!cert.ok()) return cert.status().Annotate("certificate of " + fqrn);
   if (!wl->whitelist.ListsCertificate(*cert))
-    return Status::Corruption("certificate " + cert->Fingerprint() + " of " + fqrn +
-                              " is not listed in the whitelist");
-  CVMFS_RETURN_IF_ERROR(VerifyManifest(*mf, *cert).Annotate("manifest of " + fqrn));
-  if (blacklist) CVMFS_RETURN_IF_ERROR(blacklist->Check(fqrn, *cert, mf->manifest.revision));
+    return Status::Corruption("certificate " + cert->Fingerprint() + " of " +
+                              fqrn + " is not listed in the whitelist");
+  CVMFS_RETURN_IF_ERROR(
+      VerifyManifest(*mf, *cert).Annotate("manifest of " + fqrn));
+  if (blacklist)
+    CVMFS_RETURN_IF_ERROR(blacklist->Check(fqrn, *cert, mf->manifest.revision));
 
   trusted.manifest = std::move(mf->manifest);
   trusted.whitelist = std::move(wl->whitelist);
@@ -171,15 +193,18 @@ namespace cvmfs::client {
 
 Result<TrustedManifest> FetchTrustedManifestFailover(
     Fetcher* fetcher, ObjectFetcher* objects, const std::string& fqrn,
-    const std::vector<PublicKey>& master_keys, time_t now, const Blacklist* blacklist,
+    const std::vector<PublicKey>& master_keys, time_t now,
+    const Blacklist* blacklist,
     const std::function<bool(const Status&)>& next_host) {
   for (;;) {
-    auto trusted = FetchTrustedManifest(fetcher, objects, fqrn, master_keys, now, blacklist);
+    auto trusted = FetchTrustedManifest(fetcher, objects, fqrn, master_keys,
+                                        now, blacklist);
     if (trusted.ok()) return trusted;
     const Status::Code code = trusted.status().code();
     const bool server_problem =
         code == Status::Code::kCorruption || code == Status::Code::kNotFound;
-    if (!server_problem || !next_host || !next_host(trusted.status())) return trusted;
+    if (!server_problem || !next_host || !next_host(trusted.status()))
+      return trusted;
   }
 }
 

@@ -1,7 +1,8 @@
 // The chain of trust from the configured master keys to a root catalog hash.
 //
 //   master key (CVMFS_PUBLIC_KEY / CVMFS_KEYS_DIR)
-//     └─ signs .cvmfswhitelist: repository name, expiry, certificate fingerprints
+//     └─ signs .cvmfswhitelist: repository name, expiry, certificate
+//     fingerprints
 //          └─ lists the certificate (X object, verified by hash)
 //               └─ signs .cvmfspublished: root catalog hash, revision, TTL, ...
 //
@@ -46,17 +47,18 @@ struct Blacklist {
   // A missing file is an empty blacklist; a malformed line is an error.
   static Result<Blacklist> Load(const std::string& file);
   static Result<Blacklist> Parse(std::string_view text);
-  Status Check(const std::string& fqrn, const Certificate& cert, uint64_t revision) const;
+  Status Check(const std::string& fqrn, const Certificate& cert,
+               uint64_t revision) const;
 };
 
 // Downloads at most this much for a manifest or whitelist: anything bigger
 // is not one (a captive portal's page, a directory listing).
 inline constexpr size_t kMaxSignedFileSize = 4 << 20;
 
-Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* objects,
-                                             const std::string& fqrn,
-                                             const std::vector<PublicKey>& master_keys,
-                                             time_t now, const Blacklist* blacklist = nullptr);
+Result<TrustedManifest> FetchTrustedManifest(
+    Fetcher* fetcher, ObjectFetcher* objects, const std::string& fqrn,
+    const std::vector<PublicKey>& master_keys, time_t now,
+    const Blacklist* blacklist = nullptr);
 
 // FetchTrustedManifest from the first server that gives a verifiable one:
 // a manifest or whitelist that is missing or fails verification (a captive
@@ -65,11 +67,13 @@ Result<TrustedManifest> FetchTrustedManifest(Fetcher* fetcher, ObjectFetcher* ob
 // fetcher's to fail over (it already tried every proxy and host).
 Result<TrustedManifest> FetchTrustedManifestFailover(
     Fetcher* fetcher, ObjectFetcher* objects, const std::string& fqrn,
-    const std::vector<PublicKey>& master_keys, time_t now, const Blacklist* blacklist,
+    const std::vector<PublicKey>& master_keys, time_t now,
+    const Blacklist* blacklist,
     const std::function<bool(const Status&)>& next_host);
 
 // Reads the master keys (PEM public keys) from files; an error names the file.
-Result<std::vector<PublicKey>> LoadPublicKeys(const std::vector<std::string>& files);
+Result<std::vector<PublicKey>> LoadPublicKeys(
+    const std::vector<std::string>& files);
 
 }  // namespace cvmfs::client
 
