@@ -364,6 +364,7 @@ int main(int argc, char** argv) {
   if (::getuid() == 0) fuse.mount_options.push_back("allow_other");
   if (settings->check_permissions)
     fuse.mount_options.push_back("default_permissions");
+  fuse.enforce_acls = settings->enforce_acls;
   for (const std::string& o : cl->fuse_options)
     if (o != "allow_other" || ::getuid() != 0) fuse.mount_options.push_back(o);
   std::unique_ptr<cvmfs::client::TalkServer>

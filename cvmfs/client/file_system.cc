@@ -444,6 +444,10 @@ Result<std::string> FileSystem::GetXattr(uint64_t inode,
   return magic.Get(name);
 }
 
+bool FileSystem::RevisionHasXattrs() {
+  return catalogs()->root()->counters().Total().xattr > 0;
+}
+
 Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
   std::vector<std::string> names;

@@ -153,6 +153,10 @@ class FileSystem {
   Result<struct statvfs> StatFs();
   Result<std::string> GetXattr(uint64_t inode, const std::string& name);
   Result<std::vector<std::string>> ListXattr(uint64_t inode);
+  // Whether any entry of the mounted revision carries extended attributes
+  // (the root catalog's xattr counters, which include nested catalogs).
+  // Without any, the repository has no security labels or ACLs at all.
+  bool RevisionHasXattrs();
 
   // Counters for attributes and cvmfs_talk.
   uint64_t open_files() const { return open_files_.load(); }

@@ -21,6 +21,7 @@ struct Session {
   bool no_open = false;
   bool no_opendir = false;
   bool default_permissions = false;  // the kernel checks modes
+  bool enforce_acls = false;         // the kernel checks POSIX ACLs too
 };
 
 Session* State(fuse_req_t req) {
@@ -61,11 +62,11 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) session->no_opendir = true;
   if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
     conn->want |= FUSE_CAP_CACHE_SYMLINKS;
-  // With POSIX ACL support the kernel asks once per inode for its ACL and
-  // caches the answer ("none"), instead of sending every `ls -l`'s
-  // getxattr(system.posix_acl_access) to us. It implies kernel permission
-  // checks, so only when those are on anyway.
-  if (session->default_permissions && (conn->capable & FUSE_CAP_POSIX_ACL))
+  // CVMFS_ENFORCE_ACLS: the kernel reads each inode's ACL once (caching
+  // it, "none" included) and checks it along with the mode bits. Without
+  // it ACLs stored in catalogs are plain extended attributes, as in CVMFS.
+  if (session->enforce_acls && session->default_permissions &&
+      (conn->capable & FUSE_CAP_POSIX_ACL))
     conn->want |= FUSE_CAP_POSIX_ACL;
   if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
   // Always readdirplus: listing replies carry attributes, so `ls -l` and
@@ -266,18 +267,29 @@ void ReplyXattr(fuse_req_t req, const std::string& value, size_t size) {
   }
 }
 
+// The errno for an attribute the entry does not have. `ls -l` asks every
+// file for its SELinux label (security.selinux) and ACLs
+// (system.posix_acl_*); the kernel caches neither answer (ACLs only when
+// it enforces them), so each is a round trip to us. When no entry of the
+// revision has any extended attribute, the repository supports neither:
+// "not supported" (as NFS answers) makes ls and libselinux stop asking for
+// the rest of the file system, while "no such attribute" would have them
+// ask again for every file.
+int MissingXattrErrno(fuse_req_t req, const char* name) {
+  const bool label = std::strncmp(name, "security.", 9) == 0;
+  const bool acl = std::strncmp(name, "system.posix_acl_", 17) == 0;
+  // An enforcing kernel must be told "no ACL" (it caches that), not an
+  // error it would pass on to permission checks.
+  if (acl && State(req)->enforce_acls) return ENODATA;
+  if ((label || acl) && !Fs(req)->RevisionHasXattrs()) return EOPNOTSUPP;
+  return ENODATA;
+}
+
 void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
-  // What `ls -l` asks of every file, and a repository never provides (the
-  // client shows no ACLs and no SELinux labels): answered without a lookup.
-  if (std::strcmp(name, "security.selinux") == 0 ||
-      std::strncmp(name, "system.posix_acl_", 17) == 0) {
-    fuse_reply_err(req, ENODATA);
-    return;
-  }
   auto r = Fs(req)->GetXattr(ino, name);
   if (!r.ok()) {
     fuse_reply_err(req, r.status().code() == Status::Code::kNotFound
-                            ? ENODATA
+                            ? MissingXattrErrno(req, name)
                             : Errno(r.status()));
     return;
   }
@@ -340,6 +352,7 @@ Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
   Session state{fs};
   for (const std::string& o : options.mount_options)
     if (o == "default_permissions") state.default_permissions = true;
+  state.enforce_acls = options.enforce_acls;
   std::unique_ptr<fuse_session, SessionDeleter> se(
       fuse_session_new(&args, &ops, sizeof(ops), &state));
   fuse_opt_free_args(&args);

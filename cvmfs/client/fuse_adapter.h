@@ -22,6 +22,9 @@ struct FuseOptions {
   bool debug = false;
   int max_idle_threads = 16;
   int max_threads = 64;  // FUSE worker threads at most
+  // CVMFS_ENFORCE_ACLS: negotiate POSIX ACLs, so that the kernel checks the
+  // ACLs stored in catalogs (needs "default_permissions").
+  bool enforce_acls = false;
   // Called once the file system is mounted (before serving requests), or
   // with the error if mounting failed.
   std::function<void(const Status&)> on_mounted;

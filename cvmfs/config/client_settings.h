@@ -67,6 +67,7 @@ struct ClientSettings {
   bool claim_ownership = true;     // CVMFS_CLAIM_OWNERSHIP
   bool check_permissions = true;   // CVMFS_CHECK_PERMISSIONS
   bool hide_magic_xattrs = false;  // CVMFS_HIDE_MAGIC_XATTRS
+  bool enforce_acls = false;       // CVMFS_ENFORCE_ACLS (kernel checks ACLs)
   int64_t nfiles = 131072;         // CVMFS_NFILES (RLIMIT_NOFILE)
 
   // Updates (client.md 4.4). A pinned tag, date or root hash means no

@@ -78,6 +78,7 @@ TEST_F(ClientSettingsTest, Defaults) {
   EXPECT_TRUE(s->claim_ownership);
   EXPECT_TRUE(s->check_permissions);
   EXPECT_FALSE(s->hide_magic_xattrs);
+  EXPECT_FALSE(s->enforce_acls);
   EXPECT_EQ(s->nfiles, 131072);
   EXPECT_EQ(s->max_ttl_min, 0);
   EXPECT_TRUE(s->auto_update);
@@ -201,6 +202,7 @@ TEST_F(ClientSettingsTest, MalformedValuesOfEveryKind) {
       {"CVMFS_CLAIM_OWNERSHIP", "si"},
       {"CVMFS_CHECK_PERMISSIONS", "2"},
       {"CVMFS_HIDE_MAGIC_XATTRS", "y"},
+      {"CVMFS_ENFORCE_ACLS", "maybe"},
       {"CVMFS_AUTO_UPDATE", "nope"},
       {"CVMFS_CACHE_BASE", "var/lib/cvmfs"},
       {"CVMFS_DEBUGLOG", "debug.log"},
@@ -223,6 +225,13 @@ TEST_F(ClientSettingsTest, BackoffMaxMustNotBeBelowInit) {
   opts_.Set("CVMFS_BACKOFF_INIT", "5", "test");
   EXPECT_NE(ErrorFor("CVMFS_BACKOFF_MAX", "4")
                 .find("at least CVMFS_BACKOFF_INIT (5)"),
+            std::string::npos);
+}
+
+TEST_F(ClientSettingsTest, EnforceAclsNeedsPermissionChecks) {
+  opts_.Set("CVMFS_ENFORCE_ACLS", "yes", "test");
+  EXPECT_NE(ErrorFor("CVMFS_CHECK_PERMISSIONS", "no")
+                .find("CVMFS_ENFORCE_ACLS=yes needs CVMFS_CHECK_PERMISSIONS=yes"),
             std::string::npos);
 }
 

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Security labels and ACLs that a repository does not have cost `ls -l` no
+# round trip per file:
+#   - a repository without any extended attribute answers getxattr of
+#     security.* and system.posix_acl_* with "Operation not supported", so
+#     that ls (and libselinux) stop asking after the first file: `ls -lR`
+#     makes a constant number of getxattr calls, not one per file;
+#   - a repository with attributes answers "No data available" for the ones
+#     an entry lacks and the stored value for the ones it has;
+#   - user.* attributes (stored and magic) work in both.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/common.sh"
+. "$here/../lib/apache.sh"
+. "$here/../lib/client.sh"
+. "$here/../lib/publish.sh"
+
+test_init xattr_namespaces 300
+require_bins cvmfs_server cvmfs2
+require_cmds strace getfattr setfattr
+
+plain=plain.test.org
+attrs=attrs.test.org
+for repo in $plain $attrs; do
+  src=$WORK/src-$repo
+  for d in $(seq 1 5); do
+    mkdir -p "$src/d$d"
+    for f in $(seq 1 40); do echo "$repo $d $f" >"$src/d$d/f$f"; done
+  done
+done
+setfattr -n user.foo -v bar "$WORK/src-$attrs/d1/f1"
+publish_tree $plain "$WORK/src-$plain" data
+publish_tree $attrs "$WORK/src-$attrs" data
+apache_start "$CVMFS_ROOTDIR/srv"
+for repo in $plain $attrs; do
+  test_client_config "$WORK/$repo.conf" "$APACHE_URL/cvmfs/@fqrn@" "$(repo_public_key $repo)"
+  mount_repo $repo "$WORK/mnt-$repo" "$WORK/$repo.conf"
+done
+
+# getxattr_error REPO PATH NAME: getfattr's complaint about NAME on PATH.
+getxattr_error() {
+  if getfattr --absolute-names -h -n "$3" "$WORK/mnt-$1/data/$2" >/dev/null 2>"$WORK/err"; then
+    echo "(no error)"
+  else
+    cat "$WORK/err"
+  fi
+}
+expect_contains() {  # expect_contains WHAT NEEDLE TEXT
+  case $3 in *"$2"*) pass "$1" ;; *) fail "$1: expected '$2' in: $3" ;; esac
+}
+
+note "a repository without extended attributes"
+for name in security.selinux security.capability system.posix_acl_access system.posix_acl_default; do
+  expect_contains "$plain: $name" "Operation not supported" "$(getxattr_error $plain d1/f1 $name)"
+done
+expect_eq "$plain: user.fqrn still works" $plain "$(magic_xattr fqrn "$WORK/mnt-$plain/data/d1/f1")"
+expect_contains "$plain: a missing user.* attribute" "No such attribute" \
+  "$(getxattr_error $plain d1/f1 user.missing)"
+strace -f -e trace=getxattr,lgetxattr -o "$WORK/ls.trace" ls -lR "$WORK/mnt-$plain/data" >"$WORK/ls.out"
+calls=$(grep -c 'getxattr(' "$WORK/ls.trace" || true)
+entries=$(grep -c ' f[0-9]' "$WORK/ls.out")
+note "ls -lR of $entries files made $calls getxattr calls"
+[ "$entries" -eq 200 ] || fail "ls -lR listed $entries files, expected 200"
+[ "$calls" -le 4 ] || fail "ls -lR asked $calls getxattr questions for $entries files: $(sort "$WORK/ls.trace" | uniq -c | head)"
+pass "ls -lR asks a constant number of getxattr questions ($calls)"
+
+note "a repository with extended attributes"
+expect_eq "$attrs: user.foo" bar \
+  "$(getfattr --absolute-names --only-values -n user.foo "$WORK/mnt-$attrs/data/d1/f1")"
+for name in security.selinux system.posix_acl_access; do
+  expect_contains "$attrs: $name" "No such attribute" "$(getxattr_error $attrs d1/f2 $name)"
+done
+finish
