@@ -174,9 +174,7 @@ Status CatalogTree::Put(const std::string& path, const DirectoryEntry& entry_in,
   }
 
   std::string parent_path(cvmfs::ParentPath(path));
-  CVMFS_ASSIGN_OR_RETURN(auto parent, node->db->Lookup(parent_path));
-  if (!parent || !parent->IsDirectory())
-    return Status::NotFound("cannot add " + path + ": parent directory missing");
+  CVMFS_RETURN_IF_ERROR(CheckParentDirectory(node, path, parent_path));
   if (existing) CVMFS_RETURN_IF_ERROR(node->db->RemoveEntry(path));
   if (entry.IsDirectory()) {
     entry.linkcount = 2;
@@ -189,7 +187,19 @@ Status CatalogTree::Put(const std::string& path, const DirectoryEntry& entry_in,
   return Status::Ok();
 }
 
+Status CatalogTree::CheckParentDirectory(Node* node, const std::string& path,
+                                         const std::string& parent_path) {
+  if (known_dir_node_ == node && known_dir_ == parent_path) return Status::Ok();
+  CVMFS_ASSIGN_OR_RETURN(auto parent, node->db->Lookup(parent_path));
+  if (!parent || !parent->IsDirectory())
+    return Status::NotFound("cannot add " + path + ": parent directory missing");
+  known_dir_ = parent_path;
+  known_dir_node_ = node;
+  return Status::Ok();
+}
+
 Status CatalogTree::DropNode(Node* parent, const std::string& mountpoint) {
+  ForgetKnownDir();
   auto ref = parent->refs.find(mountpoint);
   if (ref == parent->refs.end()) return Status::Ok();
   auto child = parent->children.find(mountpoint);
@@ -206,6 +216,7 @@ Status CatalogTree::DropNode(Node* parent, const std::string& mountpoint) {
 }
 
 Status CatalogTree::RemoveSubtree(Node* node, const std::string& path) {
+  ForgetKnownDir();
   CVMFS_ASSIGN_OR_RETURN(auto entries, node->db->List(path));
   for (auto& e : entries) {
     std::string child = path + "/" + e.name;
@@ -222,6 +233,7 @@ Status CatalogTree::RemoveSubtree(Node* node, const std::string& path) {
 }
 
 Status CatalogTree::Remove(const std::string& path) {
+  ForgetKnownDir();
   if (path.empty()) return Status::InvalidArgument("cannot remove the repository root");
   CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(path));
   std::string parent_path(cvmfs::ParentPath(path));
@@ -248,6 +260,7 @@ Status CatalogTree::Remove(const std::string& path) {
 // Moves every entry strictly below `dir` from one catalog to another,
 // together with the nested catalogs mounted there.
 Status CatalogTree::MoveSubtree(Node* from, Node* to, const std::string& dir) {
+  ForgetKnownDir();
   CVMFS_ASSIGN_OR_RETURN(auto entries, from->db->List(dir));
   for (auto& e : entries) {
     std::string path = dir + "/" + e.name;
@@ -287,6 +300,7 @@ Status CatalogTree::MoveSubtree(Node* from, Node* to, const std::string& dir) {
 }
 
 Status CatalogTree::CreateNestedCatalog(const std::string& dir) {
+  ForgetKnownDir();
   if (dir.empty()) return Status::InvalidArgument(".cvmfscatalog is not allowed in the repository root");
   CVMFS_ASSIGN_OR_RETURN(Node * parent, NodeFor(dir));
   if (parent->mountpoint == dir) return Status::Ok();
@@ -319,6 +333,7 @@ Status CatalogTree::CreateNestedCatalog(const std::string& dir) {
 }
 
 Status CatalogTree::RemoveNestedCatalog(const std::string& dir) {
+  ForgetKnownDir();
   CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(dir));
   if (dir.empty() || node->mountpoint != dir) return Status::Ok();
   Node* parent = node->parent;
@@ -413,6 +428,7 @@ Status CatalogTree::WriteNode(Node* node, uint64_t revision, int64_t timestamp,
 }
 
 Result<CommitResult> CatalogTree::Commit(uint64_t revision, int64_t timestamp) {
+  ForgetKnownDir();
   CVMFS_RETURN_IF_ERROR(FixDirectoryLinkcounts());
   CommitResult result;
   CVMFS_RETURN_IF_ERROR(CommitNode(root_.get(), revision, timestamp, &result));

@@ -102,11 +102,19 @@ class CatalogTree {
                           const cvmfs::CounterSet& children_change, CommitResult* result);
   std::string NewTempFile();
   void MarkDirty(Node* node);
+  void ForgetKnownDir() { known_dir_node_ = nullptr; }
+  cvmfs::Status CheckParentDirectory(Node* node, const std::string& path,
+                                     const std::string& parent_path);
 
   cvmfs::ObjectStore* store_;  // not owned
   CatalogTreeOptions options_;
   std::unique_ptr<Node> root_;
   std::set<std::string> touched_dirs_;  // directories whose link count may change
+  // The parent directory of the last Put, known to exist in that catalog:
+  // files arrive directory by directory, so most Puts skip looking up their
+  // parent. Cleared by every change that may remove or move a directory.
+  std::string known_dir_;
+  Node* known_dir_node_ = nullptr;
   int temp_counter_ = 0;
 };
 

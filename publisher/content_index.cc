@@ -39,7 +39,11 @@ ContentIndex::Key ContentIndex::KeyOf(std::string_view data, cvmfs::Compression 
 
 Result<std::unique_ptr<ContentIndex>> ContentIndex::OpenOnce(const std::string& path) {
   CVMFS_ASSIGN_OR_RETURN(auto db, cvmfs::SqliteDb::Open(path, cvmfs::SqliteDb::OpenMode::kCreate));
-  CVMFS_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
+  // Lookups of a large publish touch pages all over the key space: a 64 MiB
+  // cache (about 800,000 entries) and a memory map keep them off read().
+  CVMFS_RETURN_IF_ERROR(db->Exec(
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536; "
+      "PRAGMA mmap_size=268435456;"));
   CVMFS_RETURN_IF_ERROR(db->Exec(kSchema));
   CVMFS_ASSIGN_OR_RETURN(int64_t ok, db->QueryInt64("SELECT count(*) FROM content LIMIT 1"));
   (void)ok;

@@ -17,11 +17,13 @@
 #include "publisher/command_util.h"
 #include "publisher/diff_command.h"
 #include "publisher/gc_command.h"
+#include "publisher/prefetch_list_command.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
 #include "publisher/transaction_commands.h"
 #include "server/mkfs_configs.h"
 #include "server/replication/replica_command.h"
+#include "server/replication/replica_status.h"
 #include "server/serving_commands.h"
 
 namespace {
@@ -174,6 +176,7 @@ int main(int argc, char** argv) {
   publisher::AddGcCommand(app, paths);
   publisher::AddDiffCommand(app, paths);
   publisher::AddTransactionCommands(app, paths);
+  publisher::AddPrefetchListCommand(app, paths);
 
   CLI11_PARSE(app, argc, argv);
   // A subcommand from its own file has run in its callback: nothing more.
@@ -200,9 +203,17 @@ int main(int argc, char** argv) {
   if (*list_cmd) {
     auto names = cvmfs::ListDirectory(paths.RepositoriesD());
     if (names.ok())
-      for (auto& n : *names)
+      for (auto& n : *names) {
+        if (replication::IsReplica(paths, n)) {
+          auto replica = replication::LoadReplicaStatus(paths, n);
+          std::printf("%s\n", replica.ok() ? replication::ReplicaListLine(*replica).c_str()
+                                           : (n + " (stratum1 / local - " +
+                                              replica.status().ToString() + ")").c_str());
+          continue;
+        }
         std::printf("%s (stratum0 / local%s)\n", n.c_str(),
                     publisher::DescribeTransactionState(paths, n).c_str());
+      }
     return 0;
   }
 
@@ -240,6 +251,12 @@ int main(int argc, char** argv) {
   }
   auto fqrn = ResolveFqrn(paths, given);
   if (!fqrn.ok()) return Fail(fqrn.status());
+  if (*info_cmd && replication::IsReplica(paths, *fqrn)) {
+    auto replica = replication::LoadReplicaStatus(paths, *fqrn);
+    if (!replica.ok()) return Fail(replica.status());
+    std::printf("%s", replication::ReplicaInfoText(*replica).c_str());
+    return 0;
+  }
   auto repo_or = Repository::Open(paths, *fqrn);
   if (!repo_or.ok()) return Fail(repo_or.status());
   Repository& repo = **repo_or;

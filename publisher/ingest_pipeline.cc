@@ -42,10 +42,9 @@ void IngestPipeline::Enqueue(Piece piece) {
   // Admit a piece when it fits the budget, or when nothing is in flight (a
   // single piece may be larger than the budget).
   space_cv_.wait(l, [&] {
-    return inflight_bytes_ == 0 ||
-           inflight_bytes_ + piece.data.size() <= options_.max_inflight_bytes;
+    return inflight_bytes_ == 0 || inflight_bytes_ + piece.bytes <= options_.max_inflight_bytes;
   });
-  inflight_bytes_ += piece.data.size();
+  inflight_bytes_ += piece.bytes;
   queue_.push_back(std::move(piece));
   l.unlock();
   work_cv_.notify_one();
@@ -71,7 +70,8 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(ByteSource* source,
       file->chunks_.push_back(cvmfs::FileChunk{piece_offset, piece.size(), cvmfs::Digest{}});
       ++file->outstanding_;
     }
-    Piece p{file, index++, piece_offset, std::move(piece), suffix};
+    Piece p{file, index++, piece_offset, std::move(piece), suffix, nullptr, 0};
+    p.bytes = p.data.size();
     piece_offset += p.data.size();
     piece = std::string();
     Enqueue(std::move(p));
@@ -125,6 +125,40 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(ByteSource* source,
   return file;
 }
 
+std::shared_ptr<PendingFile> IngestPipeline::SubmitOwned(std::unique_ptr<ByteSource> source,
+                                                         uint64_t size) {
+  if (options_.use_chunking && cvmfs::ShouldChunk(size, options_.chunking))
+    return Submit(source.get(), size);
+  auto file = std::make_shared<PendingFile>();
+  file->size_ = size;
+  file->chunks_.push_back(cvmfs::FileChunk{0, size, cvmfs::Digest{}});
+  file->outstanding_ = 1;  // the one piece; nothing is left to submit
+  stats_.files++;
+  stats_.bytes_in += size;
+  Piece p{file, 0, 0, std::string(), cvmfs::ObjectSuffix::kNone, std::move(source), 0};
+  p.bytes = static_cast<size_t>(size);
+  Enqueue(std::move(p));
+  return file;
+}
+
+Status IngestPipeline::ReadOwned(Piece& piece) {
+  std::string& data = piece.data;
+  data.resize(piece.bytes);
+  size_t have = 0;
+  while (have < data.size()) {
+    CVMFS_ASSIGN_OR_RETURN(size_t n, piece.source->Read(data.data() + have, data.size() - have));
+    if (n == 0)
+      return Status::IoError("file changed while it was read (" + std::to_string(have) +
+                             " bytes read, " + std::to_string(data.size()) + " expected)");
+    have += n;
+  }
+  char extra;
+  CVMFS_ASSIGN_OR_RETURN(size_t n, piece.source->Read(&extra, 1));
+  if (n != 0) return Status::IoError("file grew while it was read");
+  piece.source.reset();  // closes the file early
+  return Status::Ok();
+}
+
 void IngestPipeline::SetPieceHash(Piece& piece, const cvmfs::Digest& digest) {
   std::lock_guard<std::mutex> l(piece.file->mu_);
   piece.file->chunks_[piece.index].hash = digest;
@@ -140,6 +174,13 @@ bool IngestPipeline::Recognize(Piece& piece, const ContentIndex::Key& key) {
 }
 
 void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor, std::string* buf) {
+  if (piece.source) {
+    Status read = ReadOwned(piece);
+    if (!read.ok()) {
+      Finish(piece.file.get(), read);
+      return;
+    }
+  }
   const bool compress = options_.compression == cvmfs::Compression::kZlib;
   std::optional<ContentIndex::Key> key;
   if (options_.content_index && compress) {
@@ -185,7 +226,7 @@ void IngestPipeline::WorkerLoop() {
       queue_.pop_front();
       ++busy_;
     }
-    size_t bytes = piece.data.size();
+    size_t bytes = piece.bytes;
     Process(piece, &compressor, &buf);
     piece = Piece();
     if (buf.capacity() > (32u << 20)) std::string().swap(buf);

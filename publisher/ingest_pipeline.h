@@ -7,9 +7,13 @@
 //
 // The caller feeds one file at a time through Submit(); reading and chunking
 // happen on the caller's thread, compression, hashing and storing on a pool
-// of workers. Memory is bounded: at most `max_inflight_bytes` of file data
-// (plus one piece per worker being compressed) is held at once, whatever the
-// file sizes; Submit blocks while the budget is used up.
+// of workers. SubmitOwned() takes a source that any thread may read (a file
+// of its own, not a tar stream): a file that is one piece is then read by
+// the worker too, so that many small files are read and hashed on all cores
+// while the caller only scans and registers them. Memory is bounded: at most
+// `max_inflight_bytes` of file data (plus one piece per worker being
+// compressed) is held or promised at once, whatever the file sizes; Submit
+// blocks while the budget is used up.
 //
 // A file of at most `chunking.min_size` bytes (or any file with chunking off)
 // is one "bulk" object; a larger file is cut by the xor32 chunker into pieces
@@ -108,6 +112,11 @@ class IngestPipeline {
   // what was read: a file that changes while it is read is an error.
   std::shared_ptr<PendingFile> Submit(ByteSource* source,
                                       std::optional<uint64_t> expected_size);
+  // Like Submit for a file of exactly `size` bytes whose source may be read
+  // on a worker thread; the pipeline owns `source` until the file is
+  // processed. A file that is chunked is read on the caller's thread as
+  // with Submit.
+  std::shared_ptr<PendingFile> SubmitOwned(std::unique_ptr<ByteSource> source, uint64_t size);
   // Waits until every submitted piece is processed.
   void Drain();
   const IngestStats& stats() const { return stats_; }
@@ -119,8 +128,14 @@ class IngestPipeline {
     uint64_t offset;
     std::string data;
     cvmfs::ObjectSuffix suffix;
+    // Set for a whole file still to be read (SubmitOwned): `data` is empty
+    // and `bytes` is its size.
+    std::unique_ptr<ByteSource> source;
+    size_t bytes = 0;  // charged against max_inflight_bytes
   };
   void Enqueue(Piece piece);
+  // Reads an owned source into piece.data on a worker.
+  static cvmfs::Status ReadOwned(Piece& piece);
   void WorkerLoop();
   void Process(Piece& piece, cvmfs::Compressor* compressor, std::string* buf);
   // True when the content index names an existing object for the piece.

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -24,13 +25,12 @@ using cvmfs::Status;
 namespace {
 
 constexpr char kCatalogMarker[] = ".cvmfscatalog";
-// How many files may wait for the pipeline before registration blocks.
-constexpr size_t kMaxPending = 4096;
-// Files opened ahead of the one being read, with the kernel reading their
-// first kReadAheadBytes in the background: with a cold page cache, reading
-// one small file after the other waits for the disk once per file, while
-// many requests in flight keep it busy.
-constexpr size_t kReadAheadFiles = 64;
+// How many files may wait for the pipeline before registration blocks. Each
+// holds an open descriptor until a worker has read it, and the kernel reads
+// its beginning in the background meanwhile: with a cold page cache, many
+// requests in flight keep the disk busy where two readers would wait for it
+// one file at a time.
+constexpr size_t kMaxPending = 256;
 constexpr off_t kReadAheadBytes = 4 << 20;
 
 bool SameVersion(const struct stat& a, const struct stat& b) {
@@ -38,18 +38,20 @@ bool SameVersion(const struct stat& a, const struct stat& b) {
          a.st_mtim.tv_nsec == b.st_mtim.tv_nsec && a.st_ino == b.st_ino;
 }
 
-// A file of the upper layer that must not change while it is read.
+// A file of the upper layer that must not change while it is read. Opened
+// by the publisher's thread (which asks the kernel to read ahead) and read
+// by whichever pipeline worker takes it; the descriptor is closed with the
+// source, as soon as the worker is done.
 class UpperFileSource : public ByteSource {
  public:
   UpperFileSource(std::string path, std::string repo_path, const struct stat& scanned)
       : path_(std::move(path)), repo_path_(std::move(repo_path)), scanned_(scanned) {}
 
-  // Opens the file and asks the kernel to start reading its beginning.
   Status Open() {
     fd_.Reset(::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd_.valid()) return Status::FromErrno(errno, "open " + path_);
     (void)::posix_fadvise(fd_.get(), 0, kReadAheadBytes, POSIX_FADV_WILLNEED);
-    return CheckUnchanged();
+    return Status::Ok();
   }
 
   Result<size_t> Read(void* buf, size_t size) override {
@@ -58,6 +60,8 @@ class UpperFileSource : public ByteSource {
       n = ::read(fd_.get(), buf, size);
     } while (n < 0 && errno == EINTR);
     if (n < 0) return Status::FromErrno(errno, "read " + path_);
+    // At the end: the file read must be the one scanned (same inode, size
+    // and mtime), else it was replaced or written meanwhile.
     if (n == 0) CVMFS_RETURN_IF_ERROR(CheckUnchanged());
     return static_cast<size_t>(n);
   }
@@ -88,14 +92,6 @@ struct Pending {
   std::shared_ptr<PendingFile> content;
 };
 
-// A file opened (and being read ahead) but not yet fed to the pipeline.
-struct Opened {
-  std::string path;
-  DirectoryEntry entry;
-  uint64_t size;
-  std::unique_ptr<UpperFileSource> source;
-};
-
 size_t Depth(const std::string& p) { return std::count(p.begin(), p.end(), '/'); }
 
 class Applier {
@@ -104,15 +100,18 @@ class Applier {
           UpperChanges* changes)
       : options_(options), tree_(tree), pipeline_(pipeline), changes_(changes) {}
 
+  // Reads the dirtab the new revision will have (upper layer first).
+  Status Start(const std::string& upper_dir);
   Status Visit(const UpperEntry& e);
   Status Finish();
 
  private:
   DirectoryEntry BaseEntry(const UpperEntry& e) const;
+  DirectoryEntry MarkerEntry() const;
+  Status ApplyDirtabEarly(const std::string& dir);
   Status VisitDirectory(const UpperEntry& e);
   Status VisitFile(const UpperEntry& e);
   Status Register(Pending& p);
-  Status SubmitOldest();
   Status FlushReady(bool wait_all);
   Status UpdateNestedCatalogs();
 
@@ -120,11 +119,55 @@ class Applier {
   CatalogTree* tree_;
   IngestPipeline* pipeline_;
   UpperChanges* changes_;
-  std::deque<Opened> opened_;    // in scan order, before pending_
-  std::deque<Pending> pending_;
+  std::deque<Pending> pending_;  // in scan order
   std::set<std::string> touched_dirs_;
   std::vector<std::string> markers_added_, markers_removed_;
+  std::optional<Dirtab> dirtab_;  // of the new revision, when it has one
 };
+
+// The new revision's dirtab: the upper layer's file if the transaction
+// wrote one (none if it deleted it), else the current revision's.
+Status Applier::Start(const std::string& upper_dir) {
+  if (!options_.apply_dirtab) return Status::Ok();
+  const std::string file = upper_dir + kDirtabPath;
+  const std::string whiteout = upper_dir + "/.wh." + std::string(kDirtabPath + 1);
+  struct stat st;
+  if (::lstat(whiteout.c_str(), &st) == 0) return Status::Ok();
+  if (::lstat(file.c_str(), &st) != 0) {
+    if (errno != ENOENT) return Status::FromErrno(errno, "lstat " + file);
+    CVMFS_ASSIGN_OR_RETURN(dirtab_, LoadDirtab(tree_));
+    return Status::Ok();
+  }
+  if (!S_ISREG(st.st_mode)) return Status::Ok();  // a whiteout device, or published as is
+  if (static_cast<uint64_t>(st.st_size) > kMaxDirtabSize)
+    return Status::InvalidArgument(std::string(kDirtabPath) + " has " +
+                                   std::to_string(st.st_size) + " bytes; a dirtab may have at most " +
+                                   std::to_string(kMaxDirtabSize));
+  CVMFS_ASSIGN_OR_RETURN(std::string text, cvmfs::ReadFile(file));
+  CVMFS_ASSIGN_OR_RETURN(Dirtab parsed, Dirtab::Parse(text, kDirtabPath));
+  dirtab_ = std::move(parsed);
+  return Status::Ok();
+}
+
+DirectoryEntry Applier::MarkerEntry() const {
+  DirectoryEntry marker;
+  marker.mode = S_IFREG | 0644;
+  marker.mtime = ::time(nullptr);
+  marker.hash_algorithm = options_.hash_algorithm;
+  marker.compression = options_.compression;
+  return marker;
+}
+
+// A directory the dirtab makes a catalog root becomes one as soon as it is
+// published, before its contents: they are then written into the new
+// catalog once, instead of into its parent and moved afterwards.
+Status Applier::ApplyDirtabEarly(const std::string& dir) {
+  if (!dirtab_ || dir.empty() || !dirtab_->IsMatching(dir) || tree_->IsNestedCatalogRoot(dir))
+    return Status::Ok();
+  CVMFS_ASSIGN_OR_RETURN(auto created, ApplyDirtab(*dirtab_, {dir}, MarkerEntry(), tree_, pipeline_));
+  changes_->catalogs_created += created.size();
+  return Status::Ok();
+}
 
 DirectoryEntry Applier::BaseEntry(const UpperEntry& e) const {
   DirectoryEntry d;
@@ -183,31 +226,24 @@ Status Applier::VisitDirectory(const UpperEntry& e) {
     CVMFS_RETURN_IF_ERROR(tree_->Remove(e.path).Annotate("replacing " + e.path));
     changes_->opaque_directories++;
   }
-  if (!e.path.empty()) {
-    changes_->directories++;
-    CVMFS_RETURN_IF_ERROR(FlushReady(true));
-  }
-  return tree_->Put(e.path, d).Annotate("publishing " + (e.path.empty() ? "/" : e.path));
+  // Files still in the pipeline need not be registered first: the scan is
+  // depth first, so none of them lies at or below this directory, and each
+  // is put into whichever catalog holds its path when it is registered.
+  if (!e.path.empty()) changes_->directories++;
+  CVMFS_RETURN_IF_ERROR(
+      tree_->Put(e.path, d).Annotate("publishing " + (e.path.empty() ? "/" : e.path)));
+  return ApplyDirtabEarly(e.path);
 }
 
 Status Applier::VisitFile(const UpperEntry& e) {
-  auto source = std::make_unique<UpperFileSource>(e.upper_path, e.path, e.st);
-  CVMFS_RETURN_IF_ERROR(source->Open());
   if (cvmfs::BaseName(e.path) == kCatalogMarker)
     markers_added_.push_back(std::string(cvmfs::ParentPath(e.path)));
   changes_->files++;
-  opened_.push_back(Opened{e.path, BaseEntry(e), static_cast<uint64_t>(e.st.st_size),
-                           std::move(source)});
-  if (opened_.size() > kReadAheadFiles) CVMFS_RETURN_IF_ERROR(SubmitOldest());
+  auto source = std::make_unique<UpperFileSource>(e.upper_path, e.path, e.st);
+  CVMFS_RETURN_IF_ERROR(source->Open());
+  auto content = pipeline_->SubmitOwned(std::move(source), static_cast<uint64_t>(e.st.st_size));
+  pending_.push_back(Pending{e.path, BaseEntry(e), std::move(content)});
   return FlushReady(false);
-}
-
-Status Applier::SubmitOldest() {
-  Opened o = std::move(opened_.front());
-  opened_.pop_front();
-  auto content = pipeline_->Submit(o.source.get(), o.size);
-  pending_.push_back(Pending{o.path, o.entry, content});
-  return Status::Ok();
 }
 
 Status Applier::Register(Pending& p) {
@@ -215,7 +251,6 @@ Status Applier::Register(Pending& p) {
 }
 
 Status Applier::FlushReady(bool wait_all) {
-  while (wait_all && !opened_.empty()) CVMFS_RETURN_IF_ERROR(SubmitOldest());
   while (!pending_.empty() &&
          (wait_all || pending_.size() > kMaxPending || pending_.front().content->Ready())) {
     CVMFS_RETURN_IF_ERROR(Register(pending_.front()));
@@ -243,13 +278,9 @@ Status Applier::UpdateNestedCatalogs() {
   if (!options_.apply_dirtab) return Status::Ok();
   CVMFS_ASSIGN_OR_RETURN(auto dirtab, LoadDirtab(tree_));
   if (!dirtab) return Status::Ok();
-  DirectoryEntry marker;
-  marker.mode = S_IFREG | 0644;
-  marker.mtime = ::time(nullptr);
-  marker.hash_algorithm = options_.hash_algorithm;
-  marker.compression = options_.compression;
   std::vector<std::string> dirs(touched_dirs_.begin(), touched_dirs_.end());
-  CVMFS_ASSIGN_OR_RETURN(auto created, ApplyDirtab(*dirtab, dirs, marker, tree_, pipeline_));
+  CVMFS_ASSIGN_OR_RETURN(auto created,
+                         ApplyDirtab(*dirtab, dirs, MarkerEntry(), tree_, pipeline_));
   changes_->catalogs_created += created.size();
   return Status::Ok();
 }
@@ -264,6 +295,7 @@ Status Applier::Finish() {
 Status ApplyUpperLayer(const std::string& upper_dir, const UpperApplyOptions& options,
                        CatalogTree* tree, IngestPipeline* pipeline, UpperChanges* changes) {
   Applier applier(options, tree, pipeline, changes);
+  CVMFS_RETURN_IF_ERROR(applier.Start(upper_dir));
   Status st = ScanUpperLayer(upper_dir, options.scan,
                              [&](const UpperEntry& e) { return applier.Visit(e); });
   if (!st.ok()) {

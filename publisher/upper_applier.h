@@ -16,12 +16,13 @@
 // changed (dirtab_catalogs.h). Hard links are published as separate files
 // (CVMFS does the same for the overlay).
 //
-// A file is read through a ByteSource that compares size and mtime before
-// and after reading, with the scanned values too: a file that changes while
+// A file is read through a ByteSource that compares inode, size and mtime
+// at the end of reading with the scanned values: a file that changes while
 // it is published is an error naming it, and nothing is published.
 //
-// Thread safety: runs on the publisher's thread (the pipeline's workers do
-// the compression).
+// Thread safety: runs on the publisher's thread, which scans and registers
+// entries in the catalogs; the pipeline's workers read, hash, look up and
+// compress file contents (IngestPipeline::SubmitOwned).
 #ifndef PUBLISHER_UPPER_APPLIER_H_
 #define PUBLISHER_UPPER_APPLIER_H_
 

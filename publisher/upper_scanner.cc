@@ -1,12 +1,18 @@
 #include "publisher/upper_scanner.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <memory>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "cvmfs/file_util.h"
 
@@ -20,6 +26,11 @@ namespace {
 constexpr char kWhiteoutPrefix[] = ".wh.";
 constexpr char kOpaqueMarker[] = ".wh..wh..opq";
 
+struct DirCloser {
+  void operator()(DIR* d) const { ::closedir(d); }
+};
+using UniqueDir = std::unique_ptr<DIR, DirCloser>;
+
 // An xattr value, or nullopt when it is not set.
 Result<std::optional<std::string>> GetXattr(const std::string& path, const std::string& name) {
   char buf[4096];
@@ -29,64 +40,94 @@ Result<std::optional<std::string>> GetXattr(const std::string& path, const std::
   return Status::FromErrno(errno, "getxattr " + name + " of " + path);
 }
 
-// `names` is a reused buffer of at least 64 KiB (the kernel's limit for a
-// list of names).
-Result<std::vector<std::pair<std::string, std::string>>> UserXattrs(const std::string& path,
-                                                                   std::string* names_buf) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::string& names = *names_buf;
-  ssize_t n = ::llistxattr(path.c_str(), names.data(), names.size());
+bool IsWhiteoutDevice(const struct stat& st) {
+  return S_ISCHR(st.st_mode) && major(st.st_rdev) == 0 && minor(st.st_rdev) == 0;
+}
+
+// The names of a directory (without "." and ".."), sorted.
+std::vector<std::string> ReadNames(DIR* dir) {
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(dir)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    names.emplace_back(e->d_name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// One pass over a directory tree of the upper layer. Each entry costs one
+// fstatat() relative to its directory's descriptor and one llistxattr();
+// xattr values are read only for the names listed, so that the common entry
+// without attributes needs no getxattr at all.
+class Scanner {
+ public:
+  Scanner(const UpperScanOptions& options, const UpperVisitor& visit)
+      : options_(options), visit_(visit) {}
+
+  Status ScanRoot(const std::string& dir);
+
+ private:
+  // `fd` is the open directory `dir` (repository path `path`), `st` its stat.
+  Status ScanDirectory(cvmfs::UniqueFd fd, const std::string& dir, const std::string& path,
+                       const struct stat& st);
+  Status VisitEntry(int dir_fd, const std::string& name, const std::string& upper_path,
+                    const std::string& path, const struct stat& st);
+  // Lists the xattr names of `upper_path` into names_ (empty if none).
+  Status ListXattrs(const std::string& upper_path);
+  bool HasXattr(const std::string& name) const;
+  Result<std::vector<std::pair<std::string, std::string>>> UserXattrs(
+      const std::string& upper_path);
+  Status CheckNotRedirected(const std::string& upper_path, const std::string& path,
+                            bool directory) const;
+
+  const UpperScanOptions& options_;
+  const UpperVisitor& visit_;
+  std::string names_buf_ = std::string(65536, '\0');  // the kernel's limit for a list
+  std::vector<std::string_view> names_;             // into names_buf_
+};
+
+Status Scanner::ListXattrs(const std::string& upper_path) {
+  names_.clear();
+  ssize_t n = ::llistxattr(upper_path.c_str(), names_buf_.data(), names_buf_.size());
   if (n < 0) {
-    if (errno == ENOTSUP) return out;
-    return Status::FromErrno(errno, "listxattr of " + path);
+    if (errno == ENOTSUP) return Status::Ok();
+    return Status::FromErrno(errno, "listxattr of " + upper_path);
   }
   for (size_t pos = 0; pos < static_cast<size_t>(n);) {
-    std::string name(names.c_str() + pos);
+    std::string_view name(names_buf_.data() + pos);
     pos += name.size() + 1;
+    names_.push_back(name);
+  }
+  return Status::Ok();
+}
+
+bool Scanner::HasXattr(const std::string& name) const {
+  return std::find(names_.begin(), names_.end(), name) != names_.end();
+}
+
+// User attributes from names_, without overlayfs's and the client's magic
+// ones, sorted by name.
+Result<std::vector<std::pair<std::string, std::string>>> Scanner::UserXattrs(
+    const std::string& upper_path) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::string_view n : names_) {
+    std::string name(n);
     if (name.rfind("user.", 0) != 0 || name.rfind("user.overlay.", 0) == 0) continue;
     if (IsClientMagicXattr(name)) continue;
-    CVMFS_ASSIGN_OR_RETURN(auto value, GetXattr(path, name));
+    CVMFS_ASSIGN_OR_RETURN(auto value, GetXattr(upper_path, name));
     if (value) out.emplace_back(name, *value);
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-bool IsWhiteoutDevice(const struct stat& st) {
-  return S_ISCHR(st.st_mode) && major(st.st_rdev) == 0 && minor(st.st_rdev) == 0;
-}
-
-class Scanner {
- public:
-  Scanner(const UpperScanOptions& options, const UpperVisitor& visit)
-      : options_(options), visit_(visit) {}
-
-  Status ScanDirectory(const std::string& dir, const std::string& path);
-
- private:
-  Status CheckNotRedirected(const std::string& upper_path, const std::string& path,
-                            bool directory);
-  Status VisitEntry(const std::string& upper_path, const std::string& path);
-  Result<bool> IsOpaque(const std::string& dir, const std::vector<std::string>& names);
-
-  const UpperScanOptions& options_;
-  const UpperVisitor& visit_;
-  std::string xattr_names_ = std::string(65536, '\0');
-};
-
-Result<bool> Scanner::IsOpaque(const std::string& dir, const std::vector<std::string>& names) {
-  if (std::binary_search(names.begin(), names.end(), std::string(kOpaqueMarker))) return true;
-  CVMFS_ASSIGN_OR_RETURN(auto v, GetXattr(dir, options_.overlay_xattr_prefix + "opaque"));
-  return v && *v == "y";
-}
-
 // A directory with a redirect xattr was renamed with redirect_dir=on; a
 // regular file with a metacopy xattr has its data in the lower layer.
+// Checked on names_.
 Status Scanner::CheckNotRedirected(const std::string& upper_path, const std::string& path,
-                                   bool directory) {
+                                   bool directory) const {
   const std::string xattr = options_.overlay_xattr_prefix + (directory ? "redirect" : "metacopy");
-  CVMFS_ASSIGN_OR_RETURN(auto value, GetXattr(upper_path, xattr));
-  if (!value) return Status::Ok();
+  if (!HasXattr(xattr)) return Status::Ok();
   if (directory)
     return Status::NotSupported("directory " + path + " was renamed by overlayfs with "
                                 "redirect_dir=on (" + upper_path + "); the transaction cannot be "
@@ -97,70 +138,94 @@ Status Scanner::CheckNotRedirected(const std::string& upper_path, const std::str
                               "cvmfs_server mount (metacopy=off)");
 }
 
-Status Scanner::ScanDirectory(const std::string& dir, const std::string& path) {
-  CVMFS_ASSIGN_OR_RETURN(std::vector<std::string> names, cvmfs::ListDirectory(dir));
+Status Scanner::ScanRoot(const std::string& dir) {
+  cvmfs::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return Status::FromErrno(errno, "open " + dir);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return Status::FromErrno(errno, "fstat " + dir);
+  return ScanDirectory(std::move(fd), dir, "", st);
+}
+
+Status Scanner::ScanDirectory(cvmfs::UniqueFd fd, const std::string& dir, const std::string& path,
+                              const struct stat& st) {
+  UniqueDir listing(::fdopendir(fd.get()));
+  if (!listing) return Status::FromErrno(errno, "opendir " + dir);
+  const int dir_fd = fd.Release();  // owned by `listing` now
+  std::vector<std::string> names = ReadNames(listing.get());
+
   UpperEntry self;
   self.kind = UpperEntry::Kind::kDirectory;
   self.path = path;
   self.upper_path = dir;
-  if (::lstat(dir.c_str(), &self.st) != 0) return Status::FromErrno(errno, "lstat " + dir);
+  self.st = st;
+  CVMFS_RETURN_IF_ERROR(ListXattrs(dir));
   CVMFS_RETURN_IF_ERROR(CheckNotRedirected(dir, path.empty() ? "/" : path, true));
   if (!path.empty()) {
-    CVMFS_ASSIGN_OR_RETURN(self.opaque, IsOpaque(dir, names));
+    self.opaque = std::binary_search(names.begin(), names.end(), std::string(kOpaqueMarker));
+    const std::string opaque = options_.overlay_xattr_prefix + "opaque";
+    if (!self.opaque && HasXattr(opaque)) {
+      CVMFS_ASSIGN_OR_RETURN(auto v, GetXattr(dir, opaque));
+      self.opaque = v && *v == "y";
+    }
   }
   if (options_.include_xattrs) {
-    CVMFS_ASSIGN_OR_RETURN(self.xattrs, UserXattrs(dir, &xattr_names_));
+    CVMFS_ASSIGN_OR_RETURN(self.xattrs, UserXattrs(dir));
   }
   CVMFS_RETURN_IF_ERROR(visit_(self));
 
   // Whiteouts first, so that a consumer deletes before it adds.
-  std::vector<std::string> others;
+  std::vector<std::pair<std::string, struct stat>> others;
   for (const std::string& name : names) {
-    const std::string upper_path = dir + "/" + name;
     if (name == kOpaqueMarker) continue;
     UpperEntry wh;
     wh.kind = UpperEntry::Kind::kWhiteout;
-    wh.upper_path = upper_path;
+    wh.upper_path = dir + "/" + name;
     if (name.rfind(kWhiteoutPrefix, 0) == 0) {
       wh.path = path + "/" + name.substr(sizeof(kWhiteoutPrefix) - 1);
       CVMFS_RETURN_IF_ERROR(visit_(wh));
       continue;
     }
-    struct stat st;
-    if (::lstat(upper_path.c_str(), &st) != 0) return Status::FromErrno(errno, "lstat " + upper_path);
-    if (IsWhiteoutDevice(st)) {
+    struct stat child;
+    if (::fstatat(dir_fd, name.c_str(), &child, AT_SYMLINK_NOFOLLOW) != 0)
+      return Status::FromErrno(errno, "lstat " + wh.upper_path);
+    if (IsWhiteoutDevice(child)) {
       wh.path = path + "/" + name;
       CVMFS_RETURN_IF_ERROR(visit_(wh));
       continue;
     }
-    others.push_back(name);
+    others.emplace_back(name, child);
   }
-  for (const std::string& name : others)
-    CVMFS_RETURN_IF_ERROR(VisitEntry(dir + "/" + name, path + "/" + name));
+  for (const auto& [name, child] : others)
+    CVMFS_RETURN_IF_ERROR(VisitEntry(dir_fd, name, dir + "/" + name, path + "/" + name, child));
   return Status::Ok();
 }
 
-Status Scanner::VisitEntry(const std::string& upper_path, const std::string& path) {
+Status Scanner::VisitEntry(int dir_fd, const std::string& name, const std::string& upper_path,
+                           const std::string& path, const struct stat& st) {
+  if (S_ISDIR(st.st_mode)) {
+    cvmfs::UniqueFd fd(
+        ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) return Status::FromErrno(errno, "open " + upper_path);
+    return ScanDirectory(std::move(fd), upper_path, path, st);
+  }
   UpperEntry e;
   e.path = path;
   e.upper_path = upper_path;
-  if (::lstat(upper_path.c_str(), &e.st) != 0) return Status::FromErrno(errno, "lstat " + upper_path);
-  if (S_ISDIR(e.st.st_mode)) return ScanDirectory(upper_path, path);
-  if (S_ISREG(e.st.st_mode)) {
-    e.kind = UpperEntry::Kind::kRegular;
-    CVMFS_RETURN_IF_ERROR(CheckNotRedirected(upper_path, path, false));
-  } else if (S_ISLNK(e.st.st_mode)) {
+  e.st = st;
+  if (S_ISLNK(st.st_mode)) {
     e.kind = UpperEntry::Kind::kSymlink;
     std::string target(4096, '\0');
-    ssize_t n = ::readlink(upper_path.c_str(), target.data(), target.size());
+    ssize_t n = ::readlinkat(dir_fd, name.c_str(), target.data(), target.size());
     if (n < 0) return Status::FromErrno(errno, "readlink " + upper_path);
     target.resize(static_cast<size_t>(n));
     e.symlink = target;
-  } else {
-    e.kind = UpperEntry::Kind::kSpecial;
+    return visit_(e);
   }
-  if (options_.include_xattrs && !S_ISLNK(e.st.st_mode)) {
-    CVMFS_ASSIGN_OR_RETURN(e.xattrs, UserXattrs(upper_path, &xattr_names_));
+  e.kind = S_ISREG(st.st_mode) ? UpperEntry::Kind::kRegular : UpperEntry::Kind::kSpecial;
+  CVMFS_RETURN_IF_ERROR(ListXattrs(upper_path));
+  if (S_ISREG(st.st_mode)) CVMFS_RETURN_IF_ERROR(CheckNotRedirected(upper_path, path, false));
+  if (options_.include_xattrs) {
+    CVMFS_ASSIGN_OR_RETURN(e.xattrs, UserXattrs(upper_path));
   }
   return visit_(e);
 }
@@ -187,7 +252,7 @@ bool IsClientMagicXattr(const std::string& name) {
 Status ScanUpperLayer(const std::string& upper_dir, const UpperScanOptions& options,
                       const UpperVisitor& visit) {
   Scanner scanner(options, visit);
-  return scanner.ScanDirectory(upper_dir, "");
+  return scanner.ScanRoot(upper_dir);
 }
 
 }  // namespace publisher

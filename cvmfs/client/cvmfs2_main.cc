@@ -7,6 +7,7 @@
 // once the repository is mounted (or with the reason it could not be), and
 // keeps serving in the background.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <syslog.h>
@@ -179,6 +180,8 @@ cvmfs::client::MountConfig ToMountConfig(const cvmfs::ClientSettings& s) {
   c.http.max_retries = s.max_retries;
   c.http.backoff_init_ms = s.backoff_init_s * 1000;
   c.http.backoff_max_ms = s.backoff_max_s * 1000;
+  c.http.proxy_reset_after_s = s.proxy_reset_after_s;
+  c.http.host_reset_after_s = s.host_reset_after_s;
   c.http.max_connections = s.max_connections;
   c.http.user_agent =
       std::string("cvmfs Fuse ") + cvmfs::client::kClientVersion;
@@ -200,7 +203,7 @@ cvmfs::client::MountConfig ToMountConfig(const cvmfs::ClientSettings& s) {
   c.fs.uid = ::getuid();
   c.fs.gid = ::getgid();
   c.fs.kcache_timeout = s.kcache_timeout_s;
-  c.fs.prefetch_files = s.prefetch_files;
+  c.fs.prefetch = cvmfs::client::PrefetchOptionsFrom(s);
   c.fs.hide_magic_xattrs = s.hide_magic_xattrs;
   c.fs.tag = c.tag;
   auto env =
@@ -240,7 +243,7 @@ int Daemonize() {
     std::exit(1);
   }
   ::close(fds[0]);
-  ::setsid();
+  // No setsid() before the mount: see DetachStdio().
   return fds[1];
 }
 
@@ -250,7 +253,12 @@ void Report(int fd, const std::string& message) {
   ::close(fd);
 }
 
+// Leaves the caller's session once mounted. Not earlier: automount runs
+// mount(8) in its own process group, and the kernel makes every other
+// process that walks onto the mount point wait until the mount is done, so
+// a mount(2) from a new session would wait for itself forever.
 void DetachStdio() {
+  ::setsid();
   int null = ::open("/dev/null", O_RDWR);
   if (null < 0) return;
   ::dup2(null, 0);
@@ -346,6 +354,12 @@ int main(int argc, char** argv) {
 
   cvmfs::client::MountConfig mount_config = ToMountConfig(*settings);
   mount_config.blacklist_file = paths.EtcCvmfs() + "/blacklist";
+  // As CVMFS (which aborts): a blacklisted mounted revision is not served
+  // any longer. SIGTERM ends the FUSE session, which unmounts.
+  mount_config.on_revision_blacklisted = [&log](const Status& why) {
+    log.Error("unmounting: " + why.message());
+    ::kill(::getpid(), SIGTERM);
+  };
   auto mount = cvmfs::client::RepositoryMount::Create(
       std::move(mount_config), [&log](const std::string& m) { log.Info(m); });
   if (!mount.ok()) {

@@ -6,6 +6,7 @@
 
 #include "cvmfs/client/magic_xattrs.h"
 #include "cvmfs/client/open_file.h"
+#include "cvmfs/client/prefetcher_plan.h"
 #include "cvmfs/path_hash.h"
 #include "cvmfs/symlink_expansion.h"
 
@@ -22,13 +23,15 @@ FileSystem::FileSystem(FileSystemOptions options, ObjectFetcher* objects,
       revision_(std::move(revision)),
       network_(network),
       readahead_(options_.readahead_threads, 64),
-      prefetch_(options_.prefetch_files > 0 ? options_.prefetch_threads : 0,
-                1024),
-      mount_time_(::time(nullptr)) {}
+      mount_time_(::time(nullptr)),
+      prefetcher_(std::make_unique<Prefetcher>(options_.prefetch, objects_,
+                                               cache_)),
+      planner_(prefetcher_->enabled() ? 1 : 0, 256) {}
 
 FileSystem::~FileSystem() {
   // Background jobs use the members below: stop them before any is gone.
-  prefetch_.Shutdown();
+  planner_.Shutdown();
+  prefetcher_->Shutdown();
   readahead_.Shutdown();
 }
 
@@ -89,6 +92,7 @@ void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs,
     invalidate = invalidator_;
   }
   if (root) inodes_.Replace(kRootInode, root);
+  NotePrefetchRevision();
   {
     std::lock_guard<std::mutex> lock(hardlink_mu_);
     hardlink_leaders_.clear();
@@ -254,7 +258,8 @@ Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(
   if (!e.IsRegular())
     return Status::InvalidArgument(info->path + " is not a regular file");
   ++total_opens_;
-  PrefetchSiblings(*info);
+  if (open_observer_) open_observer_(info->path);
+  PrefetchParentOf(*info);
   if (e.chunked) {
     auto chunks =
         info->catalog->With([&](Catalog& c) { return c.Chunks(info->path); });
@@ -268,62 +273,10 @@ Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(
   request.compressed = e.compression == Compression::kZlib;
   request.description = info->path;
   request.expected_size = e.size;
+  prefetcher_->OnDemand(request.digest);
   auto handle = objects_->OpenReferenced(request);
   if (!handle.ok()) return CountError(handle.status().Annotate(info->path));
   return std::make_unique<OpenFile>(this, info, std::move(handle).value());
-}
-
-// Programs read the files of a directory one after another (tar, cp, a
-// compiler's includes, Python's imports): fetch the next ones while the
-// program works on this one. Each object is then either already in the
-// cache (a demand read of one still in flight waits for that download,
-// ObjectFetcher collapses them) or downloading; cached objects get a
-// kernel read-ahead so a cold disk works in parallel too.
-void FileSystem::PrefetchSiblings(const InodeInfo& info) {
-  if (options_.prefetch_files <= 0 || info.parent == 0) return;
-  auto listing = ListingFor(info.parent);
-  if (!listing.ok()) return;
-  const std::vector<DirEntry>& entries = **listing;
-  auto it = std::lower_bound(
-      entries.begin() + std::min<size_t>(2, entries.size()), entries.end(),
-      info.entry.name,
-      [](const DirEntry& d, const std::string& n) { return d.name < n; });
-  if (it == entries.end() || it->name != info.entry.name) return;
-  const size_t index = static_cast<size_t>(it - entries.begin());
-  const size_t window = static_cast<size_t>(options_.prefetch_files);
-  size_t from, to;
-  {
-    std::lock_guard<std::mutex> lock(prefetch_mu_);
-    size_t& upto = prefetched_upto_[info.parent];
-    // Refill when the reader is within half a window of the end.
-    if (upto > index + window / 2) return;
-    from = std::max(upto, index + 1);
-    to = std::min(entries.size(), index + 1 + window);
-    upto = to;
-    if (prefetched_upto_.size() > 4096) prefetched_upto_.clear();
-  }
-  for (size_t i = from; i < to; ++i) {
-    const DirEntry& d = entries[i];
-    const DirectoryEntry& e = d.info->entry;
-    if (!e.IsRegular() || e.chunked || !e.content_hash ||
-        e.size > options_.prefetch_max_size)
-      continue;
-    ObjectRequest request;
-    request.digest = *e.content_hash;
-    request.compressed = e.compression == Compression::kZlib;
-    request.description = d.info->path;
-    request.expected_size = e.size;
-    ObjectFetcher* objects = objects_;
-    std::atomic<uint64_t>* done = &prefetch_done_;
-    if (prefetch_.Post([objects, request, done] {
-          auto handle = objects->Open(request);
-          if (handle.ok()) {
-            (void)::posix_fadvise(handle->fd(), 0, 0, POSIX_FADV_WILLNEED);
-            ++*done;
-          }
-        }))
-      ++prefetch_queued_;
-  }
 }
 
 Result<OpenFile*> FileSystem::Open(uint64_t inode, bool* keep_cache) {
@@ -379,6 +332,7 @@ Result<std::vector<DirEntry>> FileSystem::ReadDir(uint64_t inode) {
   MountedCatalog* c = *catalog;
   auto rows = c->With([&](Catalog& cat) { return cat.List(info->path); });
   if (!rows.ok()) return CountError(rows.status().Annotate(info->path));
+  PrefetchDirectory(*info);
 
   std::vector<DirEntry> out;
   out.reserve(rows->size() + 2);
@@ -457,6 +411,75 @@ Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
   MagicXattrs magic(this, *info);
   for (std::string& n : magic.Names()) names.push_back(std::move(n));
   return names;
+}
+
+// ---- Prefetch triggers (doc/client.md, "Prefetch") -----------------------
+//
+// Programs read the files of a directory one after another (tar, cp -r, a
+// compiler's includes, Python's imports), and tree walkers go on into the
+// subdirectories: when a directory is listed or one of its files is first
+// read, its files are queued as likely next (kNext), those of its
+// subdirectories as speculation (kLater). The catalog queries run on the
+// planner thread, never on a FUSE thread; each directory is planned once
+// per revision (the engine itself never queues an object twice).
+
+void FileSystem::PrefetchDirectory(const InodeInfo& dir) {
+  if (!prefetcher_->enabled()) return;
+  {
+    std::lock_guard<std::mutex> lock(planned_mu_);
+    // A bound on the memory, not a policy: planning again is harmless.
+    if (planned_.size() >= 65536) planned_.clear();
+    if (!planned_.insert(dir.path).second) return;
+  }
+  std::shared_ptr<CatalogSet> set = dir.set;
+  MountedCatalog* catalog = dir.catalog;
+  std::string path = dir.path;
+  Prefetcher* engine = prefetcher_.get();
+  const PrefetchOptions& o = options_.prefetch;
+  // As much as the engine's queue and backlog can hold: speculation over
+  // the budget waits in the backlog until the program catches up.
+  PrefetchPlanLimits limits;
+  limits.max_objects = o.max_objects * Prefetcher::kBacklogFactor;
+  limits.max_bytes = o.max_bytes * Prefetcher::kBacklogFactor;
+  limits.max_object_size = o.max_object_size;
+  limits.max_directories = 256;
+  const bool posted = planner_.Post([set, catalog, path, engine, limits] {
+    // A nested catalog's mountpoint is listed from the nested catalog.
+    MountedCatalog* holder = catalog;
+    for (const MountedCatalog* c : set->Attached())
+      if (c->mountpoint() == path) holder = const_cast<MountedCatalog*>(c);
+    PrefetchPlan plan = PlanDirectoryPrefetch(*set, holder, path, limits);
+    engine->Enqueue(plan.next, PrefetchPriority::kNext);
+    engine->Enqueue(plan.later, PrefetchPriority::kLater);
+  });
+  if (!posted) {
+    std::lock_guard<std::mutex> lock(planned_mu_);
+    planned_.erase(dir.path);
+  }
+}
+
+void FileSystem::PrefetchParentOf(const InodeInfo& file) {
+  if (!prefetcher_->enabled() || file.parent == 0) return;
+  auto parent = Info(file.parent);
+  if (parent.ok()) PrefetchDirectory(**parent);
+}
+
+void FileSystem::PrefetchChunks(std::vector<ObjectRequest> chunks) {
+  if (prefetcher_->enabled()) {
+    prefetcher_->Enqueue(chunks, PrefetchPriority::kNext);
+    return;
+  }
+  ObjectFetcher* objects = objects_;
+  for (ObjectRequest& request : chunks)
+    readahead_.Post([objects, request] { (void)objects->Open(request); });
+}
+
+void FileSystem::NotePrefetchRevision() {
+  {
+    std::lock_guard<std::mutex> lock(planned_mu_);
+    planned_.clear();
+  }
+  prefetcher_->NewGeneration();
 }
 
 }  // namespace cvmfs::client

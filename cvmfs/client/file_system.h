@@ -32,12 +32,14 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cache/posix_cache.h"
 #include "cvmfs/client/catalog_set.h"
 #include "cvmfs/client/inode_table.h"
 #include "cvmfs/client/object_fetcher.h"
+#include "cvmfs/client/prefetcher.h"
 #include "cvmfs/client/task_queue.h"
 #include "cvmfs/manifest.h"
 
@@ -69,14 +71,12 @@ struct FileSystemOptions {
   // CVMFS_HIDE_MAGIC_XATTRS: listxattr shows only the catalog's attributes
   // (the magic ones can still be read by name).
   bool hide_magic_xattrs = false;
-  // Sibling prefetch (doc/client.md, "Prefetch"): when a file is first
-  // read, the next `prefetch_files` regular files of its directory (in
-  // listing order, at most `prefetch_max_size` bytes each) are fetched into
-  // the cache in the background, or, when cached already, read ahead into
-  // the page cache. 0 turns it off.
-  int prefetch_files = 32;
-  uint64_t prefetch_max_size = 1 << 20;
-  int prefetch_threads = 8;
+  // Prefetch (doc/client.md, "Prefetch"): when a directory is listed or
+  // one of its files is first read, its small files and, breadth first,
+  // those of its subdirectories are fetched in the background (the engine
+  // and its budget: prefetcher.h); the next chunks of a large file read
+  // sequentially too. prefetch.enabled = false turns it off.
+  PrefetchOptions prefetch;
 };
 
 // The revision a FileSystem serves.
@@ -125,6 +125,15 @@ class FileSystem {
   using Invalidator =
       std::function<void(uint64_t parent, const std::string& name)>;
   void set_invalidator(Invalidator invalidator);
+  // Called with the repository path of every regular file opened (open, or
+  // the first read of a file the kernel read without opening), before its
+  // content is fetched: the open recorder and the recorded prefetch lists
+  // listen here (doc/format-prefetch-list.md). Set before the file system
+  // serves requests; runs on FUSE threads, so it must not block.
+  using OpenObserver = std::function<void(const std::string& path)>;
+  void set_open_observer(OpenObserver observer) {
+    open_observer_ = std::move(observer);
+  }
 
   Result<EntryReply> Lookup(uint64_t parent, const std::string& name);
   void Forget(uint64_t inode, uint64_t nlookup);
@@ -165,8 +174,10 @@ class FileSystem {
   void DirClosed() { --open_dirs_; }
   uint64_t io_errors() const { return io_errors_.load(); }
   uint64_t total_opens() const { return total_opens_.load(); }
-  uint64_t prefetch_queued() const { return prefetch_queued_.load(); }
-  uint64_t prefetch_done() const { return prefetch_done_.load(); }
+  // The prefetch engine of this mount (never null; Enqueue does nothing
+  // when prefetch is off). Callers with their own lists of objects (recorded
+  // prefetch lists) queue them here.
+  Prefetcher* prefetcher() { return prefetcher_.get(); }
   uint64_t inode_max() const { return next_inode_ ? next_inode_->load() : 0; }
   void set_inode_counter(const std::atomic<uint64_t>* next) {
     next_inode_ = next;
@@ -224,13 +235,18 @@ class FileSystem {
   const NetworkView* network_;  // borrowed, may be null
   InodeTable inodes_;
   TaskQueue readahead_;
-  TaskQueue prefetch_;
-  // Directory inode -> listing index up to which siblings were queued.
-  std::mutex prefetch_mu_;  // guards prefetched_upto_ (leaf lock)
-  std::unordered_map<uint64_t, size_t> prefetched_upto_;
-  std::atomic<uint64_t> prefetch_queued_{0}, prefetch_done_{0};
-  void PrefetchSiblings(const InodeInfo& info);
   time_t mount_time_;
+
+  // Prefetch triggers (the "Prefetch triggers" section of file_system.cc). Directories are planned
+  // once per revision: `planned_` holds their paths.
+  void PrefetchDirectory(const InodeInfo& dir);
+  void PrefetchParentOf(const InodeInfo& file);
+  void PrefetchChunks(std::vector<ObjectRequest> chunks);
+  void NotePrefetchRevision();
+  std::unique_ptr<Prefetcher> prefetcher_;
+  TaskQueue planner_;        // catalog queries of the triggers
+  std::mutex planned_mu_;    // guards planned_ (leaf lock)
+  std::unordered_set<std::string> planned_;
 
   // Hardlink group leaders: (catalog base, directory, group) -> inode.
   std::mutex hardlink_mu_;  // guards hardlink_leaders_ (leaf lock)
@@ -242,6 +258,7 @@ class FileSystem {
   std::atomic<uint64_t> open_files_{0}, open_dirs_{0}, io_errors_{0},
       total_opens_{0};
   const std::atomic<uint64_t>* next_inode_ = nullptr;  // borrowed
+  OpenObserver open_observer_;  // set once before serving, then read-only
   friend class MagicXattrs;
 };
 

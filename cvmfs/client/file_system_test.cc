@@ -262,9 +262,19 @@ TEST_P(FixtureMountTest, ReadsAndListingsByInodeMatchOpenAndReadDir) {
   }
 }
 
-// Reading one file of a directory fetches the following ones in the
-// background; reading those then needs no download.
-TEST_P(FixtureMountTest, SiblingPrefetchFetchesTheNextFiles) {
+// Waits until the prefetch engine has nothing queued or running.
+bool PrefetchIdle(FileSystem* fs) {
+  for (int i = 0; i < 1000; ++i) {
+    PrefetchCounters c = fs->prefetcher()->counters();
+    if (c.pending == 0 && c.in_flight == 0 && c.queued > 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// Reading one file of a directory fetches the others in the background;
+// reading those then needs no download, and they count as used.
+TEST_P(FixtureMountTest, FirstReadPrefetchesTheDirectory) {
   auto server = Server();
   MemoryFetcher* s = server.get();
   auto mount = Mount(std::move(server));
@@ -272,28 +282,71 @@ TEST_P(FixtureMountTest, SiblingPrefetchFetchesTheNextFiles) {
   FileSystem* fs = (*mount)->file_system();
   auto many = fs->Lookup(kRootInode, "many");
   ASSERT_TRUE(many.ok());
-  auto listing = fs->ListingFor(many->inode);
-  ASSERT_TRUE(listing.ok());
-  ASSERT_GT((*listing)->size(), 40u);
-  const std::string first = (**listing)[2].name;
-  auto file = fs->Lookup(many->inode, first);
-  ASSERT_TRUE(file.ok());
+  const std::vector<std::string> names = {"f00000", "f00001", "f00002",
+                                          "f00003", "f00004", "f00005"};
+  auto file = fs->Lookup(many->inode, names[0]);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
   ASSERT_TRUE(ReadAll(fs, file->inode).ok());
-  for (int i = 0; i < 200 && fs->prefetch_done() < 10; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_GE(fs->prefetch_queued(), 10u);
-  EXPECT_GE(fs->prefetch_done(), 10u);
-  // The next few files are read without new requests (duplicate contents
-  // in the fixture may already be cached: count requests, not objects).
-  while (fs->prefetch_done() < fs->prefetch_queued())
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(PrefetchIdle(fs));
+  EXPECT_GE(fs->prefetcher()->counters().fetched, 10u);
+  // Duplicate contents in the fixture may already be cached: count
+  // requests, not objects.
   uint64_t before = s->total_requests();
-  for (size_t i = 3; i < 8; ++i) {
-    auto next = fs->Lookup(many->inode, (**listing)[i].name);
+  for (size_t i = 1; i < names.size(); ++i) {
+    auto next = fs->Lookup(many->inode, names[i]);
     ASSERT_TRUE(next.ok());
     ASSERT_TRUE(ReadAll(fs, next->inode).ok());
   }
   EXPECT_EQ(before, s->total_requests());
+  EXPECT_GE(fs->prefetcher()->counters().used, 1u);
+}
+
+// Listing a directory prefetches the files of its subtree, breadth first:
+// a tree walker then finds even the deepest file in the cache.
+TEST_P(FixtureMountTest, ListingPrefetchesTheSubtree) {
+  auto server = Server();
+  MemoryFetcher* s = server.get();
+  auto mount = Mount(std::move(server));
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  auto dir = fs->Lookup(kRootInode, "d00");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
+  ASSERT_TRUE(PrefetchIdle(fs));
+  uint64_t before = s->total_requests();
+  uint64_t inode = dir->inode;
+  for (int depth = 1; depth < 24; ++depth) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "d%02d", depth);
+    auto next = fs->Lookup(inode, name);
+    ASSERT_TRUE(next.ok()) << name;
+    inode = next->inode;
+  }
+  auto leaf = fs->Lookup(inode, "leaf.txt");
+  ASSERT_TRUE(leaf.ok());
+  ASSERT_TRUE(ReadAll(fs, leaf->inode).ok());
+  EXPECT_EQ(before, s->total_requests());
+  EXPECT_EQ(1u, fs->prefetcher()->counters().used);
+}
+
+TEST_P(FixtureMountTest, PrefetchOffFetchesNothingAhead) {
+  auto server = Server();
+  MemoryFetcher* s = server.get();
+  MountConfig config = Config();
+  config.fs.prefetch.enabled = false;
+  auto mount = Mount(std::move(server), std::move(config));
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  auto many = fs->Lookup(kRootInode, "many");
+  ASSERT_TRUE(many.ok());
+  uint64_t before = s->total_requests();
+  ASSERT_TRUE(fs->ReadDir(many->inode).ok());
+  auto file = fs->Lookup(many->inode, "f00000");
+  ASSERT_TRUE(file.ok());
+  ASSERT_TRUE(ReadAll(fs, file->inode).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_LE(s->total_requests(), before + 1);
+  EXPECT_FALSE(fs->prefetcher()->counters().enabled);
 }
 
 TEST_P(FixtureMountTest, CorruptObjectIsEioAndNeverCached) {

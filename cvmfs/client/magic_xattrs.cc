@@ -36,6 +36,7 @@ constexpr Attr kAttrs[] = {
     {"nioerr", Applies::kAll},
     {"nopen", Applies::kAll},
     {"pid", Applies::kAll},
+    {"prefetch", Applies::kAll},
     {"proxy", Applies::kAll},
     {"proxy_list", Applies::kAll},
     {"rawlink", Applies::kSymlink},
@@ -123,6 +124,7 @@ Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
   if (name == "hitrate")
     return Percent(counters.hits, counters.hits + counters.downloads);
   if (name == "inode_max") return std::to_string(fs_->inode_max());
+  if (name == "prefetch") return PrefetchSummary();
   if (name == "uptime")
     return std::to_string((::time(nullptr) - fs_->mount_time_) / 60);
   if (name == "expires") {
@@ -144,6 +146,20 @@ Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
   if (name == "direct_io") return std::string(e.direct_io ? "1" : "0");
   if (name == "rawlink") return e.symlink;
   return Status::NotFound(full_name);
+}
+
+// "queued=Q fetched=F fetched_bytes=B used=U used_bytes=V wasted_bytes=W
+// skipped=S" (doc/client.md, "Prefetch"); `cvmfs_config stat -v` shows it.
+std::string MagicXattrs::PrefetchSummary() const {
+  const PrefetchCounters c = fs_->prefetcher()->counters();
+  if (!c.enabled) return "off";
+  return "queued=" + std::to_string(c.queued) +
+         " fetched=" + std::to_string(c.fetched) +
+         " fetched_bytes=" + std::to_string(c.fetched_bytes) +
+         " used=" + std::to_string(c.used) +
+         " used_bytes=" + std::to_string(c.used_bytes) +
+         " wasted_bytes=" + std::to_string(c.wasted_bytes) +
+         " skipped=" + std::to_string(c.skipped_budget + c.skipped_throttled);
 }
 
 }  // namespace cvmfs::client

@@ -32,6 +32,7 @@ class MagicXattrs {
   std::vector<std::string> Names() const;
 
  private:
+  std::string PrefetchSummary() const;
   FileSystem* fs_;
   const InodeInfo& info_;
 };

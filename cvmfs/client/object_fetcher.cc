@@ -90,32 +90,38 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
   if (cached.status().code() != Status::Code::kNotFound) return cached.status();
 
   const std::string key = request.digest.ToString();
-  std::shared_ptr<InFlight> flight;
-  bool leader = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = in_flight_.find(key);
-    if (it == in_flight_.end()) {
-      flight = std::make_shared<InFlight>();
-      in_flight_[key] = flight;
-      leader = true;
-    } else {
-      flight = it->second;
-    }
-  }
   Status st;
-  if (leader) {
-    st = Download(request);
-    std::lock_guard<std::mutex> lock(mu_);
-    flight->done = true;
-    flight->status = st;
-    in_flight_.erase(key);
-    done_cv_.notify_all();
-  } else {
+  // At most two rounds: a waiter whose speculative leader failed leads the
+  // second one itself (or waits for another demand download).
+  for (int round = 0; round < 2; ++round) {
+    std::shared_ptr<InFlight> flight;
+    bool leader = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = in_flight_.find(key);
+      if (it == in_flight_.end()) {
+        flight = std::make_shared<InFlight>();
+        flight->speculative = request.speculative;
+        in_flight_[key] = flight;
+        leader = true;
+      } else {
+        flight = it->second;
+      }
+    }
+    if (leader) {
+      st = Download(request);
+      std::lock_guard<std::mutex> lock(mu_);
+      flight->done = true;
+      flight->status = st;
+      in_flight_.erase(key);
+      done_cv_.notify_all();
+      break;
+    }
     ++collapsed_;
     std::unique_lock<std::mutex> lock(mu_);
     done_cv_.wait(lock, [&] { return flight->done; });
     st = flight->status;
+    if (st.ok() || !flight->speculative || request.speculative) break;
   }
   if (!st.ok()) {
     ++io_errors_;
@@ -158,7 +164,7 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
              st.ToString());
       if (!missing_failover_ || !missing_failover_(host_switches++)) break;
     } else if (code == Status::Code::kNoSpace && !reclaimed &&
-               space_reclaimer_) {
+               space_reclaimer_ && !request.speculative) {
       // Objects this client merely keeps open for speed may be what fills
       // the quota: let them go once and try again.
       reclaimed = true;

@@ -20,7 +20,9 @@
 //   drop
 //
 // Concurrent requests for one object are collapsed into one download; the
-// waiters then open the committed object.
+// waiters then open the committed object. A waiter whose leader was a
+// speculative (prefetch) download that failed downloads on its own: a
+// prefetch's failure is never a reader's.
 //
 // Thread safety: all methods are thread-safe. The fetcher and cache are
 // borrowed and must outlive the ObjectFetcher.
@@ -50,6 +52,10 @@ struct ObjectRequest {
   cache::ObjectType type = cache::ObjectType::kRegular;
   std::string description;     // repository path, for logs and `cache list`
   uint64_t expected_size = 0;  // uncompressed size if known (0 = unknown)
+  // A background prefetch (prefetcher.h): it never makes the cache let go
+  // of open files to find room, and when it fails, the demand reads that
+  // waited for it try on their own instead of sharing its failure.
+  bool speculative = false;
 };
 
 struct FetchCounters {
@@ -101,6 +107,7 @@ class ObjectFetcher {
  private:
   struct InFlight {
     bool done = false;
+    bool speculative = false;  // the leader is a prefetch
     Status status;
   };
   Status Download(const ObjectRequest& request);

@@ -89,15 +89,16 @@ Result<size_t> OpenFile::ReadChunked(char* buf, size_t size, uint64_t offset) {
   return done;
 }
 
+// Queues chunks [index, index + kChunksAhead) that no earlier call queued.
 void OpenFile::ReadAhead(size_t index) {
-  size_t want = index + 1;
+  const size_t want = std::min(chunks_.size(), index + kChunksAhead);
   size_t seen = ahead_requested_.load();
   while (seen < want) {
     if (ahead_requested_.compare_exchange_weak(seen, want)) {
-      ObjectRequest request = ChunkRequest(*info_, chunks_[index]);
-      ObjectFetcher* objects = fs_->objects();
-      fs_->readahead_.Post(
-          [objects, request] { (void)objects->Open(request); });
+      std::vector<ObjectRequest> requests;
+      for (size_t i = std::max(seen, index); i < want; ++i)
+        requests.push_back(ChunkRequest(*info_, chunks_[i]));
+      fs_->PrefetchChunks(std::move(requests));
       return;
     }
   }
@@ -113,8 +114,9 @@ Result<std::shared_ptr<cache::CacheHandle>> OpenFile::Chunk(size_t index) {
       }
     }
   }
-  auto opened =
-      fs_->objects()->OpenReferenced(ChunkRequest(*info_, chunks_[index]));
+  const ObjectRequest request = ChunkRequest(*info_, chunks_[index]);
+  fs_->prefetcher()->OnDemand(request.digest);
+  auto opened = fs_->objects()->OpenReferenced(request);
   if (!opened.ok()) return opened.status().Annotate(info_->path);
   auto handle = std::make_shared<cache::CacheHandle>(std::move(opened).value());
   std::lock_guard<std::mutex> lock(mu_);

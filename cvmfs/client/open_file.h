@@ -2,8 +2,9 @@
 //
 // A whole file is one cache object, opened at open(). A chunked file keeps
 // its chunk list and opens chunks as reads reach them; the most recently
-// used few stay open. When reads are sequential the next chunk is fetched
-// ahead on the read-ahead queue, so a streaming reader rarely waits for the
+// used few stay open. When reads are sequential the next kChunksAhead
+// chunks are fetched ahead (through the prefetch engine, or the read-ahead
+// queue when prefetch is off), so a streaming reader rarely waits for the
 // network between chunks.
 //
 // Thread safety: Read() may be called concurrently (the kernel issues
@@ -45,6 +46,9 @@ class OpenFile {
   // Slots for open chunks: enough for a reader spanning a chunk boundary
   // plus the one fetched ahead.
   static constexpr size_t kOpenChunks = 4;
+  // Chunks fetched ahead of a sequential reader: two keep the link busy
+  // while the reader consumes one (chunks are 4-16 MiB).
+  static constexpr size_t kChunksAhead = 2;
   struct Slot {
     size_t index = 0;
     std::shared_ptr<cache::CacheHandle> handle;

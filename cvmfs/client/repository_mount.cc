@@ -43,6 +43,7 @@ class RepositoryMount::HttpView : public NetworkView {
 
 RepositoryMount::~RepositoryMount() {
   StopUpdater();
+  prefetch_lists_.reset();  // joins its worker, which uses fs_'s prefetcher
   fs_.reset();  // unpins catalogs, closes cache handles
   objects_.reset();
   view_.reset();
@@ -99,10 +100,25 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   m->fs_->set_inode_counter(&m->next_inode_);
   FileSystem* fs = m->fs_.get();
   m->objects_->set_space_reclaimer([fs] { return fs->CloseIdleFiles(); });
+  m->AttachOpenObservers();
   m->next_check_ =
       ::time(nullptr) + (m->offline_start_ ? kRetryAfterFailureSeconds
                                            : m->TtlSeconds(m->fs_->revision()));
   return m;
+}
+
+// Recorded prefetch lists: record opens on request, fire lists on opens.
+void RepositoryMount::AttachOpenObservers() {
+  recorder_ = std::make_unique<OpenRecorder>(kMaxRecordedPaths);
+  prefetch_lists_ = std::make_unique<PrefetchListLoader>(
+      objects_.get(), cache_.get(), fs_->prefetcher(), log_);
+  prefetch_lists_->Load(fs_->catalogs().get(), fs_->revision().revision);
+  OpenRecorder* recorder = recorder_.get();
+  PrefetchListLoader* lists = prefetch_lists_.get();
+  fs_->set_open_observer([recorder, lists](const std::string& path) {
+    recorder->OnOpen(path);
+    lists->OnOpen(path);
+  });
 }
 
 Result<Tag> RepositoryMount::TagRoot(const Manifest& manifest) {
@@ -154,6 +170,8 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
     rev.manifest.root_catalog = breadcrumb->root_hash;
     rev.manifest.revision = breadcrumb->revision;
     rev.manifest.publish_timestamp = breadcrumb->timestamp;
+    CVMFS_RETURN_IF_ERROR(blacklist.CheckRevision(c.fqrn, rev.revision)
+                              .Annotate("cannot mount " + c.fqrn));
     return rev;
   }
   const Manifest& manifest = trusted->manifest;
@@ -174,6 +192,9 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
   } else if (c.root_hash) {
     rev.root_hash = *c.root_hash;
   }
+  // The manifest's revision passed; a tag may name an older one.
+  CVMFS_RETURN_IF_ERROR(blacklist.CheckRevision(c.fqrn, rev.revision)
+                            .Annotate("cannot mount " + c.fqrn));
   if (!breadcrumb || manifest.revision > breadcrumb->revision ||
       manifest.root_catalog != breadcrumb->root_hash) {
     cache::PosixCache::Breadcrumb crumb;
@@ -239,11 +260,19 @@ int64_t RepositoryMount::SecondsUntilCheck() const {
 
 Result<std::string> RepositoryMount::UpdateLocked() {
   const MountConfig& c = config_;
-  if (!c.tag.empty() || c.root_hash)
-    return std::string("Catalog up to date (pinned by configuration)");
   MountedRevision current = fs_->revision();
+  // As CVMFS: the blacklist is read again and the mounted revision checked
+  // first, also when the revision is pinned.
   CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist,
                          Blacklist::Load(c.blacklist_file));
+  Status mounted = blacklist.CheckRevision(c.fqrn, current.revision);
+  if (!mounted.ok()) {
+    log_("error: the mounted " + mounted.message() + "; aborting the mount");
+    if (c.on_revision_blacklisted) c.on_revision_blacklisted(mounted);
+    return mounted;
+  }
+  if (!c.tag.empty() || c.root_hash)
+    return std::string("Catalog up to date (pinned by configuration)");
   CVMFS_ASSIGN_OR_RETURN(TrustedManifest trusted, FetchManifest(blacklist));
   const Manifest& m = trusted.manifest;
   if (m.revision < current.revision ||
@@ -265,6 +294,7 @@ Result<std::string> RepositoryMount::UpdateLocked() {
   rev.revision = m.revision;
   rev.host = trusted.host;
   fs_->SwitchRevision(std::move(catalogs).value(), std::move(rev));
+  prefetch_lists_->Load(fs_->catalogs().get(), m.revision);
   cache::PosixCache::Breadcrumb crumb;
   crumb.root_hash = m.root_catalog;
   crumb.timestamp = m.publish_timestamp.value_or(0);
@@ -291,6 +321,7 @@ Result<std::string> RepositoryMount::CheckForUpdate(bool sync) {
   std::lock_guard<std::mutex> lock(wake_mu_);
   next_check_ = ::time(nullptr) + (result.ok() ? TtlSeconds(fs_->revision())
                                                : kRetryAfterFailureSeconds);
+  wake_cv_.notify_all();  // the updater may be waiting for a later deadline
   return result;
 }
 

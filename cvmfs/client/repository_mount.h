@@ -29,6 +29,8 @@
 #include "cvmfs/catalog/history_db.h"
 #include "cvmfs/client/file_system.h"
 #include "cvmfs/client/object_fetcher.h"
+#include "cvmfs/client/open_recorder.h"
+#include "cvmfs/client/prefetch_list_loader.h"
 #include "cvmfs/client/trust_chain.h"
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/status.h"
@@ -46,6 +48,11 @@ struct MountConfig {
   bool auto_update = true;     // CVMFS_AUTO_UPDATE
   int64_t max_ttl_s = 0;       // CVMFS_MAX_TTL (in seconds here), 0 = none
   std::string blacklist_file;  // /etc/cvmfs/blacklist (may be missing)
+  // Called from the revision check when the blacklist ("<FQRN N") refuses
+  // the mounted revision itself: CVMFS aborts the mount then, and so should
+  // the program (cvmfs2 ends its FUSE session, which unmounts). Unset: the
+  // check only fails.
+  std::function<void(const Status&)> on_revision_blacklisted;
 };
 
 // How long to wait before checking again after a failed check (CVMFS's
@@ -65,6 +72,10 @@ class RepositoryMount {
   FileSystem* file_system() { return fs_.get(); }
   HttpFetcher* http() { return http_; }  // null with an injected fetcher
   cache::PosixCache* cache() { return cache_.get(); }
+  // Recorded prefetch lists (doc/format-prefetch-list.md): recording the
+  // files a workload opens, and the lists of the mounted revision.
+  OpenRecorder* open_recorder() { return recorder_.get(); }
+  PrefetchListLoader* prefetch_lists() { return prefetch_lists_.get(); }
   bool offline_start() const { return offline_start_; }
 
   // Fetches the manifest now and switches to a newer revision if there is
@@ -109,6 +120,10 @@ class RepositoryMount {
   std::unique_ptr<ObjectFetcher> objects_;
   std::atomic<uint64_t> next_inode_{256};
   std::unique_ptr<FileSystem> fs_;
+  // Both observe fs_'s opens; the loader feeds fs_'s prefetcher.
+  std::unique_ptr<OpenRecorder> recorder_;
+  std::unique_ptr<PrefetchListLoader> prefetch_lists_;
+  void AttachOpenObservers();
   bool offline_start_ = false;
   std::function<void(const std::string&)> log_;
 

@@ -4,13 +4,16 @@
 // content, refuses replayed (older) manifests and blacklisted revisions.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 
 #include "cvmfs/client/open_file.h"
 #include "cvmfs/client/repository_mount.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_store.h"
+#include "cvmfs/signature.h"
 #include "cvmfs/testing/test_env.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
@@ -92,10 +95,13 @@ class RevisionUpdateTest : public ::testing::Test {
     return m.ok() ? std::move(m).value() : nullptr;
   }
 
-  Result<std::unique_ptr<RepositoryMount>> TryMount() {
+  Result<std::unique_ptr<RepositoryMount>> TryMount(
+      const std::string& cache = "cache",
+      std::function<void(const Status&)> on_revision_blacklisted = nullptr) {
     MountConfig c;
     c.fqrn = fqrn_;
-    c.cache.dir = work_.Sub("cache");
+    c.on_revision_blacklisted = std::move(on_revision_blacklisted);
+    c.cache.dir = work_.Sub(cache);
     c.cache.quota_limit = 64 << 20;
     c.public_key_files = {paths_.KeysDir() + "/" + fqrn_ + ".pub"};
     c.blacklist_file = paths_.EtcCvmfs() + "/blacklist";
@@ -105,6 +111,12 @@ class RevisionUpdateTest : public ::testing::Test {
     return RepositoryMount::Create(
         std::move(c), [](const std::string&) {}, std::move(fetcher));
   }
+
+  void WriteBlacklist(const std::string& text) {
+    ASSERT_TRUE(
+        WriteFileAtomic(paths_.EtcCvmfs() + "/blacklist", text, 0644).ok());
+  }
+  std::string BlacklistFile() const { return paths_.EtcCvmfs() + "/blacklist"; }
 
   static uint64_t Resolve(FileSystem* fs, const std::string& path) {
     uint64_t inode = kRootInode;
@@ -213,6 +225,119 @@ TEST_F(RevisionUpdateTest, BlacklistedRevisionIsRefusedAtMountAndUpdate) {
   auto again = TryMount();
   ASSERT_FALSE(again.ok());
   EXPECT_NE(std::string::npos, again.status().message().find("blacklisted"));
+}
+
+// As CVMFS: at the TTL check the mounted revision is checked against the
+// reread blacklist first; if it is refused the mount is aborted, even if
+// the server has a newer, allowed revision.
+TEST_F(RevisionUpdateTest, BlacklistedMountedRevisionAbortsAtTheCheck) {
+  Publish("echo one > f");
+  std::vector<Status> aborts;
+  auto m =
+      TryMount("cache", [&aborts](const Status& s) { aborts.push_back(s); });
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto mount = std::move(m).value();
+  const uint64_t revision = mount->file_system()->revision().revision;
+  ASSERT_TRUE(mount->CheckForUpdate(true).ok());
+  EXPECT_TRUE(aborts.empty());
+  Publish("echo two > f");
+  WriteBlacklist("<" + fqrn_ + " " + std::to_string(revision + 1) + "\n");
+  auto r = mount->CheckForUpdate(true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kPermission);
+  ASSERT_EQ(aborts.size(), 1u);
+  const std::string& why = aborts[0].message();
+  EXPECT_NE(why.find("revision " + std::to_string(revision) + " of " + fqrn_),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find(BlacklistFile()), std::string::npos) << why;
+  EXPECT_EQ(mount->file_system()->revision().revision, revision);
+}
+
+// An offline start (no manifest from any server) mounts the cached
+// revision only if the blacklist allows it.
+TEST_F(RevisionUpdateTest, OfflineStartChecksTheRevisionBlacklist) {
+  Publish("echo one > f");
+  uint64_t revision = 0;
+  {
+    auto mount = Mount();
+    ASSERT_TRUE(mount);
+    revision = mount->file_system()->revision().revision;
+  }
+  const std::string manifest = paths_.Storage(fqrn_) + "/.cvmfspublished";
+  ASSERT_EQ(0, ::rename(manifest.c_str(), (manifest + ".away").c_str()));
+  {
+    auto offline = TryMount();
+    ASSERT_TRUE(offline.ok()) << offline.status().ToString();
+    EXPECT_TRUE((*offline)->offline_start());
+  }
+  WriteBlacklist("<" + fqrn_ + " " + std::to_string(revision + 1) + "\n");
+  auto refused = TryMount();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Status::Code::kPermission);
+  EXPECT_NE(refused.status().message().find("blacklisted"), std::string::npos)
+      << refused.status().ToString();
+  // "<FQRN N" refuses revisions below N only.
+  WriteBlacklist("<" + fqrn_ + " " + std::to_string(revision) + "\n");
+  EXPECT_TRUE(TryMount().ok());
+}
+
+// A blacklisted certificate: a fresh mount is refused (no offline start
+// works around it); a running mount refuses the new manifest at the check
+// and keeps serving its revision (the revision itself is not refused).
+TEST_F(RevisionUpdateTest, BlacklistedCertificate) {
+  Publish("echo one > f");
+  std::vector<Status> aborts;
+  auto m =
+      TryMount("cache", [&aborts](const Status& s) { aborts.push_back(s); });
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto mount = std::move(m).value();
+  const uint64_t revision = mount->file_system()->revision().revision;
+  Publish("echo two > f");
+  auto pem = ReadFile(paths_.KeysDir() + "/" + fqrn_ + ".crt");
+  ASSERT_TRUE(pem.ok()) << pem.status().ToString();
+  auto cert = Certificate::FromPem(*pem);
+  ASSERT_TRUE(cert.ok());
+  WriteBlacklist("# compromised key\n" + cert->Fingerprint() + "\n");
+  auto r = mount->CheckForUpdate(true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kPermission);
+  EXPECT_NE(r.status().message().find("certificate " + cert->Fingerprint()),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_NE(r.status().message().find(BlacklistFile()), std::string::npos);
+  EXPECT_EQ(mount->file_system()->revision().revision, revision);
+  EXPECT_TRUE(aborts.empty());
+  mount.reset();
+  auto again = TryMount();  // the cache has a breadcrumb: still refused
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find("is blacklisted"), std::string::npos)
+      << again.status().ToString();
+}
+
+// An expired whitelist: a fresh mount fails naming it; a running mount
+// keeps its revision and refuses the newer manifest.
+TEST_F(RevisionUpdateTest, ExpiredWhitelist) {
+  Publish("echo one > f");
+  auto mount = Mount();
+  ASSERT_TRUE(mount);
+  const uint64_t revision = mount->file_system()->revision().revision;
+  Publish("echo two > f");
+  {
+    auto repo = publisher::Repository::Open(paths_, fqrn_);
+    ASSERT_TRUE(repo.ok());
+    ASSERT_TRUE((*repo)->Resign(0).ok());  // expires now, i.e. this hour
+  }
+  auto r = mount->CheckForUpdate(true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("whitelist of " + fqrn_ + " expired"),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_EQ(mount->file_system()->revision().revision, revision);
+  auto fresh = TryMount("fresh-cache");
+  ASSERT_FALSE(fresh.ok());
+  EXPECT_NE(fresh.status().message().find("expired"), std::string::npos)
+      << fresh.status().ToString();
 }
 
 }  // namespace

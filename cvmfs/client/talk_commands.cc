@@ -8,6 +8,7 @@
 
 #include "cvmfs/client/catalog_set.h"
 #include "cvmfs/client/magic_xattrs.h"
+#include "cvmfs/client/prefetcher_report.h"
 #include "cvmfs/client/talk_reports.h"
 
 namespace cvmfs::client {
@@ -49,6 +50,7 @@ TalkCommands::TalkCommands(TalkContext context) : context_(std::move(context)) {
   RegisterRevision();
   RegisterNetwork();
   RegisterProcess();
+  RegisterPrefetchLists();
   // "cache list pinned" must be tried before "cache list".
   std::stable_sort(commands_.begin(), commands_.end(),
                    [](const Command& a, const Command& b) {
@@ -172,6 +174,10 @@ void TalkCommands::RegisterNetwork() {
 void TalkCommands::RegisterProcess() {
   Add("internal affairs", false,
       [this](const std::string&) { return InternalAffairs(); });
+  Add("prefetch info", false, [this](const std::string&) {
+    Prefetcher* p = fs()->prefetcher();
+    return FormatPrefetchInfo(p->options(), p->counters());
+  });
   Add("reset error counters", false, [this](const std::string&) {
     fs()->ResetErrorCounters();
     return std::string("OK\n");
@@ -379,6 +385,8 @@ std::string TalkCommands::InternalAffairs() {
       {"cache.n_misses", usage.misses, "cache lookups that did not"},
       {"cache.n_evictions", usage.evictions, "objects evicted by cleanups"},
   };
+  for (Counter& c : PrefetchCounterList(f->prefetcher()->counters()))
+    counters.push_back(std::move(c));
   if (context_.http) {
     const HttpFetcher::Counters http = context_.http->counters();
     counters.push_back({"download.n_requests", http.requests, "HTTP requests"});

@@ -11,6 +11,7 @@
 //   proxy group switch | proxy set <proxies> timeout info | timeout set <proxy>
 //   [<direct>] internal affairs | reset error counters | parameters pid | pid
 //   cachemgr | mountpoint | version
+//   prefetch record start|stop|status | prefetch lists (talk_prefetch_lists.cc)
 //
 // Anything else is answered "unknown command". Every reply ends with a
 // newline.
@@ -70,6 +71,7 @@ class TalkCommands {
   void RegisterRevision();
   void RegisterNetwork();
   void RegisterProcess();
+  void RegisterPrefetchLists();  // talk_prefetch_lists.cc
   void Add(std::string name, bool takes_args, Handler handler);
 
   FileSystem* fs() { return context_.mount->file_system(); }

@@ -11,6 +11,7 @@
 
 #include "cvmfs/client/magic_xattrs.h"
 #include "cvmfs/client/open_file.h"
+#include "cvmfs/client/prefetcher_report.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/network/memory_fetcher.h"
 #include "cvmfs/object_name.h"
@@ -235,6 +236,52 @@ TEST_F(TalkCommandsTest, ErrorCountersAndInternalAffairs) {
                          std::to_string(fs()->catalogs()->size())));
   EXPECT_EQ("OK\n", Talk("reset error counters"));
   EXPECT_EQ(0u, fs()->io_errors());
+}
+
+TEST_F(TalkCommandsTest, PrefetchInfoAndCounters) {
+  bool keep = false;
+  auto file = fs()->Open(InodeOf("bin/tool.sh"), &keep);
+  ASSERT_TRUE(file.ok());
+  fs()->Release(*file);
+  const std::string info = Talk("prefetch info");
+  EXPECT_EQ(0u, info.find("Prefetch: on (")) << info;
+  EXPECT_NE(std::string::npos, info.find("\nState: ")) << info;
+  const std::string affairs = Talk("internal affairs");
+  const PrefetchCounters c = fs()->prefetcher()->counters();
+  EXPECT_NE(std::string::npos,
+            affairs.find("\nprefetch.n_queued|" + std::to_string(c.queued) +
+                         "|"))
+      << affairs;
+  EXPECT_NE(std::string::npos, affairs.find("\nprefetch.sz_wasted_bytes|"));
+}
+
+TEST(PrefetchReportTest, Layout) {
+  PrefetchOptions o;
+  PrefetchCounters c;
+  EXPECT_EQ("Prefetch: off\n", FormatPrefetchInfo(o, c));
+  c.enabled = true;
+  c.queued = 10;
+  c.fetched = 8;
+  c.fetched_bytes = 3 << 20;
+  c.used = 4;
+  c.used_bytes = 1 << 20;
+  c.wasted_bytes = 2 << 20;
+  c.paused = true;
+  c.budget_bytes = o.max_bytes;
+  EXPECT_EQ(
+      "Prefetch: on (32 parallel, budget 512 objects / 32.0 MB)\n"
+      "State: paused (downloads failed: offline?)\n"
+      "Queued 10 objects; fetched 8 (3.0 MB), used 4 (1.0 MB), wasted 2.0 "
+      "MB\n"
+      "Cached already 0; overtaken by demand reads 0; skipped: 0 over "
+      "budget, 0 throttled; errors 0\n"
+      "Now: 0 queued, 0 in flight, 0 outstanding (0.0 MB); rate not "
+      "measured\n",
+      FormatPrefetchInfo(o, c));
+  std::vector<Counter> list = PrefetchCounterList(c);
+  ASSERT_FALSE(list.empty());
+  EXPECT_EQ("prefetch.n_queued", list[0].name);
+  EXPECT_EQ(10u, list[0].value);
 }
 
 TEST_F(TalkCommandsTest, ProcessFacts) {

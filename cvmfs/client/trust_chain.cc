@@ -49,6 +49,7 @@ Result<Blacklist> Blacklist::Load(const std::string& file) {
   }
   auto parsed = Parse(*text);
   if (!parsed.ok()) return parsed.status().Annotate(file);
+  parsed->source = file;
   return parsed;
 }
 
@@ -98,18 +99,25 @@ Result<Blacklist> Blacklist::Parse(std::string_view text) {
 
 Status Blacklist::Check(const std::string& fqrn, const Certificate& cert,
                         uint64_t revision) const {
+  const std::string where = source.empty() ? "" : " in " + source;
   for (const std::string& fp : fingerprints) {
     auto digest = ParseFingerprint(fp);
     if (digest.ok() &&
         FormatFingerprint(*digest) == cert.Fingerprint(digest->algorithm))
       return Status::Permission("certificate " + fp + " of " + fqrn +
-                                " is blacklisted");
+                                " is blacklisted" + where);
   }
+  return CheckRevision(fqrn, revision);
+}
+
+Status Blacklist::CheckRevision(const std::string& fqrn,
+                                uint64_t revision) const {
   for (const auto& [name, min] : min_revisions)
     if (name == fqrn && revision < min)
-      return Status::Permission("revision " + std::to_string(revision) +
-                                " of " + fqrn + " is blacklisted (below " +
-                                std::to_string(min) + ")");
+      return Status::Permission(
+          "revision " + std::to_string(revision) + " of " + fqrn +
+          " is blacklisted (revisions below " + std::to_string(min) +
+          " are refused" + (source.empty() ? "" : " by " + source) + ")");
   return Status::Ok();
 }
 

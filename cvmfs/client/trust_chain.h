@@ -43,12 +43,17 @@ struct TrustedManifest {
 struct Blacklist {
   std::vector<std::string> fingerprints;
   std::vector<std::pair<std::string, uint64_t>> min_revisions;
+  std::string source;  // the file it was read from, named in refusals
 
   // A missing file is an empty blacklist; a malformed line is an error.
   static Result<Blacklist> Load(const std::string& file);
   static Result<Blacklist> Parse(std::string_view text);
+  // Permission naming the fingerprint or the revision and the file.
   Status Check(const std::string& fqrn, const Certificate& cert,
                uint64_t revision) const;
+  // Only the "<FQRN N" lines: CVMFS checks the mounted revision at mount
+  // (also one started offline or pinned by tag) and at every TTL check.
+  Status CheckRevision(const std::string& fqrn, uint64_t revision) const;
 };
 
 // Downloads at most this much for a manifest or whitelist: anything bigger

@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <ctime>
 #include <limits>
 
@@ -91,6 +92,29 @@ Status ReadNetworkLists(const OptionReader& r, ClientSettings* s) {
   return Status::Ok();
 }
 
+Status ReadPrefetch(const OptionReader& r, ClientSettings* s) {
+  CVMFS_RETURN_IF_ERROR(ReadBool(r, "CVMFS_PREFETCH", &s->prefetch));
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_PREFETCH_FILES", 0, 65536,
+                                "objects (0 turns prefetch off)",
+                                &s->prefetch_files));
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_PREFETCH_BUDGET", 1, 65536,
+                                "megabytes", &s->prefetch_budget_mb));
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_PREFETCH_PARALLEL", 1, 1024,
+                                "transfers", &s->prefetch_parallel));
+  // Demand reads must never wait for a connection behind prefetches: the
+  // default follows CVMFS_MAX_CONNECTIONS, a value set explicitly must fit.
+  const int half = s->max_connections / 2;
+  if (r.String("CVMFS_PREFETCH_PARALLEL", "").empty()) {
+    s->prefetch_parallel = std::min(s->prefetch_parallel, half);
+  } else if (s->prefetch_parallel > half) {
+    return r.Invalid("CVMFS_PREFETCH_PARALLEL",
+                     "transfers, at most half of CVMFS_MAX_CONNECTIONS (" +
+                         std::to_string(s->max_connections) +
+                         "), so that demand reads always find a connection");
+  }
+  return Status::Ok();
+}
+
 Status ReadNetworkNumbers(const OptionReader& r, ClientSettings* s) {
   CVMFS_RETURN_IF_ERROR(
       ReadInt(r, "CVMFS_TIMEOUT", 1, 3600, "seconds", &s->timeout_s));
@@ -113,10 +137,9 @@ Status ReadNetworkNumbers(const OptionReader& r, ClientSettings* s) {
                                 "seconds", &s->proxy_reset_after_s));
   CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_HOST_RESET_AFTER", 0, kMaxSeconds,
                                 "seconds", &s->host_reset_after_s));
-  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_PREFETCH_FILES", 0, 1024,
-                                "files (0 turns prefetch off)", &s->prefetch_files));
-  return ReadInt(r, "CVMFS_MAX_CONNECTIONS", 1, 1024, "connections",
-                 &s->max_connections);
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_MAX_CONNECTIONS", 1, 1024,
+                                "connections", &s->max_connections));
+  return ReadPrefetch(r, s);
 }
 
 Status ReadCache(const OptionReader& r, const SystemPaths& paths,

@@ -48,8 +48,15 @@ struct ClientSettings {
   int backoff_max_s = 10;          // CVMFS_BACKOFF_MAX
   int proxy_reset_after_s = 300;   // CVMFS_PROXY_RESET_AFTER, 0 = never
   int host_reset_after_s = 1800;   // CVMFS_HOST_RESET_AFTER, 0 = never
-  int max_connections = 64;        // CVMFS_MAX_CONNECTIONS (ours), per mount
-  int prefetch_files = 32;         // CVMFS_PREFETCH_FILES (ours), 0 = off
+  // CVMFS_MAX_CONNECTIONS (ours): parallel HTTP transfers per mount. Room
+  // for every FUSE thread's demand read next to the prefetches.
+  int max_connections = 128;
+
+  // Prefetch (ours; doc/client.md, "Prefetch").
+  bool prefetch = true;           // CVMFS_PREFETCH
+  int prefetch_files = 512;       // CVMFS_PREFETCH_FILES, objects; 0 = off
+  int64_t prefetch_budget_mb = 32;  // CVMFS_PREFETCH_BUDGET, megabytes
+  int prefetch_parallel = 32;     // CVMFS_PREFETCH_PARALLEL, transfers
 
   // Cache (client.md 4.3).
   std::string cache_base;         // CVMFS_CACHE_BASE, default /var/lib/cvmfs

@@ -64,7 +64,11 @@ TEST_F(ClientSettingsTest, Defaults) {
   EXPECT_EQ(s->backoff_max_s, 10);
   EXPECT_EQ(s->proxy_reset_after_s, 300);
   EXPECT_EQ(s->host_reset_after_s, 1800);
-  EXPECT_EQ(s->max_connections, 64);
+  EXPECT_EQ(s->max_connections, 128);
+  EXPECT_TRUE(s->prefetch);
+  EXPECT_EQ(s->prefetch_files, 512);
+  EXPECT_EQ(s->prefetch_budget_mb, 32);
+  EXPECT_EQ(s->prefetch_parallel, 32);
   EXPECT_EQ(s->cache_base, tmp_.path() + "/var/lib/cvmfs");
   EXPECT_TRUE(s->shared_cache);
   EXPECT_EQ(s->CacheDir(), tmp_.path() + "/var/lib/cvmfs/shared");
@@ -104,6 +108,10 @@ TEST_F(ClientSettingsTest, ReadsEveryTypedParameter) {
       {"CVMFS_PROXY_RESET_AFTER", "0"},
       {"CVMFS_HOST_RESET_AFTER", "60"},
       {"CVMFS_MAX_CONNECTIONS", "1024"},
+      {"CVMFS_PREFETCH", "off"},
+      {"CVMFS_PREFETCH_FILES", "2000"},
+      {"CVMFS_PREFETCH_BUDGET", "256"},
+      {"CVMFS_PREFETCH_PARALLEL", "512"},
       {"CVMFS_CACHE_BASE", "/scratch/cvmfs/"},
       {"CVMFS_SHARED_CACHE", "no"},
       {"CVMFS_QUOTA_LIMIT", "-1"},
@@ -131,6 +139,10 @@ TEST_F(ClientSettingsTest, ReadsEveryTypedParameter) {
   EXPECT_EQ(s->proxy_reset_after_s, 0);
   EXPECT_EQ(s->host_reset_after_s, 60);
   EXPECT_EQ(s->max_connections, 1024);
+  EXPECT_FALSE(s->prefetch);
+  EXPECT_EQ(s->prefetch_files, 2000);
+  EXPECT_EQ(s->prefetch_budget_mb, 256);
+  EXPECT_EQ(s->prefetch_parallel, 512);
   EXPECT_EQ(s->cache_base, "/scratch/cvmfs");
   EXPECT_FALSE(s->shared_cache);
   EXPECT_EQ(s->CacheDir(), "/scratch/cvmfs/atlas.cern.ch");
@@ -146,6 +158,18 @@ TEST_F(ClientSettingsTest, ReadsEveryTypedParameter) {
   EXPECT_EQ(s->debuglog, "/tmp/cvmfs.log");
   EXPECT_EQ(s->arch, "riscv64");
   EXPECT_EQ(s->user, "nobody");
+}
+
+TEST_F(ClientSettingsTest, PrefetchLeavesHalfTheConnectionsToDemandReads) {
+  EXPECT_EQ(ErrorFor("CVMFS_PREFETCH_PARALLEL", "65"),
+            "CVMFS_PREFETCH_PARALLEL='65' (from test.conf): expected "
+            "transfers, at most half of CVMFS_MAX_CONNECTIONS (128), so that "
+            "demand reads always find a connection");
+  // The default follows a smaller CVMFS_MAX_CONNECTIONS.
+  opts_.Set("CVMFS_MAX_CONNECTIONS", "16", "test");
+  auto s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->prefetch_parallel, 8);
 }
 
 TEST_F(ClientSettingsTest, EmptyValueMeansDefault) {
@@ -194,6 +218,13 @@ TEST_F(ClientSettingsTest, MalformedValuesOfEveryKind) {
       {"CVMFS_HOST_RESET_AFTER", "1e3"},
       {"CVMFS_MAX_CONNECTIONS", "0"},
       {"CVMFS_MAX_CONNECTIONS", "1025"},
+      {"CVMFS_PREFETCH", "maybe"},
+      {"CVMFS_PREFETCH_FILES", "-1"},
+      {"CVMFS_PREFETCH_FILES", "65537"},
+      {"CVMFS_PREFETCH_BUDGET", "0"},
+      {"CVMFS_PREFETCH_BUDGET", "32MB"},
+      {"CVMFS_PREFETCH_PARALLEL", "0"},
+      {"CVMFS_PREFETCH_PARALLEL", "65"},
       {"CVMFS_MEMCACHE_SIZE", "0"},
       {"CVMFS_KCACHE_TIMEOUT", "soon"},
       {"CVMFS_STATFS_CACHE_TIMEOUT", "-1"},

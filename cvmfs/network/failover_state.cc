@@ -1,5 +1,6 @@
 #include "cvmfs/network/failover_state.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace cvmfs {
@@ -7,6 +8,25 @@ namespace {
 
 bool HasPrefix(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
+}
+
+// Starts `timer` unless it runs already or resets are off.
+void StartTimer(std::optional<Clock::TimePoint>* timer,
+                std::chrono::seconds after, Clock::TimePoint now) {
+  if (after.count() > 0 && !timer->has_value()) *timer = now;
+}
+
+bool Expired(const std::optional<Clock::TimePoint>& timer,
+             std::chrono::seconds after, Clock::TimePoint now) {
+  return timer.has_value() && now - *timer >= after;
+}
+
+FailoverResetPolicy Sanitize(FailoverResetPolicy p) {
+  using std::chrono::seconds;
+  p.proxy_reset_after = std::max(p.proxy_reset_after, seconds(0));
+  p.host_reset_after = std::max(p.host_reset_after, seconds(0));
+  if (p.clock == nullptr) p.clock = SteadyClock();
+  return p;
 }
 
 std::vector<std::string> StripTrailingSlashes(std::vector<std::string> hosts) {
@@ -57,8 +77,11 @@ Status FailoverState::Validate(const std::vector<std::string>& hosts,
 }
 
 FailoverState::FailoverState(std::vector<std::string> hosts,
-                             ProxyGroups proxy_groups, uint32_t seed)
-    : hosts_(StripTrailingSlashes(std::move(hosts))),
+                             ProxyGroups proxy_groups, uint32_t seed,
+                             FailoverResetPolicy reset)
+    : reset_(Sanitize(reset)),
+      clock_(reset_.clock),
+      hosts_(StripTrailingSlashes(std::move(hosts))),
       configured_groups_(proxy_groups.empty() ? ProxyGroups{{kDirectProxy}}
                                               : std::move(proxy_groups)),
       groups_(configured_groups_),
@@ -73,6 +96,45 @@ Route FailoverState::Current() const {
   return Route{host_current_, hosts_[host_current_], proxy_current_};
 }
 
+Route FailoverState::ForNextAttempt() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ApplyExpiredResetsLocked();
+  return Route{host_current_, hosts_[host_current_], proxy_current_};
+}
+
+// CVMFS's order: back to the first group, else unburn the current group,
+// then back to the first host.
+void FailoverState::ApplyExpiredResetsLocked() {
+  const TimePoint now = clock_->Now();
+  if (Expired(proxy_backup_since_, reset_.proxy_reset_after, now)) {
+    group_current_ = 0;
+    burned_ = 0;
+    ClearProxyTimersLocked();
+    RebalanceLocked();
+  } else if (Expired(proxy_burned_since_, reset_.proxy_reset_after, now)) {
+    burned_ = 0;
+    proxy_burned_since_.reset();
+    RebalanceLocked();
+  }
+  if (Expired(host_backup_since_, reset_.host_reset_after, now)) {
+    MoveToHostLocked(0);
+  }
+}
+
+void FailoverState::MoveToHostLocked(size_t index) {
+  host_current_ = index;
+  if (index == 0) {
+    host_backup_since_.reset();
+  } else {
+    StartTimer(&host_backup_since_, reset_.host_reset_after, clock_->Now());
+  }
+}
+
+void FailoverState::ClearProxyTimersLocked() {
+  proxy_backup_since_.reset();
+  proxy_burned_since_.reset();
+}
+
 bool FailoverState::SwitchProxyFrom(const Route& failed) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!BurnLocked(failed.proxy)) return false;
@@ -83,7 +145,7 @@ bool FailoverState::SwitchProxyFrom(const Route& failed) {
 bool FailoverState::SwitchHostFrom(const Route& failed) {
   std::lock_guard<std::mutex> lock(mu_);
   if (hosts_.size() < 2 || failed.host_index != host_current_) return false;
-  host_current_ = (host_current_ + 1) % hosts_.size();
+  MoveToHostLocked((host_current_ + 1) % hosts_.size());
   return true;
 }
 
@@ -92,13 +154,14 @@ bool FailoverState::ResetProxies() {
   if (group_current_ == 0 && burned_ == 0) return false;
   group_current_ = 0;
   burned_ = 0;
+  ClearProxyTimersLocked();
   RebalanceLocked();
   return true;
 }
 
 void FailoverState::SwitchHost() {
   std::lock_guard<std::mutex> lock(mu_);
-  host_current_ = (host_current_ + 1) % hosts_.size();
+  MoveToHostLocked((host_current_ + 1) % hosts_.size());
 }
 
 void FailoverState::SwitchProxy() {
@@ -108,8 +171,8 @@ void FailoverState::SwitchProxy() {
 }
 
 // Burns every unburned member of the current group equal to `proxy` and
-// moves to the next group once the current one is all burned. Returns
-// whether `proxy` was found.
+// moves to the next group once the current one is all burned; starts or
+// stops the reset timers accordingly. Returns whether `proxy` was found.
 bool FailoverState::BurnLocked(const std::string& proxy) {
   std::vector<std::string>& group = groups_[group_current_];
   bool found = false;
@@ -123,11 +186,21 @@ bool FailoverState::BurnLocked(const std::string& proxy) {
       ++i;
     }
   }
-  if (found && burned_ == group.size()) {
-    burned_ = 0;
-    group_current_ = (group_current_ + 1) % groups_.size();
+  if (!found) return false;
+  const TimePoint now = clock_->Now();
+  if (burned_ < group.size()) {
+    StartTimer(&proxy_burned_since_, reset_.proxy_reset_after, now);
+    return true;
   }
-  return found;
+  burned_ = 0;
+  proxy_burned_since_.reset();
+  group_current_ = (group_current_ + 1) % groups_.size();
+  if (group_current_ == 0) {
+    proxy_backup_since_.reset();
+  } else {
+    StartTimer(&proxy_backup_since_, reset_.proxy_reset_after, now);
+  }
+  return true;
 }
 
 void FailoverState::RebalanceLocked() {
@@ -160,7 +233,7 @@ Status FailoverState::SetHosts(std::vector<std::string> hosts) {
   CVMFS_RETURN_IF_ERROR(Validate(hosts, {}));
   std::lock_guard<std::mutex> lock(mu_);
   hosts_ = StripTrailingSlashes(std::move(hosts));
-  host_current_ = 0;
+  MoveToHostLocked(0);
   return Status::Ok();
 }
 
@@ -174,6 +247,7 @@ Status FailoverState::SetProxies(ProxyGroups proxy_groups) {
   for (const auto& group : groups_) num_proxies_ += group.size();
   group_current_ = 0;
   burned_ = 0;
+  ClearProxyTimersLocked();
   RebalanceLocked();
   return Status::Ok();
 }

@@ -13,17 +13,32 @@
 //   proxies "p1|p2;DIRECT":  group 0 = {p1, p2}, group 1 = {DIRECT}
 //   p1 fails -> p1 burned, p2 current; p2 fails -> group 1 (DIRECT) current
 //
+// Returning to the primaries (CVMFS_PROXY_RESET_AFTER,
+// CVMFS_HOST_RESET_AFTER; CVMFS's opt_timestamp_backup_proxies /
+// _failover_proxies / _backup_host): a timer starts when the state leaves
+// the first host, leaves the first proxy group, or burns a proxy within its
+// group; it is not restarted by further failovers, and stops when the state
+// comes back by itself (wrap-around, ResetProxies, Set*). The first attempt
+// that starts after it expired (ForNextAttempt) goes back to the first host
+// / the first group / the whole current group. A zero duration means never.
+//
+//   t=0 host 0 fails -> host 1, timer starts   t<N: requests use host 1
+//   t>=N next attempt -> host 0 (timer off); fails again -> host 1, new timer
+//
 // Thread safety: all methods are thread-safe (one internal leaf mutex).
 #ifndef CVMFS_NETWORK_FAILOVER_STATE_H_
 #define CVMFS_NETWORK_FAILOVER_STATE_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "cvmfs/network/clock.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs {
@@ -41,6 +56,14 @@ struct Route {
   bool direct() const { return proxy == kDirectProxy; }
 };
 
+// When to return to the first proxy group / the first host; zero = never.
+struct FailoverResetPolicy {
+  std::chrono::seconds proxy_reset_after{0};  // CVMFS_PROXY_RESET_AFTER
+  std::chrono::seconds host_reset_after{0};   // CVMFS_HOST_RESET_AFTER
+  // Borrowed, must outlive the state; null means SteadyClock().
+  const Clock* clock = nullptr;
+};
+
 class FailoverState {
  public:
   // Checks what the constructor requires: at least one host, each an
@@ -50,11 +73,16 @@ class FailoverState {
 
   // `hosts` must pass Validate; trailing '/' are removed. Empty
   // `proxy_groups` means one group {DIRECT}. `seed` drives the random choice
-  // of a proxy within a group.
+  // of a proxy within a group. Negative durations in `reset` count as zero.
   FailoverState(std::vector<std::string> hosts, ProxyGroups proxy_groups,
-                uint32_t seed);
+                uint32_t seed, FailoverResetPolicy reset = {});
 
+  // The route now, as shown to the operator; expired reset timers are not
+  // applied (CVMFS applies them only when a request starts).
   Route Current() const;
+  // The route for an attempt that starts now: first applies the reset
+  // timers that have expired, then returns Current().
+  Route ForNextAttempt();
   size_t num_hosts() const;
   size_t num_proxies() const;  // over all groups
 
@@ -83,8 +111,16 @@ class FailoverState {
   Status SetProxies(ProxyGroups proxy_groups);
 
  private:
+  using TimePoint = Clock::TimePoint;
+
   bool BurnLocked(const std::string& proxy);
   void RebalanceLocked();
+  void MoveToHostLocked(size_t index);
+  void ClearProxyTimersLocked();
+  void ApplyExpiredResetsLocked();
+
+  const FailoverResetPolicy reset_;
+  const Clock* const clock_;
 
   mutable std::mutex mu_;  // guards everything below; leaf lock
   std::vector<std::string> hosts_;
@@ -97,6 +133,10 @@ class FailoverState {
   size_t burned_ = 0;
   std::string proxy_current_;
   std::mt19937 prng_;
+  // Reset timers, running while set (only with a nonzero reset duration):
+  std::optional<TimePoint> host_backup_since_;   // left host 0
+  std::optional<TimePoint> proxy_backup_since_;  // left group 0
+  std::optional<TimePoint> proxy_burned_since_;  // burned within a group
 };
 
 }  // namespace cvmfs

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <random>
 #include <utility>
@@ -43,10 +44,22 @@ Status ValidateOptions(const HttpFetcherOptions& o) {
   CVMFS_RETURN_IF_ERROR(CheckAtLeast("timeout_direct", o.timeout_direct_s, 1));
   CVMFS_RETURN_IF_ERROR(CheckAtLeast("low_speed_limit", o.low_speed_limit, 0));
   CVMFS_RETURN_IF_ERROR(CheckAtLeast("max_retries", o.max_retries, 0));
+  CVMFS_RETURN_IF_ERROR(
+      CheckAtLeast("proxy_reset_after", o.proxy_reset_after_s, 0));
+  CVMFS_RETURN_IF_ERROR(
+      CheckAtLeast("host_reset_after", o.host_reset_after_s, 0));
   CVMFS_RETURN_IF_ERROR(CheckAtLeast("backoff_init_ms", o.backoff_init_ms, 1));
   CVMFS_RETURN_IF_ERROR(
       CheckAtLeast("backoff_max_ms", o.backoff_max_ms, o.backoff_init_ms));
   return CheckAtLeast("max_connections", o.max_connections, 1);
+}
+
+FailoverResetPolicy ResetPolicy(const HttpFetcherOptions& o) {
+  FailoverResetPolicy policy;
+  policy.proxy_reset_after = std::chrono::seconds(o.proxy_reset_after_s);
+  policy.host_reset_after = std::chrono::seconds(o.host_reset_after_s);
+  policy.clock = o.clock;
+  return policy;
 }
 
 }  // namespace
@@ -63,7 +76,8 @@ Result<std::unique_ptr<HttpFetcher>> HttpFetcher::Create(
 
 HttpFetcher::HttpFetcher(HttpFetcherOptions options, uint32_t seed)
     : options_(std::move(options)),
-      failover_(options_.hosts, options_.proxy_groups, seed),
+      failover_(options_.hosts, options_.proxy_groups, seed,
+                ResetPolicy(options_)),
       timeout_s_(options_.timeout_s),
       timeout_direct_s_(options_.timeout_direct_s) {}
 

@@ -24,6 +24,9 @@
 //      until the request has tried every host; then Unavailable.
 //   HTTP 404 is final (NotFound). A sink error is final and only ends its
 //   own transfer. Before any retry the sink is Reset().
+//   With proxy_reset_after_s / host_reset_after_s, every attempt that starts
+//   after the interval (counted from leaving the first proxy group / host)
+//   goes back to the first one (failover_state.h); not counted as failover.
 //
 // Sinks and the header parsing run on the I/O thread: a sink must not block
 // for long, since every other transfer waits meanwhile, and must never call
@@ -45,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "cvmfs/network/clock.h"
 #include "cvmfs/network/failover_state.h"
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/status.h"
@@ -61,8 +65,17 @@ struct HttpFetcherOptions {
   int low_speed_limit = 1024;                // bytes/s
   int max_retries = 1;
   int backoff_init_ms = 2000, backoff_max_ms = 10000;
-  // Parallel transfers in flight (CURLMOPT_MAX_TOTAL_CONNECTIONS).
-  int max_connections = 64;
+  // Back to the first proxy group / host this long after leaving it
+  // (CVMFS_PROXY_RESET_AFTER, CVMFS_HOST_RESET_AFTER); 0 = never.
+  int proxy_reset_after_s = 0, host_reset_after_s = 0;
+  // Time source of the reset timers; borrowed, must outlive the fetcher.
+  // Null means SteadyClock(). Tests pass a ManualClock.
+  const Clock* clock = nullptr;
+  // Parallel transfers in flight (CURLMOPT_MAX_TOTAL_CONNECTIONS; no
+  // per-host limit). Transfers beyond it wait inside curl in arrival
+  // order, so the client keeps prefetches to at most half of it
+  // (CVMFS_PREFETCH_PARALLEL): demand reads never queue behind them.
+  int max_connections = 128;
   std::string user_agent = "cvmfs Fuse 2.12.0";  // CVMFS clients send this
 };
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cvmfs/file_util.h"
+#include "cvmfs/network/clock.h"
 #include "cvmfs/network/string_sink.h"
 #include "cvmfs/testing/test_env.h"
 
@@ -439,6 +440,67 @@ TEST(HttpFetcherTest, ServerErrorFailsOverThenGivesUp) {
   EXPECT_EQ(lone->counters().errors, 1u);
 }
 
+// CVMFS_HOST_RESET_AFTER: once the first host works again, requests go
+// back to it after the interval; with 0 they stay on the second.
+TEST(HttpFetcherTest, HostResetAfterReturnsToTheFirstHost) {
+  for (int reset_after : {0, 30}) {
+    SCOPED_TRACE("host_reset_after_s = " + std::to_string(reset_after));
+    TestServer first, second;
+    ASSERT_TRUE(first.ok() && second.ok());
+    first.Put("x", "first");
+    second.Put("x", "second");
+    first.set_status(503);
+    ManualClock clock;
+    HttpFetcherOptions o = FastOptions({first.RepoUrl(), second.RepoUrl()});
+    o.host_reset_after_s = reset_after;
+    o.clock = &clock;
+    auto fetcher = MakeFetcher(o);
+    StringSink sink;
+    ASSERT_TRUE(fetcher->Fetch({"x"}, &sink).status.ok());
+    EXPECT_EQ(sink.body(), "second");
+    first.set_status(0);  // repaired
+    clock.Advance(std::chrono::seconds(29));
+    StringSink early;
+    ASSERT_TRUE(fetcher->Fetch({"x"}, &early).status.ok());
+    EXPECT_EQ(early.body(), "second") << "interval not over yet";
+    clock.Advance(std::chrono::seconds(1));
+    StringSink late;
+    DownloadResult r = fetcher->Fetch({"x"}, &late);
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    EXPECT_EQ(late.body(), reset_after > 0 ? "first" : "second");
+    EXPECT_EQ(fetcher->CurrentHost(),
+              reset_after > 0 ? first.RepoUrl() : second.RepoUrl());
+    EXPECT_EQ(fetcher->counters().failovers, 1u) << "a reset is no failover";
+  }
+}
+
+// CVMFS_PROXY_RESET_AFTER: back from DIRECT to the first proxy group.
+TEST(HttpFetcherTest, ProxyResetAfterReturnsToTheFirstGroup) {
+  TestServer squid, origin;
+  ASSERT_TRUE(squid.ok() && origin.ok());
+  squid.set_status(503, /*squid_error=*/true);
+  squid.Put("x", "proxied");
+  origin.Put("x", "origin");
+  ManualClock clock;
+  HttpFetcherOptions o = FastOptions({origin.RepoUrl()});
+  o.proxy_groups = {{squid.Origin()}, {"DIRECT"}};
+  o.proxy_reset_after_s = 10;
+  o.clock = &clock;
+  auto fetcher = MakeFetcher(o);
+  StringSink sink;
+  ASSERT_TRUE(fetcher->Fetch({"x"}, &sink).status.ok());
+  EXPECT_EQ(fetcher->CurrentProxy(), "DIRECT");
+  squid.set_status(0);
+  clock.Advance(std::chrono::seconds(10));
+  EXPECT_EQ(fetcher->CurrentProxy(), "DIRECT") << "applied by a request";
+  StringSink again;
+  DownloadResult r = fetcher->Fetch({"x"}, &again);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.proxy, squid.Origin());
+  EXPECT_EQ(squid.requests(), 2);
+  EXPECT_EQ(fetcher->CurrentProxy(), squid.Origin());
+}
+
 TEST(HttpFetcherTest, DirectGroupAfterDeadProxy) {
   TestServer server;
   ASSERT_TRUE(server.ok());
@@ -588,6 +650,10 @@ TEST(HttpFetcherTest, CreateRejectsBadOptions) {
   EXPECT_NE(st.message().find("max_connections"), std::string::npos);
   o = FastOptions({"127.0.0.1/cvmfs/r"});
   EXPECT_FALSE(HttpFetcher::Create(o).ok());
+  o = FastOptions({"http://127.0.0.1:1/cvmfs/r"});
+  o.host_reset_after_s = -1;
+  st = HttpFetcher::Create(o).status();
+  EXPECT_NE(st.message().find("host_reset_after"), std::string::npos);
 }
 
 TEST(HttpFetcherTest, AdministrativeSwitchesAndTimeouts) {

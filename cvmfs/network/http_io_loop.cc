@@ -125,7 +125,7 @@ bool HttpFetcher::IoLoop::TakeIncoming(std::vector<Transfer*>* out) {
 }
 
 void HttpFetcher::IoLoop::StartAttempt(Transfer* t) {
-  t->route = owner_->failover_.Current();
+  t->route = owner_->failover_.ForNextAttempt();
   t->url = JoinUrl(t->route.host, t->request.url_path);
   // A file:// URL (a Stratum 0's own storage) has no status line: curl
   // either delivers the file or fails, so the attempt starts as a success.

@@ -10,6 +10,8 @@
 #      exactly the objects the new revision added (summary count, and the
 #      Stratum 0's access log), a further one copies nothing;
 #   5. a snapshot while another holds the lock is refused clearly;
+#   `list` and `info` on the Stratum 1 show a stratum1 with its source URL,
+#   last snapshot and served revision (after 2. and 4.);
 #   6. the client sees the new revision through the Stratum 1 alone.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -103,6 +105,17 @@ for f in .cvmfspublished .cvmfswhitelist .cvmfsreflog; do
 done
 [ -s "$s1storage/.cvmfs_last_snapshot" ] || check_failed "no .cvmfs_last_snapshot"
 [ ! -e "$s1storage/.cvmfs_master_replica" ] || check_failed "the replica claims to be a master"
+# list and info speak of a Stratum 1: the source URL, the last snapshot and
+# the revision served.
+expect_eq "cvmfs_server list on the Stratum 1" "$fqrn (stratum1 / local)" "$(s1 list)"
+s1 info $fqrn >"$WORK/info1.out" 2>&1 || check_failed "info failed: $(cat "$WORK/info1.out")"
+info_field() { sed -n "s/^$1: //p" "$2"; }
+expect_eq "info: upstream URL" "$s0_url" "$(info_field 'Upstream (Stratum 0) URL' "$WORK/info1.out")"
+expect_eq "info: last snapshot" "$(head -n 1 "$s1storage/.cvmfs_last_snapshot")" \
+  "$(info_field 'Last snapshot' "$WORK/info1.out")"
+expect_eq "info: revision" "$(manifest_field $fqrn S)" "$(info_field Revision "$WORK/info1.out")"
+! grep -qi "stratum0 url\|stratum0 /" "$WORK/info1.out" ||
+  check_failed "info shows Stratum 0 wording for a replica:"$'\n'"$(cat "$WORK/info1.out")"
 # Everything the Stratum 0 holds is on the Stratum 1, byte for byte, except
 # old history databases (replaced at each publish, referenced by nothing).
 while read -r obj; do
@@ -154,6 +167,10 @@ tail -n +$((log_start + 1)) "$APACHE_ACCESS_LOG" |
 expect_eq "objects the second snapshot fetched" "$(cat "$WORK/s0-new")" "$(cat "$WORK/fetched2")"
 grep -q "\"GET /cvmfs/$fqrn/data/${cert:0:2}/${cert:2}X " "$APACHE_ACCESS_LOG" ||
   check_failed "the certificate was not fetched for verification"
+
+s1 info >"$WORK/info2.out" 2>&1 || check_failed "info failed: $(cat "$WORK/info2.out")"
+expect_eq "info: revision after the second snapshot" "$(manifest_field $fqrn S)" \
+  "$(info_field Revision "$WORK/info2.out")"
 
 s1 snapshot >"$WORK/snapshot3.out" 2>&1 || fail "third snapshot failed: $(cat "$WORK/snapshot3.out")"
 expect_eq "objects copied by a snapshot without changes" 0 "$(copied_of "$WORK/snapshot3.out")"

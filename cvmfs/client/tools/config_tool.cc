@@ -28,14 +28,14 @@ std::string AutofsMapScript() {
 # CernVM-FS autofs map, installed by `cvmfs_config setup`: autofs runs it
 # with the name looked up below the mount directory and mounts what it
 # prints. Only repository names are mounted: they start with a letter or
-# digit, hold a dot and only [A-Za-z0-9._-].
+# digit, hold a dot and only [A-Za-z0-9._-], and do not end in a dot.
 fqrn="$1"
 case "$fqrn" in
   [A-Za-z0-9]*.*) ;;
   *) exit 1 ;;
 esac
 case "$fqrn" in
-  *[!A-Za-z0-9._-]*) exit 1 ;;
+  *[!A-Za-z0-9._-]* | *.) exit 1 ;;
 esac
 echo "-fstype=cvmfs :$fqrn"
 )";

@@ -68,6 +68,7 @@ std::map<std::string, std::string> Collect(const CvmfsMount& m) {
   optional("maxfd", ProcField(proc + "/limits", "Max open files", 0));
   optional("useddirp", a["ndiropen"]);
   optional("speed", "0");
+  optional("prefetch", "");
   a["memory"] = ProcField(proc + "/status", "VmRSS:", 0);
   struct statvfs st {};
   uint64_t use = 0, max = 0;
@@ -79,6 +80,28 @@ std::map<std::string, std::string> Collect(const CvmfsMount& m) {
   a["cache_max"] = std::to_string(max);
   a["online"] = Online(a) ? "1" : "0";
   return a;
+}
+
+// "queued=10 fetched=8 ..." (the user.prefetch attribute) as
+// "10 queued, 8 fetched (3072k), 4 used (1024k), 2048k wasted, 0 skipped";
+// "" when the client has no such attribute.
+std::string PrefetchLine(const std::string& attr) {
+  if (attr.empty() || attr == "off") return attr;
+  std::map<std::string, std::string> v;
+  std::istringstream in(attr);
+  std::string field;
+  while (in >> field) {
+    size_t eq = field.find('=');
+    if (eq != std::string::npos) v[field.substr(0, eq)] = field.substr(eq + 1);
+  }
+  auto kb = [&](const char* key) {
+    return std::to_string(std::strtoull(v[key].c_str(), nullptr, 10) / 1024) +
+           "k";
+  };
+  return v["queued"] + " queued, " + v["fetched"] + " fetched (" +
+         kb("fetched_bytes") + "), " + v["used"] + " used (" +
+         kb("used_bytes") + "), " + kb("wasted_bytes") + " wasted, " +
+         v["skipped"] + " skipped";
 }
 
 void PrintVerbose(std::ostream& out, std::map<std::string, std::string>& a) {
@@ -100,6 +123,8 @@ void PrintVerbose(std::ostream& out, std::map<std::string, std::string>& a) {
       << "%), " << a["ndiropen"] << " opendir() calls\n"
       << "Transfer Statistics: " << a["rx"]
       << "k read, avg. speed: " << a["speed"] << "k/s\n";
+  const std::string prefetch = PrefetchLine(a["prefetch"]);
+  if (!prefetch.empty()) out << "Prefetch: " << prefetch << "\n";
 }
 
 void PrintColumns(std::ostream& out, std::map<std::string, std::string>& a) {

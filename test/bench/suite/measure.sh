@@ -64,7 +64,7 @@ _seconds_between() { printf '%d.%09d' $((($2 - $1) / 1000000000)) $((($2 - $1) %
 # Runs the workload in a fresh shell under timeout(1), which kills its whole
 # process group (a pipeline included) when time is up.
 _workload_with_timeout() {
-  WORK=$WORK WORKLOAD_TREE=$WORKLOAD_TREE FIO_RW=$FIO_RW FIO_BS=$FIO_BS \
+  WORK=$WORK BENCH_TREE=$BENCH_TREE WORKLOAD_TREE=$WORKLOAD_TREE FIO_RW=$FIO_RW FIO_BS=$FIO_BS \
     FIO_RAND_BYTES=$FIO_RAND_BYTES timeout --kill-after=10 "$BENCH_TIMEOUT" \
     bash -c 'set -euo pipefail
       fail() { echo "$*" >&2; exit 2; }

@@ -20,10 +20,11 @@ import sys
 
 SECTIONS = ("states", "latency", "fio", "publish")
 STATE_ORDER = ("LOCAL-cold", "LOCAL-warm", "NONE", "COLD", "HOT", "PGCACHE")
-SYSTEM_ORDER = ("local", "ours", "cvmfs", "httpdirfs", "rclone")
+SYSTEM_ORDER = ("local", "ours", "ours-nopf", "cvmfs", "httpdirfs", "rclone")
 SYSTEM_LABEL = {
     "local": "local FS",
     "ours": "ours",
+    "ours-nopf": "ours, prefetch off",
     "cvmfs": "CVMFS",
     "httpdirfs": "httpdirfs",
     "rclone": "rclone",
@@ -482,7 +483,8 @@ def size_bytes(text):
 
 
 def style(system, state):
-    colors = {"local": "black", "ours": "tab:blue", "cvmfs": "tab:purple",
+    colors = {"local": "black", "ours": "tab:blue", "ours-nopf": "tab:cyan",
+              "cvmfs": "tab:purple",
               "httpdirfs": "tab:orange", "rclone": "tab:green"}
     lines = {"LOCAL-cold": "--", "NONE": ":", "COLD": "-", "HOT": "-.", "PGCACHE": (0, (1, 1))}
     marker = {"NONE": "x", "COLD": "o", "HOT": "s"}.get(state, None)

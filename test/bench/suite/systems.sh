@@ -15,18 +15,19 @@
 #   system_unmount NAME        unmounts; waits for the daemon to exit
 #   system_clear_cache NAME    empties the persistent cache (unmounted)
 #
-# NAME is one of local, ours, cvmfs, httpdirfs, rclone. The caches live in
-# $WORK/cache-NAME; mount points are $WORK/mnt/NAME.
+# NAME is one of local, ours, ours-nopf (our client with CVMFS_PREFETCH=no:
+# the prefetch off/on dimension), cvmfs, httpdirfs, rclone. The caches live
+# in $WORK/cache-NAME; mount points are $WORK/mnt/NAME.
 
 readonly BENCH_FQRN=bench.example.org
-readonly BENCH_SYSTEMS_ALL="local ours cvmfs httpdirfs rclone"
+readonly BENCH_SYSTEMS_ALL="local ours ours-nopf cvmfs httpdirfs rclone"
 readonly REAL_CVMFS2=/usr/bin/cvmfs2
 SYSTEM_ROOT=""
 declare -A _SYSTEM_PIDS=()
 
 system_available() {
   case $1 in
-    local | ours) return 0 ;;
+    local | ours | ours-nopf) return 0 ;;
     cvmfs) [ -x "$REAL_CVMFS2" ] ;;
     httpdirfs | rclone) command -v "$1" >/dev/null 2>&1 ;;
     *) fail "unknown system '$1' (known: $BENCH_SYSTEMS_ALL)" ;;
@@ -37,6 +38,7 @@ system_version() {
   case $1 in
     local) echo "$(findmnt -n -o FSTYPE --target "$BENCH_TREE") on $(findmnt -n -o SOURCE --target "$BENCH_TREE")" ;;
     ours) echo "$BIN/cvmfs2" ;;
+    ours-nopf) echo "$BIN/cvmfs2 (CVMFS_PREFETCH=no)" ;;
     cvmfs) "$REAL_CVMFS2" --version 2>&1 | head -n 1 ;;
     httpdirfs) dpkg-query -W -f='httpdirfs ${Version}' httpdirfs 2>/dev/null || echo httpdirfs ;;
     rclone) rclone version 2>/dev/null | head -n 1 ;;
@@ -46,22 +48,23 @@ system_version() {
 system_cache_modes() {
   case $1 in
     local) echo "none" ;;
-    ours | cvmfs) echo "cache" ;;
+    ours | ours-nopf | cvmfs) echo "cache" ;;
     httpdirfs | rclone) echo "none cache" ;;
   esac
 }
 
 _system_mnt() { echo "$WORK/mnt/$1"; }
 
-_client_conf() {  # the client configuration of ours or cvmfs
+_client_conf() {  # the client configuration of ours, ours-nopf or cvmfs
   local sys=$1 conf=$WORK/client-$1.conf
   if [ ! -e "$conf" ]; then
     # The debug log is off: it costs time on every operation.
     test_client_config "$conf" "$BENCH_REPO_URL" "$(repo_public_key "$BENCH_FQRN")" \
       "CVMFS_CACHE_BASE=$WORK/cache-$sys" CVMFS_QUOTA_LIMIT=20000 CVMFS_DEBUGLOG= \
       CVMFS_TIMEOUT=60 CVMFS_TIMEOUT_DIRECT=60
+    [ "$sys" != ours-nopf ] || echo "CVMFS_PREFETCH=no" >>"$conf"
     # The real client also wants a workspace and user of its own.
-    [ "$sys" = ours ] || cat >>"$conf" <<EOC
+    [[ $sys == ours* ]] || cat >>"$conf" <<EOC
 CVMFS_WORKSPACE='$WORK/cache-$sys'
 CVMFS_RELOAD_SOCKETS='$WORK/cache-$sys'
 CVMFS_USER=root
@@ -73,7 +76,7 @@ EOC
 _mount_cvmfs_client() {  # SYSTEM
   local mnt bin=$BIN
   mnt=$(_system_mnt "$1")
-  [ "$1" = ours ] || bin=$(dirname "$REAL_CVMFS2")
+  [[ $1 == ours* ]] || bin=$(dirname "$REAL_CVMFS2")
   BIN=$bin mount_repo "$BENCH_FQRN" "$mnt" "$(_client_conf "$1")" >>"$WORK/mounts.log"
   SYSTEM_ROOT=$mnt
 }
@@ -125,7 +128,7 @@ system_mount() {
   local sys=$1 mode=$2
   case $sys in
     local) SYSTEM_ROOT=$BENCH_TREE ;;
-    ours | cvmfs) _mount_cvmfs_client "$sys" ;;
+    ours | ours-nopf | cvmfs) _mount_cvmfs_client "$sys" ;;
     httpdirfs) _mount_httpdirfs "$mode" ;;
     rclone) _mount_rclone "$mode" ;;
   esac
@@ -135,7 +138,7 @@ system_unmount() {
   local sys=$1 mnt pid
   case $sys in
     local) return 0 ;;
-    ours | cvmfs) unmount_repo "$(_system_mnt "$sys")" ;;
+    ours | ours-nopf | cvmfs) unmount_repo "$(_system_mnt "$sys")" ;;
     *)
       mnt=$(_system_mnt "$sys")
       pid=${_SYSTEM_PIDS[$sys]:-}

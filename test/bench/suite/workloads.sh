@@ -18,7 +18,9 @@ declare -A WORKLOAD_TEXT=(
   [compile]="gcc -c of a C file including Python.h and numpy's arrayobject.h from stack/ (quick: patchlevel.h only)"
   [pystart]="stack/bin/python3.11 starting and importing numpy, PIL, matplotlib, fontTools and 40 standard modules (quick: 5 standard modules)"
   [fio]="fio reads of big/big.bin, sequential and random, 8 KiB to 1 MiB records (psync)"
+  [readers]="64 parallel readers: the files of DIR in name order, dealt round robin to 64 cat processes"
 )
+readonly READERS=64
 WORKLOAD_TREE=${WORKLOAD_TREE:-linux}
 
 # Python modules imported by pystart: the interpreter start-up of a typical
@@ -90,12 +92,31 @@ _workload_pystart() {
     -c "import ${imports//$'\n'/ }" </dev/null
 }
 
+# 64 processes, each cat-ing every 64th file of DIR (the list comes from
+# the local corpus, which is the same tree, so listing costs no time here).
+_workload_readers() {
+  local dir=$1 list=$WORK/scratch/readers-${WORKLOAD_TREE//\//_}.txt i pids=()
+  mkdir -p "$WORK/scratch"
+  [ -e "$list" ] || (cd "$BENCH_TREE/$WORKLOAD_TREE" && find . -type f | LC_ALL=C sort) >"$list"
+  for ((i = 0; i < READERS; i++)); do
+    awk -v n="$READERS" -v i="$i" 'NR % n == i' "$list" |
+      (cd "$dir" && xargs -r -d '\n' cat >/dev/null) &
+    pids+=($!)
+  done
+  # Not a bare wait: daemons the suite started (toxiproxy, httpdirfs) are
+  # children of this shell too. Fails if any reader failed.
+  local pid rc=0
+  for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+  return $rc
+}
+
 workload_run() {
   local name=$1 root=$2 dir=$2/$WORKLOAD_TREE
   case $name in
     tar) tar cf - -C "$dir" . | cat >/dev/null ;;
     find) find "$dir" -printf '%p %s %m %T@ %u\n' >/dev/null ;;
     ls) ls -lR "$dir" >/dev/null ;;
+    readers) _workload_readers "$dir" ;;
     bigseq) dd if="$root/big/big.bin" of=/dev/null bs=1M status=none ;;
     compile) _workload_compile "$root" ;;
     pystart) _workload_pystart "$root" ;;
@@ -107,7 +128,7 @@ workload_run() {
 # workload_param NAME: what the report shows next to the workload name.
 workload_param() {
   case $1 in
-    tar | find | ls) echo "$WORKLOAD_TREE" ;;
+    tar | find | ls | readers) echo "$WORKLOAD_TREE" ;;
     fio) echo "$FIO_RW/$FIO_BS" ;;
     *) echo - ;;
   esac

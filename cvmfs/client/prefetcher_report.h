@@ -1,0 +1,29 @@
+// The prefetch engine's counters as cvmfs_talk shows them: one line per
+// counter in `internal affairs` (CVMFS's "Name|Value|Description" layout),
+// and the `prefetch info` text. Pure functions over plain values.
+#ifndef CVMFS_CLIENT_PREFETCHER_REPORT_H_
+#define CVMFS_CLIENT_PREFETCHER_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "cvmfs/client/prefetcher.h"
+#include "cvmfs/client/talk_reports.h"
+
+namespace cvmfs::client {
+
+// prefetch.n_queued, prefetch.n_fetched, prefetch.sz_fetched_bytes, ...
+std::vector<Counter> PrefetchCounterList(const PrefetchCounters& c);
+
+// Prefetch: on (32 parallel, budget 512 objects / 32 MB)
+// State: running | paused (offline) | cache nearly full
+// Queued 2078 objects; fetched 1990 (41.2 MB), used 1985 (41.0 MB),
+// wasted 0.2 MB; cached already 88; overtaken by demand reads 3;
+// skipped: 0 over budget, 0 throttled; errors 0
+// Now: 0 queued, 0 in flight, 5 outstanding (0.1 MB); rate 12.3 MB/s
+std::string FormatPrefetchInfo(const PrefetchOptions& o,
+                               const PrefetchCounters& c);
+
+}  // namespace cvmfs::client
+
+#endif  // CVMFS_CLIENT_PREFETCHER_REPORT_H_
