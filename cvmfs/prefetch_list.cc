@@ -41,7 +41,8 @@ std::optional<std::string_view> Field(std::string_view* rest) {
   if (rest->empty()) return std::nullopt;
   size_t space = rest->find(' ');
   std::string_view field = rest->substr(0, space);
-  *rest = space == std::string_view::npos ? std::string_view() : rest->substr(space + 1);
+  *rest = space == std::string_view::npos ? std::string_view()
+                                          : rest->substr(space + 1);
   if (field.empty()) return std::nullopt;
   return field;
 }
@@ -63,7 +64,8 @@ Result<Digest> ContentHash(std::optional<std::string_view> text) {
   auto digest = Digest::Parse(*text);
   if (!digest.ok()) return digest.status();
   if (digest->algorithm == HashAlgorithm::kMd5 || digest->ToString() != *text)
-    return Status::Corruption("'" + std::string(*text) + "' is not a content hash");
+    return Status::Corruption("'" + std::string(*text) +
+                              "' is not a content hash");
   return digest;
 }
 
@@ -77,7 +79,8 @@ Result<Compression> CompressionField(std::optional<std::string_view> text) {
 Result<std::string> PathField(std::string_view rest) {
   CVMFS_ASSIGN_OR_RETURN(std::string path, UnescapeListPath(rest));
   if (path.size() < 2 || path[0] != '/')
-    return Status::Corruption("'" + std::string(rest) + "' is not an absolute repository path");
+    return Status::Corruption("'" + std::string(rest) +
+                              "' is not an absolute repository path");
   return path;
 }
 
@@ -107,7 +110,8 @@ Status ListSetParser::Take(std::string_view line) {
   if (*kind == "p") return TakeChunk(rest);
   CVMFS_RETURN_IF_ERROR(CloseFile());
   if (*kind == "list") return TakeList(rest);
-  if (lists_.empty()) return Status::Corruption("file before the first 'list' line");
+  if (lists_.empty())
+    return Status::Corruption("file before the first 'list' line");
   if (*kind == "f") return TakeFile(rest, false);
   if (*kind == "c") return TakeFile(rest, true);
   return Status::Corruption("unknown line type '" + std::string(*kind) + "'");
@@ -118,7 +122,8 @@ Status ListSetParser::TakeList(std::string_view rest) {
   Status valid = ValidatePrefetchListName(rest);
   if (!valid.ok()) return Status::Corruption(valid.message());
   if (!names_.insert(std::string(rest)).second)
-    return Status::Corruption("duplicate list name '" + std::string(rest) + "'");
+    return Status::Corruption("duplicate list name '" + std::string(rest) +
+                              "'");
   lists_.push_back(PrefetchList{std::string(rest), {}});
   paths_.clear();
   return Status::Ok();
@@ -137,12 +142,13 @@ Status ListSetParser::TakeFile(std::string_view rest, bool chunked) {
   f.size = *size;
   if (chunked) {
     chunks = Number(Field(&rest));
-    if (!chunks || *chunks == 0) return Status::Corruption("missing or malformed chunk count");
+    if (!chunks || *chunks == 0)
+      return Status::Corruption("missing or malformed chunk count");
   }
   CVMFS_ASSIGN_OR_RETURN(f.path, PathField(rest));
   if (!paths_.insert(f.path).second)
-    return Status::Corruption("duplicate path " + EscapeListPath(f.path) + " in list '" +
-                              lists_.back().name + "'");
+    return Status::Corruption("duplicate path " + EscapeListPath(f.path) +
+                              " in list '" + lists_.back().name + "'");
   if (!chunked) {
     lists_.back().files.push_back(std::move(f));
     return Status::Ok();
@@ -168,7 +174,8 @@ Status ListSetParser::CloseFile() {
   if (!file_) return Status::Ok();
   if (file_->chunks.size() != chunks_expected_)
     return Status::Corruption(EscapeListPath(file_->path) + " announces " +
-                              std::to_string(chunks_expected_) + " chunks but has " +
+                              std::to_string(chunks_expected_) +
+                              " chunks but has " +
                               std::to_string(file_->chunks.size()));
   lists_.back().files.push_back(std::move(*file_));
   file_.reset();
@@ -194,11 +201,13 @@ Status AtLine(const Status& st, size_t line) {
 }  // namespace
 
 bool PrefetchFile::operator==(const PrefetchFile& o) const {
-  if (path != o.path || compression != o.compression || size != o.size || hash != o.hash ||
-      chunks.size() != o.chunks.size())
+  if (path != o.path || compression != o.compression || size != o.size ||
+      hash != o.hash || chunks.size() != o.chunks.size())
     return false;
   for (size_t i = 0; i < chunks.size(); ++i)
-    if (chunks[i].hash != o.chunks[i].hash || chunks[i].size != o.chunks[i].size) return false;
+    if (chunks[i].hash != o.chunks[i].hash ||
+        chunks[i].size != o.chunks[i].size)
+      return false;
   return true;
 }
 
@@ -219,9 +228,11 @@ Status ValidatePrefetchListName(std::string_view name) {
     return Status::InvalidArgument("prefetch list name '" + std::string(name) +
                                    "' must have 1 to 64 characters");
   for (char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
-      return Status::InvalidArgument("prefetch list name '" + std::string(name) +
-                                     "' may only contain letters, digits, '.', '_' and '-'");
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' &&
+        c != '-')
+      return Status::InvalidArgument(
+          "prefetch list name '" + std::string(name) +
+          "' may only contain letters, digits, '.', '_' and '-'");
   }
   return Status::Ok();
 }
@@ -254,12 +265,15 @@ Result<std::string> UnescapeListPath(std::string_view text) {
       out += text[i];
       continue;
     }
-    if (i + 2 >= text.size()) return Status::InvalidArgument("truncated %-escape in path");
+    if (i + 2 >= text.size())
+      return Status::InvalidArgument("truncated %-escape in path");
     const int h = HexValue(text[i + 1]), l = HexValue(text[i + 2]);
-    if (h < 0 || l < 0) return Status::InvalidArgument("malformed %-escape in path");
+    if (h < 0 || l < 0)
+      return Status::InvalidArgument("malformed %-escape in path");
     const auto decoded = static_cast<unsigned char>(h * 16 + l);
     // Only what EscapeListPath escapes may be escaped: one spelling per path.
-    if (!NeedsEscape(decoded) || std::islower(static_cast<unsigned char>(text[i + 1])) ||
+    if (!NeedsEscape(decoded) ||
+        std::islower(static_cast<unsigned char>(text[i + 1])) ||
         std::islower(static_cast<unsigned char>(text[i + 2])))
       return Status::InvalidArgument("needless or lowercase %-escape in path");
     out += static_cast<char>(decoded);
@@ -281,15 +295,18 @@ Result<std::vector<std::string>> ParseRecordedPaths(std::string_view text) {
   std::set<std::string> seen;
   for (const Line& line : SplitLines(text)) {
     std::string_view t = line.text;
-    if (!t.empty() && t.back() == '\r') t.remove_suffix(1);  // edited on Windows
+    if (!t.empty() && t.back() == '\r')
+      t.remove_suffix(1);  // edited on Windows
     if (t.empty() || t[0] == '#') continue;
     auto path = UnescapeListPath(t);
     Status st = path.ok() ? Status::Ok() : path.status();
     if (st.ok() && ((*path)[0] != '/' || path->size() < 2))
-      st = Status::InvalidArgument("'" + std::string(t) + "' is not an absolute repository path");
+      st = Status::InvalidArgument("'" + std::string(t) +
+                                   "' is not an absolute repository path");
     if (!st.ok())
-      return Status::InvalidArgument("recorded path list line " + std::to_string(line.number) +
-                                     ": " + st.message());
+      return Status::InvalidArgument("recorded path list line " +
+                                     std::to_string(line.number) + ": " +
+                                     st.message());
     if (seen.insert(*path).second) paths.push_back(std::move(path).value());
   }
   return paths;
@@ -304,12 +321,13 @@ std::string SerializePrefetchLists(const std::vector<PrefetchList>& lists) {
       const std::string compression(CompressionName(f.compression));
       const std::string size = std::to_string(f.size);
       if (f.hash) {
-        out += "f " + f.hash->ToString() + " " + compression + " " + size + " " +
-               EscapeListPath(f.path) + "\n";
+        out += "f " + f.hash->ToString() + " " + compression + " " + size +
+               " " + EscapeListPath(f.path) + "\n";
         continue;
       }
-      out += "c " + compression + " " + size + " " + std::to_string(f.chunks.size()) + " " +
-             EscapeListPath(f.path) + "\n";
+      out += "c " + compression + " " + size + " " +
+             std::to_string(f.chunks.size()) + " " + EscapeListPath(f.path) +
+             "\n";
       for (const PrefetchChunk& c : f.chunks)
         out += "p " + c.hash.ToString() + " " + std::to_string(c.size) + "\n";
     }
@@ -321,17 +339,21 @@ Result<std::vector<PrefetchList>> ParsePrefetchLists(std::string_view text) {
   std::vector<Line> lines = SplitLines(text);
   const std::string magic = std::string(kPrefetchListsMagic) + " ";
   if (lines.empty() || lines[0].text.substr(0, magic.size()) != magic)
-    return Status::Corruption("prefetch list line 1: not a prefetch list set (expected '" +
-                              magic + std::to_string(kPrefetchListsVersion) + "')");
+    return Status::Corruption(
+        "prefetch list line 1: not a prefetch list set (expected '" + magic +
+        std::to_string(kPrefetchListsVersion) + "')");
   auto version = Number(lines[0].text.substr(magic.size()));
-  if (!version) return Status::Corruption("prefetch list line 1: malformed version");
+  if (!version)
+    return Status::Corruption("prefetch list line 1: malformed version");
   if (*version != static_cast<uint64_t>(kPrefetchListsVersion))
-    return Status::NotSupported("prefetch list set version " + std::to_string(*version) +
+    return Status::NotSupported("prefetch list set version " +
+                                std::to_string(*version) +
                                 " (this client reads version " +
                                 std::to_string(kPrefetchListsVersion) + ")");
   ListSetParser parser;
   for (const Line& line : lines) {
-    if (!line.terminated) return AtLine(Status::Corruption("missing final newline"), line.number);
+    if (!line.terminated)
+      return AtLine(Status::Corruption("missing final newline"), line.number);
     if (line.number == 1) continue;
     Status st = parser.Take(line.text);
     if (!st.ok()) return AtLine(st, line.number);

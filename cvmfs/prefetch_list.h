@@ -44,8 +44,8 @@ struct PrefetchChunk {
 struct PrefetchFile {
   std::string path;  // absolute repository path ("/a/b")
   Compression compression = Compression::kZlib;
-  uint64_t size = 0;                // uncompressed bytes of the whole file
-  std::optional<Digest> hash;       // set iff the file is not chunked
+  uint64_t size = 0;                  // uncompressed bytes of the whole file
+  std::optional<Digest> hash;         // set iff the file is not chunked
   std::vector<PrefetchChunk> chunks;  // offset order; empty iff hash is set
 
   bool operator==(const PrefetchFile& o) const;
@@ -56,8 +56,8 @@ struct PrefetchList {
   std::vector<PrefetchFile> files;  // first-open order; files[0] triggers
 
   const std::string& trigger() const { return files.front().path; }
-  uint64_t bytes() const;    // uncompressed bytes of all files
-  size_t objects() const;    // whole-file objects plus chunks
+  uint64_t bytes() const;  // uncompressed bytes of all files
+  size_t objects() const;  // whole-file objects plus chunks
 };
 
 // Names: 1-64 characters of A-Z a-z 0-9 . _ -

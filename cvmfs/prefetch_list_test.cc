@@ -29,7 +29,8 @@ std::vector<PrefetchList> Sample() {
   PrefetchFile chunked;
   chunked.path = "/sw/lib/libbig.so";
   chunked.size = 9437184;
-  chunked.chunks = {{HashOf("c1"), 4718592}, {HashOf("c2", HashAlgorithm::kShake128), 4718592}};
+  chunked.chunks = {{HashOf("c1"), 4718592},
+                    {HashOf("c2", HashAlgorithm::kShake128), 4718592}};
   return {PrefetchList{"python", {plain, raw, chunked}},
           PrefetchList{"compile-1.0_x", {chunked, plain}}};
 }
@@ -56,7 +57,8 @@ TEST(PrefetchListTest, DocumentedExampleParses) {
       "cvmfs-prefetch-lists 1\n"
       "list python\n"
       "f 0b6e3c5f0d7b2b2f2c9e1d2a4b5c6d7e8f901234 zlib 14336 /sw/bin/python3\n"
-      "f 9d1c8e2a0b4f6a1c3e5d7b9f2a4c6e8d0b1f3a5c none 2811 /sw/lib/python3.11/os.py\n"
+      "f 9d1c8e2a0b4f6a1c3e5d7b9f2a4c6e8d0b1f3a5c none 2811 "
+      "/sw/lib/python3.11/os.py\n"
       "c zlib 9437184 2 /sw/lib/libbig.so\n"
       "p 1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d 4718592\n"
       "p 5e6f708192a3b4c5d6e7f8091a2b3c4d1a2b3c4d 4718592\n";
@@ -82,28 +84,38 @@ TEST(PrefetchListTest, MalformedListSetsAreRejectedWithTheirLine) {
       {"", "line 1"},
       {"cvmfs-prefetch-list 1\n", "line 1"},
       {"cvmfs-prefetch-lists x\n", "line 1"},
-      {h + "f " + hash + " zlib 1 /a\n", "line 2: file before the first 'list'"},
-      {h + "list a\nf " + hash + " zlib 1 /a\nlist a\nf " + hash + " zlib 1 /a\n",
+      {h + "f " + hash + " zlib 1 /a\n",
+       "line 2: file before the first 'list'"},
+      {h + "list a\nf " + hash + " zlib 1 /a\nlist a\nf " + hash +
+           " zlib 1 /a\n",
        "line 4: duplicate list name"},
       {h + "list bad/name\n", "line 2"},
       {h + "list a\n", "line 2: list 'a' has no files"},
-      {h + "list a\nlist b\nf " + hash + " zlib 1 /b\n", "line 3: list 'a' has no files"},
+      {h + "list a\nlist b\nf " + hash + " zlib 1 /b\n",
+       "line 3: list 'a' has no files"},
       {h + "list a\nf " + hash + " gzip 1 /a\n", "line 3: unknown compression"},
-      {h + "list a\nf " + hash + " zlib -1 /a\n", "line 3: missing or malformed size"},
+      {h + "list a\nf " + hash + " zlib -1 /a\n",
+       "line 3: missing or malformed size"},
       {h + "list a\nf " + hash + " zlib 1 a\n", "line 3"},
       {h + "list a\nf " + hash + " zlib 1 /\n", "line 3"},
       {h + "list a\nf " + hash + " zlib 1\n", "line 3"},
       {h + "list a\nf " + hash.substr(1) + " zlib 1 /a\n", "line 3"},
-      {h + "list a\nf " + HashOf("x", HashAlgorithm::kMd5).Hex() + " zlib 1 /a\n", "line 3"},
+      {h + "list a\nf " + HashOf("x", HashAlgorithm::kMd5).Hex() +
+           " zlib 1 /a\n",
+       "line 3"},
       {h + "list a\nf " + hash + " zlib 1 /a\nf " + hash + " zlib 2 /a\n",
        "line 4: duplicate path /a"},
-      {h + "list a\nc zlib 2 2 /a\np " + hash + " 1\n", "line 4: /a announces 2 chunks"},
+      {h + "list a\nc zlib 2 2 /a\np " + hash + " 1\n",
+       "line 4: /a announces 2 chunks"},
       {h + "list a\nc zlib 2 1 /a\np " + hash + " 1\np " + hash + " 1\n",
        "line 5: chunk line outside"},
-      {h + "list a\nc zlib 2 0 /a\n", "line 3: missing or malformed chunk count"},
+      {h + "list a\nc zlib 2 0 /a\n",
+       "line 3: missing or malformed chunk count"},
       {h + "list a\np " + hash + " 1\n", "line 3: chunk line outside"},
-      {h + "list a\nf " + hash + " zlib 1 /a%zz\n", "line 3: malformed %-escape"},
-      {h + "list a\nf " + hash + " zlib 1 /a\nx y\n", "line 4: unknown line type 'x'"},
+      {h + "list a\nf " + hash + " zlib 1 /a%zz\n",
+       "line 3: malformed %-escape"},
+      {h + "list a\nf " + hash + " zlib 1 /a\nx y\n",
+       "line 4: unknown line type 'x'"},
       {h + "list a\nf " + hash + " zlib 1 /a\n\n", "line 4: empty line"},
       {h + "list a\nf " + hash + " zlib 1 /a", "line 3: missing final newline"},
   };
@@ -111,7 +123,8 @@ TEST(PrefetchListTest, MalformedListSetsAreRejectedWithTheirLine) {
     auto parsed = ParsePrefetchLists(c.text);
     ASSERT_FALSE(parsed.ok()) << c.text;
     EXPECT_NE(parsed.status().message().find(c.where), std::string::npos)
-        << "input:\n" << c.text << "\nerror: " << parsed.status().ToString();
+        << "input:\n"
+        << c.text << "\nerror: " << parsed.status().ToString();
   }
 }
 
@@ -131,7 +144,8 @@ TEST(PrefetchListTest, EscapingRoundTripsEveryByte) {
     const std::string escaped = EscapeListPath(path);
     ASSERT_EQ(escaped.find('\n'), std::string::npos) << "seed " << seed;
     auto back = UnescapeListPath(escaped);
-    ASSERT_TRUE(back.ok()) << "seed " << seed << ": " << back.status().ToString();
+    ASSERT_TRUE(back.ok()) << "seed " << seed << ": "
+                           << back.status().ToString();
     ASSERT_EQ(*back, path) << "seed " << seed;
   }
   EXPECT_EQ(EscapeListPath("/a%b\tc d"), "/a%25b%09c d");
@@ -142,8 +156,10 @@ TEST(PrefetchListTest, EscapingRoundTripsEveryByte) {
 }
 
 TEST(PrefetchListTest, RecordedPathsRoundTrip) {
-  const std::vector<std::string> paths = {"/a", "/dir/with space", "/odd\nname", "/100%"};
-  const std::string text = FormatRecordedPaths(paths, "recorded on test.org revision 3");
+  const std::vector<std::string> paths = {"/a", "/dir/with space", "/odd\nname",
+                                          "/100%"};
+  const std::string text =
+      FormatRecordedPaths(paths, "recorded on test.org revision 3");
   EXPECT_EQ(text.substr(0, 2), "# ");
   auto parsed = ParseRecordedPaths(text);
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
@@ -185,12 +201,14 @@ TEST(PrefetchListTest, RootCatalogPropertyNamesTheObject) {
   EXPECT_FALSE(none->has_value());
 
   const Digest d = HashOf("lists", HashAlgorithm::kRmd160);
-  ASSERT_TRUE((*catalog)->SetProperty(kPrefetchListsProperty, d.ToString()).ok());
+  ASSERT_TRUE(
+      (*catalog)->SetProperty(kPrefetchListsProperty, d.ToString()).ok());
   auto some = PrefetchListsObjectOf(**catalog);
   ASSERT_TRUE(some.ok()) << some.status().ToString();
   EXPECT_EQ(some->value(), d);
 
-  ASSERT_TRUE((*catalog)->SetProperty(kPrefetchListsProperty, "not-a-hash").ok());
+  ASSERT_TRUE(
+      (*catalog)->SetProperty(kPrefetchListsProperty, "not-a-hash").ok());
   auto bad = PrefetchListsObjectOf(**catalog);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("prefetch_lists"), std::string::npos);

@@ -41,14 +41,17 @@ Result<std::unique_ptr<Repository>> OpenRepo(const cvmfs::SystemPaths& paths,
 
 Result<std::string> ReadInput(const std::string& file) {
   if (file != "-") return cvmfs::ReadFile(file);
-  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-  if (std::cin.bad()) return Status::IoError("cannot read the path list from standard input");
+  std::string text((std::istreambuf_iterator<char>(std::cin)),
+                   std::istreambuf_iterator<char>());
+  if (std::cin.bad())
+    return Status::IoError("cannot read the path list from standard input");
   return text;
 }
 
 std::string Describe(const cvmfs::PrefetchList& l) {
-  return std::to_string(l.files.size()) + " files, " + std::to_string(l.objects()) +
-         " objects, " + std::to_string(l.bytes()) + " bytes, trigger " +
+  return std::to_string(l.files.size()) + " files, " +
+         std::to_string(l.objects()) + " objects, " +
+         std::to_string(l.bytes()) + " bytes, trigger " +
          cvmfs::EscapeListPath(l.trigger());
 }
 
@@ -60,7 +63,8 @@ PublishOptions Options(const ListArgs& args) {
 }
 
 void Report(const PrefetchListChange& change, const std::string& what) {
-  for (const std::string& w : change.warnings) std::fprintf(stderr, "Warning: %s\n", w.c_str());
+  for (const std::string& w : change.warnings)
+    std::fprintf(stderr, "Warning: %s\n", w.c_str());
   std::printf("%s; published revision %llu (root catalog %s)\n", what.c_str(),
               static_cast<unsigned long long>(change.stats.revision),
               change.stats.root_hash.ToString().c_str());
@@ -72,20 +76,26 @@ Status Add(const cvmfs::SystemPaths& paths, const ListArgs& args) {
   auto recorded = cvmfs::ParseRecordedPaths(text);
   if (!recorded.ok()) return recorded.status().Annotate(args.file);
   if (recorded->empty())
-    return Status::InvalidArgument(args.file + " lists no paths (record with: cvmfs_talk -i "
-                                               "<repository> prefetch record start|stop)");
+    return Status::InvalidArgument(
+        args.file +
+        " lists no paths (record with: cvmfs_talk -i "
+        "<repository> prefetch record start|stop)");
   CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(PrefetchListChange change,
-                         AddPrefetchList(repo.get(), args.name, *recorded, Options(args)));
+  CVMFS_ASSIGN_OR_RETURN(
+      PrefetchListChange change,
+      AddPrefetchList(repo.get(), args.name, *recorded, Options(args)));
   for (const cvmfs::PrefetchList& l : change.lists)
-    if (l.name == args.name) Report(change, "Stored prefetch list " + l.name + " (" + Describe(l) + ")");
+    if (l.name == args.name)
+      Report(change,
+             "Stored prefetch list " + l.name + " (" + Describe(l) + ")");
   return Status::Ok();
 }
 
 Status Remove(const cvmfs::SystemPaths& paths, const ListArgs& args) {
   CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(PrefetchListChange change,
-                         RemovePrefetchList(repo.get(), args.name, Options(args)));
+  CVMFS_ASSIGN_OR_RETURN(
+      PrefetchListChange change,
+      RemovePrefetchList(repo.get(), args.name, Options(args)));
   Report(change, "Removed prefetch list " + args.name + " (" +
                      std::to_string(change.lists.size()) + " left)");
   return Status::Ok();
@@ -95,24 +105,28 @@ Status Refresh(const cvmfs::SystemPaths& paths, const ListArgs& args) {
   CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
   CVMFS_ASSIGN_OR_RETURN(PrefetchListChange change,
                          RefreshPrefetchLists(repo.get(), Options(args)));
-  Report(change, "Refreshed " + std::to_string(change.lists.size()) + " prefetch lists");
+  Report(change, "Refreshed " + std::to_string(change.lists.size()) +
+                     " prefetch lists");
   return Status::Ok();
 }
 
 Status List(const cvmfs::SystemPaths& paths, const ListArgs& args) {
   CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
   CVMFS_ASSIGN_OR_RETURN(auto lists, CurrentPrefetchLists(repo.get()));
-  if (lists.empty()) std::printf("No prefetch lists in %s\n", repo->config().fqrn.c_str());
+  if (lists.empty())
+    std::printf("No prefetch lists in %s\n", repo->config().fqrn.c_str());
   for (const cvmfs::PrefetchList& l : lists) {
     CVMFS_ASSIGN_OR_RETURN(size_t stale, CountStaleFiles(repo.get(), l));
-    std::printf("%s: %s; %zu stale\n", l.name.c_str(), Describe(l).c_str(), stale);
+    std::printf("%s: %s; %zu stale\n", l.name.c_str(), Describe(l).c_str(),
+                stale);
   }
   return Status::Ok();
 }
 
 // Adds one subcommand whose callback runs `run` and ends the program.
-CLI::App* Sub(CLI::App* parent, const std::string& name, const std::string& help,
-              const cvmfs::SystemPaths& paths, const std::shared_ptr<ListArgs>& args,
+CLI::App* Sub(CLI::App* parent, const std::string& name,
+              const std::string& help, const cvmfs::SystemPaths& paths,
+              const std::shared_ptr<ListArgs>& args,
               Status (*run)(const cvmfs::SystemPaths&, const ListArgs&)) {
   CLI::App* cmd = parent->add_subcommand(name, help);
   cmd->callback([paths, args, run] {
@@ -133,24 +147,30 @@ void AddPublishOptions(CLI::App* cmd, const std::shared_ptr<ListArgs>& args) {
 void AddPrefetchListCommand(CLI::App& app, const cvmfs::SystemPaths& paths) {
   auto args = std::make_shared<ListArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "prefetch-list", "store recorded prefetch lists in the repository (new revision)");
+      "prefetch-list",
+      "store recorded prefetch lists in the repository (new revision)");
   cmd->require_subcommand(1);
-  CLI::App* add = Sub(cmd, "add", "add or replace a list from a recorded path list", paths,
-                      args, Add);
+  CLI::App* add =
+      Sub(cmd, "add", "add or replace a list from a recorded path list", paths,
+          args, Add);
   add->add_option("-n", args->name, "list name (default: default)");
   AddPublishOptions(add, args);
-  add->add_option("file", args->file, "recorded path list ('-': standard input)")->required();
+  add->add_option("file", args->file,
+                  "recorded path list ('-': standard input)")
+      ->required();
   add->add_option("fqrn", args->fqrn, "repository name");
   CLI::App* remove = Sub(cmd, "remove", "remove a list", paths, args, Remove);
   remove->add_option("-n", args->name, "list name")->required();
   AddPublishOptions(remove, args);
   remove->add_option("fqrn", args->fqrn, "repository name");
-  CLI::App* refresh = Sub(cmd, "refresh", "resolve every list again in the current revision",
-                          paths, args, Refresh);
+  CLI::App* refresh =
+      Sub(cmd, "refresh", "resolve every list again in the current revision",
+          paths, args, Refresh);
   AddPublishOptions(refresh, args);
   refresh->add_option("fqrn", args->fqrn, "repository name");
-  CLI::App* list = Sub(cmd, "list", "show the lists and how many files are stale", paths,
-                       args, List);
+  CLI::App* list =
+      Sub(cmd, "list", "show the lists and how many files are stale", paths,
+          args, List);
   list->add_option("fqrn", args->fqrn, "repository name");
 }
 

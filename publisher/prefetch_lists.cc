@@ -28,7 +28,9 @@ class ScratchDir {
     CVMFS_ASSIGN_OR_RETURN(std::string dir, repo->MakeTempDir());
     return ScratchDir(std::move(dir));
   }
-  ScratchDir(ScratchDir&& o) noexcept : dir_(std::move(o.dir_)) { o.dir_.clear(); }
+  ScratchDir(ScratchDir&& o) noexcept : dir_(std::move(o.dir_)) {
+    o.dir_.clear();
+  }
   ~ScratchDir() {
     if (!dir_.empty()) (void)cvmfs::RemoveTree(dir_);
   }
@@ -42,7 +44,8 @@ class ScratchDir {
 // Looks paths up in one revision, loading nested catalogs as needed.
 class RevisionReader {
  public:
-  RevisionReader(cvmfs::ObjectStore* store, const std::string& temp_dir, const Digest& root)
+  RevisionReader(cvmfs::ObjectStore* store, const std::string& temp_dir,
+                 const Digest& root)
       : walker_(store, temp_dir), root_hash_(root) {}
 
   cvmfs::Catalog* root() { return Loaded("", root_hash_); }
@@ -59,10 +62,12 @@ class RevisionReader {
   cvmfs::CatalogWalker walker_;
   Digest root_hash_;
   Status root_status_;
-  std::map<std::string, std::unique_ptr<cvmfs::Catalog>> catalogs_;  // by mountpoint
+  std::map<std::string, std::unique_ptr<cvmfs::Catalog>>
+      catalogs_;  // by mountpoint
 };
 
-cvmfs::Catalog* RevisionReader::Loaded(const std::string& mountpoint, const Digest& hash) {
+cvmfs::Catalog* RevisionReader::Loaded(const std::string& mountpoint,
+                                       const Digest& hash) {
   auto it = catalogs_.find(mountpoint);
   if (it != catalogs_.end()) return it->second.get();
   auto loaded = walker_.Load(hash);
@@ -70,7 +75,8 @@ cvmfs::Catalog* RevisionReader::Loaded(const std::string& mountpoint, const Dige
     if (mountpoint.empty()) root_status_ = loaded.status();
     return nullptr;
   }
-  return catalogs_.emplace(mountpoint, std::move(loaded).value()).first->second.get();
+  return catalogs_.emplace(mountpoint, std::move(loaded).value())
+      .first->second.get();
 }
 
 // The deepest catalog whose mountpoint is `path` or one of its ancestors.
@@ -83,7 +89,9 @@ Result<cvmfs::Catalog*> RevisionReader::CatalogFor(const std::string& path) {
     CVMFS_ASSIGN_OR_RETURN(auto ref, catalog->FindNested(prefix));
     if (ref) {
       cvmfs::Catalog* nested = Loaded(prefix, ref->hash);
-      if (!nested) return Status::Corruption("cannot load the nested catalog of " + prefix);
+      if (!nested)
+        return Status::Corruption("cannot load the nested catalog of " +
+                                  prefix);
       catalog = nested;
     }
     if (slash == std::string::npos) break;
@@ -96,30 +104,38 @@ Result<PrefetchFile> RevisionReader::Resolve(const std::string& path) {
   CVMFS_ASSIGN_OR_RETURN(cvmfs::Catalog * catalog, CatalogFor(path));
   CVMFS_ASSIGN_OR_RETURN(auto entry, catalog->Lookup(path));
   if (!entry) return Status::NotFound(path + " does not exist");
-  if (!entry->IsRegular()) return Status::NotFound(path + " is not a regular file");
+  if (!entry->IsRegular())
+    return Status::NotFound(path + " is not a regular file");
   PrefetchFile f;
   f.path = path;
   f.compression = entry->compression;
   f.size = entry->size;
   if (!entry->chunked) {
-    if (!entry->content_hash) return Status::Corruption(path + " has no content hash");
+    if (!entry->content_hash)
+      return Status::Corruption(path + " has no content hash");
     f.hash = *entry->content_hash;
     return f;
   }
   CVMFS_ASSIGN_OR_RETURN(auto chunks, catalog->Chunks(path));
-  if (chunks.empty()) return Status::Corruption(path + " is chunked but has no chunks");
+  if (chunks.empty())
+    return Status::Corruption(path + " is chunked but has no chunks");
   for (const cvmfs::FileChunk& c : chunks) f.chunks.push_back({c.hash, c.size});
   return f;
 }
 
 // The list set `root` references (empty when none).
-Result<std::vector<PrefetchList>> ListsOf(cvmfs::ObjectStore* store, cvmfs::Catalog* root) {
-  CVMFS_ASSIGN_OR_RETURN(std::optional<Digest> ref, cvmfs::PrefetchListsObjectOf(*root));
+Result<std::vector<PrefetchList>> ListsOf(cvmfs::ObjectStore* store,
+                                          cvmfs::Catalog* root) {
+  CVMFS_ASSIGN_OR_RETURN(std::optional<Digest> ref,
+                         cvmfs::PrefetchListsObjectOf(*root));
   if (!ref) return std::vector<PrefetchList>();
-  auto text = cvmfs::ReadVerifiedObject(store, *ref, cvmfs::ObjectSuffix::kNone);
-  if (!text.ok()) return text.status().Annotate("prefetch list set " + ref->ToString());
+  auto text =
+      cvmfs::ReadVerifiedObject(store, *ref, cvmfs::ObjectSuffix::kNone);
+  if (!text.ok())
+    return text.status().Annotate("prefetch list set " + ref->ToString());
   auto lists = cvmfs::ParsePrefetchLists(*text);
-  if (!lists.ok()) return lists.status().Annotate("prefetch list set " + ref->ToString());
+  if (!lists.ok())
+    return lists.status().Annotate("prefetch list set " + ref->ToString());
   return lists;
 }
 
@@ -137,15 +153,19 @@ Result<Session> OpenSession(Repository* repo, bool lock) {
   CVMFS_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::In(repo));
   CVMFS_ASSIGN_OR_RETURN(auto manifest, repo->CurrentManifest());
   Session s{std::move(scratch), manifest.manifest.root_catalog, nullptr, {}};
-  s.reader = std::make_unique<RevisionReader>(repo->store(), s.scratch.path(), s.root);
+  s.reader =
+      std::make_unique<RevisionReader>(repo->store(), s.scratch.path(), s.root);
   cvmfs::Catalog* root = s.reader->root();
-  if (!root) return s.reader->root_status().Annotate("root catalog of " + repo->config().fqrn);
+  if (!root)
+    return s.reader->root_status().Annotate("root catalog of " +
+                                            repo->config().fqrn);
   CVMFS_ASSIGN_OR_RETURN(s.lists, ListsOf(repo->store(), root));
   return s;
 }
 
 // `paths` resolved in order; what cannot be listed becomes a warning.
-Result<PrefetchList> ResolveList(RevisionReader* reader, const std::string& name,
+Result<PrefetchList> ResolveList(RevisionReader* reader,
+                                 const std::string& name,
                                  const std::vector<std::string>& paths,
                                  std::vector<std::string>* warnings) {
   PrefetchList list{name, {}};
@@ -161,9 +181,10 @@ Result<PrefetchList> ResolveList(RevisionReader* reader, const std::string& name
     }
   }
   if (list.files.empty())
-    return Status::InvalidArgument("prefetch list " + name +
-                                   ": none of its paths is a regular file of the current "
-                                   "revision");
+    return Status::InvalidArgument(
+        "prefetch list " + name +
+        ": none of its paths is a regular file of the current "
+        "revision");
   return list;
 }
 
@@ -175,34 +196,44 @@ Result<PublishStats> PublishLists(Repository* repo, Session* s,
   const std::string property(cvmfs::kPrefetchListsProperty);
   std::string sql = "DELETE FROM properties WHERE key = '" + property + "';";
   if (!lists.empty()) {
-    const std::string compressed = cvmfs::ZlibCompress(cvmfs::SerializePrefetchLists(lists));
-    const Digest digest = cvmfs::HashString(repo->config().hash_algorithm, compressed);
-    const std::string name = cvmfs::ObjectPath(digest, cvmfs::ObjectSuffix::kNone);
+    const std::string compressed =
+        cvmfs::ZlibCompress(cvmfs::SerializePrefetchLists(lists));
+    const Digest digest =
+        cvmfs::HashString(repo->config().hash_algorithm, compressed);
+    const std::string name =
+        cvmfs::ObjectPath(digest, cvmfs::ObjectSuffix::kNone);
     if (!repo->store()->Exists(name))
-      CVMFS_RETURN_IF_ERROR(repo->store()->Put(name, compressed).Annotate("storing " + name));
-    sql = "INSERT OR REPLACE INTO properties (key, value) VALUES ('" + property + "', '" +
-          digest.ToString() + "');";
+      CVMFS_RETURN_IF_ERROR(
+          repo->store()->Put(name, compressed).Annotate("storing " + name));
+    sql = "INSERT OR REPLACE INTO properties (key, value) VALUES ('" +
+          property + "', '" + digest.ToString() + "');";
   }
   // R': the current root catalog with only the property changed.
   CVMFS_ASSIGN_OR_RETURN(std::string raw, cvmfs::ReadVerifiedObject(
-                                              repo->store(), s->root, cvmfs::ObjectSuffix::kCatalog));
+                                              repo->store(), s->root,
+                                              cvmfs::ObjectSuffix::kCatalog));
   const std::string file = s->scratch.path() + "/root-with-lists.db";
   CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(file, raw, 0600));
   {
-    CVMFS_ASSIGN_OR_RETURN(auto db,
-                           cvmfs::SqliteDb::Open(file, cvmfs::SqliteDb::OpenMode::kReadWrite));
+    CVMFS_ASSIGN_OR_RETURN(
+        auto db,
+        cvmfs::SqliteDb::Open(file, cvmfs::SqliteDb::OpenMode::kReadWrite));
     CVMFS_RETURN_IF_ERROR(db->Exec(sql).Annotate(file));
   }
   CVMFS_ASSIGN_OR_RETURN(std::string changed, cvmfs::ReadFile(file));
   const std::string compressed = cvmfs::ZlibCompress(changed);
-  const Digest root = cvmfs::HashString(repo->config().hash_algorithm, compressed);
-  const std::string name = cvmfs::ObjectPath(root, cvmfs::ObjectSuffix::kCatalog);
+  const Digest root =
+      cvmfs::HashString(repo->config().hash_algorithm, compressed);
+  const std::string name =
+      cvmfs::ObjectPath(root, cvmfs::ObjectSuffix::kCatalog);
   if (!repo->store()->Exists(name))
-    CVMFS_RETURN_IF_ERROR(repo->store()->Put(name, compressed).Annotate("storing " + name));
+    CVMFS_RETURN_IF_ERROR(
+        repo->store()->Put(name, compressed).Annotate("storing " + name));
   return repo->PublishOldRoot(root, options);
 }
 
-Result<PrefetchListChange> Publish(Repository* repo, Session* s, std::vector<PrefetchList> lists,
+Result<PrefetchListChange> Publish(Repository* repo, Session* s,
+                                   std::vector<PrefetchList> lists,
                                    std::vector<std::string> warnings,
                                    const PublishOptions& options) {
   PrefetchListChange change;
@@ -225,13 +256,14 @@ Result<std::vector<PrefetchList>> CurrentPrefetchLists(Repository* repo) {
   return std::move(s.lists);
 }
 
-Result<PrefetchListChange> AddPrefetchList(Repository* repo, const std::string& name,
-                                           const std::vector<std::string>& paths,
-                                           const PublishOptions& options) {
+Result<PrefetchListChange> AddPrefetchList(
+    Repository* repo, const std::string& name,
+    const std::vector<std::string>& paths, const PublishOptions& options) {
   CVMFS_RETURN_IF_ERROR(cvmfs::ValidatePrefetchListName(name));
   CVMFS_ASSIGN_OR_RETURN(Session s, OpenSession(repo, /*lock=*/true));
   std::vector<std::string> warnings;
-  CVMFS_ASSIGN_OR_RETURN(PrefetchList list, ResolveList(s.reader.get(), name, paths, &warnings));
+  CVMFS_ASSIGN_OR_RETURN(PrefetchList list,
+                         ResolveList(s.reader.get(), name, paths, &warnings));
   std::vector<PrefetchList> lists = s.lists;
   auto it = Find(&lists, name);
   if (it != lists.end()) {
@@ -242,29 +274,33 @@ Result<PrefetchListChange> AddPrefetchList(Repository* repo, const std::string& 
   return Publish(repo, &s, std::move(lists), std::move(warnings), options);
 }
 
-Result<PrefetchListChange> RemovePrefetchList(Repository* repo, const std::string& name,
+Result<PrefetchListChange> RemovePrefetchList(Repository* repo,
+                                              const std::string& name,
                                               const PublishOptions& options) {
   CVMFS_ASSIGN_OR_RETURN(Session s, OpenSession(repo, /*lock=*/true));
   std::vector<PrefetchList> lists = s.lists;
   auto it = Find(&lists, name);
   if (it == lists.end())
-    return Status::NotFound("repository " + repo->config().fqrn + " has no prefetch list '" +
-                            name + "'");
+    return Status::NotFound("repository " + repo->config().fqrn +
+                            " has no prefetch list '" + name + "'");
   lists.erase(it);
   return Publish(repo, &s, std::move(lists), {}, options);
 }
 
-Result<PrefetchListChange> RefreshPrefetchLists(Repository* repo, const PublishOptions& options) {
+Result<PrefetchListChange> RefreshPrefetchLists(Repository* repo,
+                                                const PublishOptions& options) {
   CVMFS_ASSIGN_OR_RETURN(Session s, OpenSession(repo, /*lock=*/true));
   if (s.lists.empty())
-    return Status::NotFound("repository " + repo->config().fqrn + " has no prefetch lists");
+    return Status::NotFound("repository " + repo->config().fqrn +
+                            " has no prefetch lists");
   std::vector<PrefetchList> lists;
   std::vector<std::string> warnings;
   for (const PrefetchList& old : s.lists) {
     std::vector<std::string> paths;
     for (const PrefetchFile& f : old.files) paths.push_back(f.path);
-    CVMFS_ASSIGN_OR_RETURN(PrefetchList list,
-                           ResolveList(s.reader.get(), old.name, paths, &warnings));
+    CVMFS_ASSIGN_OR_RETURN(
+        PrefetchList list,
+        ResolveList(s.reader.get(), old.name, paths, &warnings));
     lists.push_back(std::move(list));
   }
   return Publish(repo, &s, std::move(lists), std::move(warnings), options);
@@ -273,7 +309,8 @@ Result<PrefetchListChange> RefreshPrefetchLists(Repository* repo, const PublishO
 Result<size_t> CountStaleFiles(Repository* repo, const PrefetchList& list) {
   CVMFS_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::In(repo));
   CVMFS_ASSIGN_OR_RETURN(auto manifest, repo->CurrentManifest());
-  RevisionReader reader(repo->store(), scratch.path(), manifest.manifest.root_catalog);
+  RevisionReader reader(repo->store(), scratch.path(),
+                        manifest.manifest.root_catalog);
   size_t stale = 0;
   for (const PrefetchFile& f : list.files) {
     auto now = reader.Resolve(f.path);

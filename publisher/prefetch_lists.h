@@ -34,33 +34,35 @@
 namespace publisher {
 
 struct PrefetchListChange {
-  PublishStats stats;                 // the revision published
+  PublishStats stats;                      // the revision published
   std::vector<cvmfs::PrefetchList> lists;  // all lists of that revision
-  std::vector<std::string> warnings;  // paths left out, one line each
+  std::vector<std::string> warnings;       // paths left out, one line each
 };
 
 // The lists of the current revision (empty when it has none).
-cvmfs::Result<std::vector<cvmfs::PrefetchList>> CurrentPrefetchLists(Repository* repo);
+cvmfs::Result<std::vector<cvmfs::PrefetchList>> CurrentPrefetchLists(
+    Repository* repo);
 
 // Adds list `name` (replacing one of that name) made of the regular files
 // among `paths` in the current revision, in that order. InvalidArgument when
 // the name is invalid or none of the paths is a regular file.
-cvmfs::Result<PrefetchListChange> AddPrefetchList(Repository* repo, const std::string& name,
-                                                  const std::vector<std::string>& paths,
-                                                  const PublishOptions& options);
+cvmfs::Result<PrefetchListChange> AddPrefetchList(
+    Repository* repo, const std::string& name,
+    const std::vector<std::string>& paths, const PublishOptions& options);
 
 // Removes list `name`; NotFound when there is none.
-cvmfs::Result<PrefetchListChange> RemovePrefetchList(Repository* repo, const std::string& name,
-                                                     const PublishOptions& options);
+cvmfs::Result<PrefetchListChange> RemovePrefetchList(
+    Repository* repo, const std::string& name, const PublishOptions& options);
 
 // Resolves the paths of every list again in the current revision.
 // NotFound when the repository has no lists.
-cvmfs::Result<PrefetchListChange> RefreshPrefetchLists(Repository* repo,
-                                                       const PublishOptions& options);
+cvmfs::Result<PrefetchListChange> RefreshPrefetchLists(
+    Repository* repo, const PublishOptions& options);
 
 // How many files of `list` differ from the current revision (changed
 // content, chunking or compression, or gone).
-cvmfs::Result<size_t> CountStaleFiles(Repository* repo, const cvmfs::PrefetchList& list);
+cvmfs::Result<size_t> CountStaleFiles(Repository* repo,
+                                      const cvmfs::PrefetchList& list);
 
 }  // namespace publisher
 

@@ -28,7 +28,9 @@ class PrefetchListsTest : public ::testing::Test {
     MkfsOptions o;
     o.fqrn = fqrn_;
     ASSERT_TRUE(Mkfs(paths_, o).ok());
-    Publish("mkdir -p a b && echo one > a/one && echo two > b/two && ln -s one a/link");
+    Publish(
+        "mkdir -p a b && echo one > a/one && echo two > b/two && ln -s one "
+        "a/link");
   }
 
   std::unique_ptr<Repository> Repo() {
@@ -39,14 +41,18 @@ class PrefetchListsTest : public ::testing::Test {
 
   void Publish(const std::string& script) {
     std::string dir = work_.Sub("tree");
-    std::string cmd = "rm -rf " + dir + " && mkdir -p " + dir + " && cd " + dir + " && " +
-                      script + " && tar -cf " + work_.Sub("in.tar") + " -C " + dir + " .";
+    std::string cmd = "rm -rf " + dir + " && mkdir -p " + dir + " && cd " +
+                      dir + " && " + script + " && tar -cf " +
+                      work_.Sub("in.tar") + " -C " + dir + " .";
     ASSERT_EQ(0, std::system(cmd.c_str()));
     TarIngestOptions t;
     t.tarball = work_.Sub("in.tar");
     t.base_dir = "/";
     auto stats = Repo()->Publish(
-        [&](CatalogTree* tree, IngestPipeline* p) { return IngestTar(t, tree, p); }, {});
+        [&](CatalogTree* tree, IngestPipeline* p) {
+          return IngestTar(t, tree, p);
+        },
+        {});
     ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   }
 
@@ -55,10 +61,12 @@ class PrefetchListsTest : public ::testing::Test {
     auto repo = Repo();
     auto manifest = repo->CurrentManifest();
     EXPECT_TRUE(manifest.ok());
-    auto raw = cvmfs::ReadVerifiedObject(repo->store(), manifest->manifest.root_catalog,
+    auto raw = cvmfs::ReadVerifiedObject(repo->store(),
+                                         manifest->manifest.root_catalog,
                                          cvmfs::ObjectSuffix::kCatalog);
     EXPECT_TRUE(raw.ok());
-    const std::string file = work_.Sub("root" + std::to_string(++copies_) + ".db");
+    const std::string file =
+        work_.Sub("root" + std::to_string(++copies_) + ".db");
     EXPECT_TRUE(cvmfs::WriteFileAtomic(file, *raw, 0600).ok());
     auto catalog = cvmfs::Catalog::Open(file);
     EXPECT_TRUE(catalog.ok());
@@ -70,8 +78,8 @@ class PrefetchListsTest : public ::testing::Test {
     auto manifest = repo->CurrentManifest();
     ASSERT_TRUE(manifest.ok());
     ASSERT_TRUE(cvmfs::MakeDirs(work_.Sub("check")).ok());
-    auto report = CheckRevision(repo->store(), manifest->manifest.root_catalog, true,
-                                work_.Sub("check"));
+    auto report = CheckRevision(repo->store(), manifest->manifest.root_catalog,
+                                true, work_.Sub("check"));
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_TRUE(report->problems.empty()) << report->problems.front();
   }
@@ -94,7 +102,8 @@ TEST_F(PrefetchListsTest, AddPublishesARevisionReferencingTheLists) {
   auto ref = cvmfs::PrefetchListsObjectOf(*root);
   ASSERT_TRUE(ref.ok() && ref->has_value());
   // The object is a compressed data object whose text is the list set.
-  auto text = cvmfs::ReadVerifiedObject(Repo()->store(), **ref, cvmfs::ObjectSuffix::kNone);
+  auto text = cvmfs::ReadVerifiedObject(Repo()->store(), **ref,
+                                        cvmfs::ObjectSuffix::kNone);
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   auto lists = cvmfs::ParsePrefetchLists(*text);
   ASSERT_TRUE(lists.ok());
@@ -113,7 +122,8 @@ TEST_F(PrefetchListsTest, AddPublishesARevisionReferencingTheLists) {
 }
 
 TEST_F(PrefetchListsTest, ListsSurviveLaterPublishesAndGoStale) {
-  ASSERT_TRUE(AddPrefetchList(Repo().get(), "w", {"/a/one", "/b/two"}, {}).ok());
+  ASSERT_TRUE(
+      AddPrefetchList(Repo().get(), "w", {"/a/one", "/b/two"}, {}).ok());
   Publish("mkdir -p a b && echo ONE > a/one && echo two > b/two");
   auto lists = CurrentPrefetchLists(Repo().get());
   ASSERT_TRUE(lists.ok()) << lists.status().ToString();
@@ -133,7 +143,8 @@ TEST_F(PrefetchListsTest, ListsSurviveLaterPublishesAndGoStale) {
 TEST_F(PrefetchListsTest, AddReplacesByNameAndRemoveDropsTheProperty) {
   ASSERT_TRUE(AddPrefetchList(Repo().get(), "w", {"/a/one"}, {}).ok());
   ASSERT_TRUE(AddPrefetchList(Repo().get(), "v", {"/b/two"}, {}).ok());
-  ASSERT_TRUE(AddPrefetchList(Repo().get(), "w", {"/b/two", "/a/one"}, {}).ok());
+  ASSERT_TRUE(
+      AddPrefetchList(Repo().get(), "w", {"/b/two", "/a/one"}, {}).ok());
   auto lists = CurrentPrefetchLists(Repo().get());
   ASSERT_TRUE(lists.ok());
   ASSERT_EQ(lists->size(), 2u);
@@ -152,12 +163,13 @@ TEST_F(PrefetchListsTest, AddReplacesByNameAndRemoveDropsTheProperty) {
 }
 
 TEST_F(PrefetchListsTest, PathsThatAreNotRegularFilesAreLeftOut) {
-  auto change =
-      AddPrefetchList(Repo().get(), "w", {"/gone", "/a/one", "/a/link", "/b"}, {});
+  auto change = AddPrefetchList(Repo().get(), "w",
+                                {"/gone", "/a/one", "/a/link", "/b"}, {});
   ASSERT_TRUE(change.ok()) << change.status().ToString();
   ASSERT_EQ(change->lists[0].files.size(), 1u);
   EXPECT_EQ(change->warnings.size(), 3u);
-  EXPECT_NE(change->warnings[0].find("/gone"), std::string::npos) << change->warnings[0];
+  EXPECT_NE(change->warnings[0].find("/gone"), std::string::npos)
+      << change->warnings[0];
 
   const uint64_t revision = Revision();
   auto none = AddPrefetchList(Repo().get(), "x", {"/gone", "/b"}, {});

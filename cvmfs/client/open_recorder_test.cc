@@ -56,7 +56,9 @@ TEST(OpenRecorderTest, ConcurrentOpensAreEachRecordedOnce) {
   for (auto& t : threads) t.join();
   auto done = r.Stop();
   ASSERT_EQ(done->paths.size(), 2000u);
-  EXPECT_EQ(std::set<std::string>(done->paths.begin(), done->paths.end()).size(), 2000u);
+  EXPECT_EQ(
+      std::set<std::string>(done->paths.begin(), done->paths.end()).size(),
+      2000u);
 }
 
 }  // namespace

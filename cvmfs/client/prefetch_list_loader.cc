@@ -167,12 +167,12 @@ void PrefetchListLoader::LoadPending(std::unique_lock<std::mutex>* lock) {
   lock->unlock();
   auto lists = Fetch(digest, revision);
   if (log_) {
-    log_(lists.ok() ? "loaded " + std::to_string(lists->size()) +
-                          " prefetch lists of revision " +
-                          std::to_string(revision)
-                    : "prefetch lists " + digest.ToString() + " of revision " +
-                          std::to_string(revision) +
-                          " not loaded: " + lists.status().ToString());
+    log_(lists.ok()
+             ? "loaded " + std::to_string(lists->size()) +
+                   " prefetch lists of revision " + std::to_string(revision)
+             : "prefetch lists " + digest.ToString() + " of revision " +
+                   std::to_string(revision) +
+                   " not loaded: " + lists.status().ToString());
   }
   lock->lock();
   if (generation != generation_) return;  // another revision meanwhile
@@ -256,7 +256,7 @@ void PrefetchListLoader::FeedRound(std::unique_lock<std::mutex>* lock) {
   if (give_up) {
     counts_.left_out += state.objects.size() - state.next;
     state.next = state.objects.size();
-    state.stopped = pc.enabled;  // stopped by a full cache
+    state.stopped = pc.enabled ? "cache full" : "prefetch off";
   } else {
     state.next += consumed;
   }
@@ -299,8 +299,8 @@ std::string PrefetchListLoader::Report() const {
            EscapeListPath(l.list.trigger()) + ": ";
     if (!l.fired) {
       out += "not fired\n";
-    } else if (l.stopped) {
-      out += "stopped (cache full)\n";
+    } else if (!l.stopped.empty()) {
+      out += "stopped (" + l.stopped + ")\n";
     } else if (l.next < l.objects.size()) {
       out += "feeding (" + std::to_string(l.next) + " of " +
              std::to_string(l.objects.size()) + ")\n";
@@ -310,8 +310,8 @@ std::string PrefetchListLoader::Report() const {
   }
   const PrefetchListCounters& c = counts_;
   out += "objects queued " + std::to_string(c.queued) + ", cached " +
-         std::to_string(c.cached) + ", left out " +
-         std::to_string(c.left_out) + "\n";
+         std::to_string(c.cached) + ", left out " + std::to_string(c.left_out) +
+         "\n";
   return out;
 }
 

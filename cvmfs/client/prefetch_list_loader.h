@@ -45,10 +45,10 @@ namespace cvmfs::client {
 
 struct PrefetchListCounters {
   uint64_t lists_fired = 0;
-  uint64_t queued = 0;    // objects the Prefetcher accepted
-  uint64_t cached = 0;    // objects that were in the cache already
-  uint64_t left_out = 0;  // objects the Prefetcher did not take (already
-                          // queued by another trigger, too large, throttled)
+  uint64_t queued = 0;       // objects the Prefetcher accepted
+  uint64_t cached = 0;       // objects that were in the cache already
+  uint64_t left_out = 0;     // objects the Prefetcher did not take (already
+                             // queued by another trigger, too large, throttled)
   uint64_t load_errors = 0;  // list set objects that did not load
 };
 
@@ -84,7 +84,7 @@ class PrefetchListLoader {
     std::vector<ObjectRequest> objects;  // list order
     size_t next = 0;                     // objects[next..] not fed yet
     bool fired = false;
-    bool stopped = false;  // the cache was full
+    std::string stopped;  // why feeding stopped early ("" = it did not)
   };
   enum class Phase { kNone, kLoading, kLoaded, kFailed };
 
@@ -93,7 +93,9 @@ class PrefetchListLoader {
   void LoadPending(std::unique_lock<std::mutex>* lock);
   void FeedRound(std::unique_lock<std::mutex>* lock);
   void FireLocked(size_t list);
-  bool IdleLocked() const { return !load_pending_ && feeding_.empty(); }
+  bool IdleLocked() const {
+    return phase_ != Phase::kLoading && feeding_.empty();
+  }
 
   // Fetches, verifies and parses one list set object (no lock held).
   Result<std::vector<PrefetchList>> Fetch(const Digest& digest,

@@ -132,9 +132,11 @@ class PrefetchListTest : public ::testing::Test {
   }
 
   std::unique_ptr<RepositoryMount> Mount(const std::string& cache,
-                                         size_t max_objects = 512) {
+                                         size_t max_objects = 512,
+                                         bool prefetch = true) {
     MountConfig c;
     c.fs.prefetch.max_objects = max_objects;
+    c.fs.prefetch.enabled = prefetch;
     c.fqrn = fqrn_;
     c.cache.dir = work_.Sub(cache);
     c.cache.quota_limit = 256 << 20;
@@ -211,8 +213,8 @@ class PrefetchListTest : public ::testing::Test {
   std::set<std::string> hidden_;
 };
 
-const std::vector<std::string> kWorkload = {"/t/start", "/x/one",
-                                            "/y/deep/two", "/z/big"};
+const std::vector<std::string> kWorkload = {"/t/start", "/x/one", "/y/deep/two",
+                                            "/z/big"};
 
 // The test: a recorded list round-trips through publish.
 TEST_F(PrefetchListTest, RecordedListRoundTripsThroughPublish) {
@@ -222,7 +224,8 @@ TEST_F(PrefetchListTest, RecordedListRoundTripsThroughPublish) {
     ASSERT_TRUE(m);
     OpenRecorder* recorder = m->open_recorder();
     recorder->Start();
-    for (const std::string& p : kWorkload) ASSERT_TRUE(ReadAll(m->file_system(), p).ok()) << p;
+    for (const std::string& p : kWorkload)
+      ASSERT_TRUE(ReadAll(m->file_system(), p).ok()) << p;
     ASSERT_TRUE(ReadAll(m->file_system(), "/x/one").ok());  // a second open
     auto recording = recorder->Stop();
     ASSERT_TRUE(recording.has_value());
@@ -256,14 +259,13 @@ TEST_F(PrefetchListTest, RecordedListRoundTripsThroughPublish) {
   ASSERT_TRUE(f.ok());
   m->file_system()->Release(*f);
   WaitPrefetched(m.get());
-  for (const std::string& o : objects)
-    EXPECT_EQ(fetcher_->Requests(o), 1) << o;
+  for (const std::string& o : objects) EXPECT_EQ(fetcher_->Requests(o), 1) << o;
   EXPECT_EQ(m->prefetch_lists()->counters().lists_fired, 1u);
 
   // The workload then reads everything without a single further request.
-  for (const std::string& p : kWorkload) ASSERT_TRUE(ReadAll(m->file_system(), p).ok()) << p;
-  for (const std::string& o : objects)
-    EXPECT_EQ(fetcher_->Requests(o), 1) << o;
+  for (const std::string& p : kWorkload)
+    ASSERT_TRUE(ReadAll(m->file_system(), p).ok()) << p;
+  for (const std::string& o : objects) EXPECT_EQ(fetcher_->Requests(o), 1) << o;
   EXPECT_NE(m->prefetch_lists()->Report().find("done"), std::string::npos);
 }
 
@@ -296,9 +298,9 @@ TEST_F(PrefetchListTest, ListSetThatDoesNotLoadIsIgnored) {
   auto manifest = (*repo)->CurrentManifest();
   ASSERT_TRUE(manifest.ok());
   // Find the list set object through the root catalog and hide it.
-  auto raw = ReadVerifiedObject((*repo)->store(),
-                                manifest->manifest.root_catalog,
-                                ObjectSuffix::kCatalog);
+  auto raw =
+      ReadVerifiedObject((*repo)->store(), manifest->manifest.root_catalog,
+                         ObjectSuffix::kCatalog);
   ASSERT_TRUE(raw.ok());
   ASSERT_TRUE(WriteFileAtomic(work_.Sub("root.db"), *raw, 0600).ok());
   auto root = Catalog::Open(work_.Sub("root.db"));
@@ -323,10 +325,12 @@ TEST_F(PrefetchListTest, RepositoryWithoutListsBehavesAsBefore) {
   ASSERT_TRUE(m);
   ASSERT_TRUE(m->prefetch_lists()->WaitIdle(10000));
   EXPECT_NE(m->prefetch_lists()->Report().find(": none"), std::string::npos);
-  for (const std::string& p : kWorkload) ASSERT_TRUE(ReadAll(m->file_system(), p).ok()) << p;
+  for (const std::string& p : kWorkload)
+    ASSERT_TRUE(ReadAll(m->file_system(), p).ok()) << p;
   WaitPrefetched(m.get());
   const PrefetchListCounters c = m->prefetch_lists()->counters();
-  EXPECT_EQ(c.lists_fired + c.queued + c.cached + c.left_out + c.load_errors, 0u);
+  EXPECT_EQ(c.lists_fired + c.queued + c.cached + c.left_out + c.load_errors,
+            0u);
   EXPECT_EQ(m->file_system()->io_errors(), 0u);
 }
 
@@ -338,9 +342,9 @@ TEST_F(PrefetchListTest, TriggerOpenedWhileLoadingFiresAfterLoad) {
   {
     auto repo = publisher::Repository::Open(paths_, fqrn_);
     auto manifest = (*repo)->CurrentManifest();
-    auto raw = ReadVerifiedObject((*repo)->store(),
-                                  manifest->manifest.root_catalog,
-                                  ObjectSuffix::kCatalog);
+    auto raw =
+        ReadVerifiedObject((*repo)->store(), manifest->manifest.root_catalog,
+                           ObjectSuffix::kCatalog);
     ASSERT_TRUE(raw.ok());
     ASSERT_TRUE(WriteFileAtomic(work_.Sub("root.db"), *raw, 0600).ok());
     auto root = Catalog::Open(work_.Sub("root.db"));
@@ -396,15 +400,37 @@ TEST_F(PrefetchListTest, ListLongerThanTheBudgetFollowsTheWorkload) {
   m->file_system()->Release(*f);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   int fetched = 0;
-  for (size_t i = 1; i < objects.size(); ++i) fetched += fetcher_->Requests(objects[i]);
-  EXPECT_LE(fetched, 1) << "more than the budget of one object was fetched ahead";
+  for (size_t i = 1; i < objects.size(); ++i)
+    fetched += fetcher_->Requests(objects[i]);
+  EXPECT_LE(fetched, 1)
+      << "more than the budget of one object was fetched ahead";
   EXPECT_NE(m->prefetch_lists()->Report().find("feeding"), std::string::npos)
       << m->prefetch_lists()->Report();
-  for (const std::string& p : files) ASSERT_TRUE(ReadAll(m->file_system(), p).ok()) << p;
+  for (const std::string& p : files)
+    ASSERT_TRUE(ReadAll(m->file_system(), p).ok()) << p;
   WaitPrefetched(m.get());
   for (const std::string& o : objects) EXPECT_EQ(fetcher_->Requests(o), 1) << o;
   EXPECT_NE(m->prefetch_lists()->Report().find("done"), std::string::npos)
       << m->prefetch_lists()->Report();
+}
+
+// CVMFS_PREFETCH=no turns lists off with the rest of prefetching.
+TEST_F(PrefetchListTest, PrefetchOffFetchesNothingAhead) {
+  ASSERT_TRUE(AddList("w", {"/t/start", "/x/one", "/y/deep/two"}).ok());
+  const std::vector<std::string> objects = ListedObjects();
+  auto m = Mount("cache", 512, /*prefetch=*/false);
+  ASSERT_TRUE(m);
+  ASSERT_TRUE(m->prefetch_lists()->WaitIdle(10000));
+  ASSERT_TRUE(ReadAll(m->file_system(), "/t/start").ok());
+  ASSERT_TRUE(m->prefetch_lists()->WaitIdle(10000));
+  EXPECT_NE(m->prefetch_lists()->Report().find("stopped (prefetch off)"),
+            std::string::npos)
+      << m->prefetch_lists()->Report();
+  EXPECT_EQ(fetcher_->Requests(objects[1]), 0);
+  EXPECT_EQ(fetcher_->Requests(objects[2]), 0);
+  auto two = ReadAll(m->file_system(), "/y/deep/two");
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(*two, "two\n");
 }
 
 // The talk commands: the recording is the reply of `prefetch record stop`.

@@ -297,7 +297,8 @@ void Prefetcher::OnDemandLocked(const Digest& digest) {
   }
 }
 
-// Waits for a queue item and a free slot; false when stopping.
+// Waits for a current queue item (each worker thread is one transfer slot);
+// false when stopping.
 bool Prefetcher::TakeNext(Item* item) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {

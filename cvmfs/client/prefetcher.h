@@ -75,7 +75,7 @@ namespace cvmfs::client {
 struct PrefetchOptions {
   bool enabled = true;  // CVMFS_PREFETCH
   // Prefetch downloads in flight at most (CVMFS_PREFETCH_PARALLEL).
-  int parallel = 32;
+  int parallel = 64;
   // The budget of outstanding objects (CVMFS_PREFETCH_FILES) and bytes
   // (CVMFS_PREFETCH_BUDGET, in megabytes there).
   size_t max_objects = 512;

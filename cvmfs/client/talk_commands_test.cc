@@ -269,7 +269,7 @@ TEST(PrefetchReportTest, Layout) {
   c.paused = true;
   c.budget_bytes = o.max_bytes;
   EXPECT_EQ(
-      "Prefetch: on (32 parallel, budget 512 objects / 32.0 MB)\n"
+      "Prefetch: on (64 parallel, budget 512 objects / 32.0 MB)\n"
       "State: paused (downloads failed: offline?)\n"
       "Queued 10 objects; fetched 8 (3.0 MB), used 4 (1.0 MB), wasted 2.0 "
       "MB\n"

@@ -45,9 +45,9 @@ void TalkCommands::RegisterPrefetchLists() {
     auto recording = context_.mount->open_recorder()->Stop();
     if (!recording) return std::string("Not recording\n");
     return FormatRecordedPaths(
-        recording->paths, RecordingHeader(fs()->options().fqrn,
-                                          fs()->revision().revision,
-                                          *recording));
+        recording->paths,
+        RecordingHeader(fs()->options().fqrn, fs()->revision().revision,
+                        *recording));
   });
   Add("prefetch record status", false, [this](const std::string&) {
     OpenRecorder* recorder = context_.mount->open_recorder();

@@ -4,12 +4,22 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <ctime>
 
 #include "cvmfs/file_util.h"
 
 namespace cvmfs::client {
 
 namespace {
+
+// "2026-11-22 17:46:59 UTC", for messages.
+std::string FormatUtc(time_t t) {
+  struct tm tm_utc {};
+  ::gmtime_r(&t, &tm_utc);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm_utc);
+  return buf;
+}
 
 class MemorySink : public DownloadSink {
  public:
@@ -156,7 +166,7 @@ Result<TrustedManifest> FetchTrustedManifest(
   if (wl->whitelist.IsExpired(now))
     return Status::Corruption(
         "whitelist of " + fqrn + " expired at " +
-        FormatWhitelistTime(wl->whitelist.expires) +
+        FormatUtc(wl->whitelist.expires) +
         " (the repository owner must run cvmfs_server resign)");
 
   CVMFS_ASSIGN_OR_RETURN(std::string mf_text,

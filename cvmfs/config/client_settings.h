@@ -56,7 +56,7 @@ struct ClientSettings {
   bool prefetch = true;           // CVMFS_PREFETCH
   int prefetch_files = 512;       // CVMFS_PREFETCH_FILES, objects; 0 = off
   int64_t prefetch_budget_mb = 32;  // CVMFS_PREFETCH_BUDGET, megabytes
-  int prefetch_parallel = 32;     // CVMFS_PREFETCH_PARALLEL, transfers
+  int prefetch_parallel = 64;     // CVMFS_PREFETCH_PARALLEL, transfers
 
   // Cache (client.md 4.3).
   std::string cache_base;         // CVMFS_CACHE_BASE, default /var/lib/cvmfs

@@ -68,7 +68,7 @@ TEST_F(ClientSettingsTest, Defaults) {
   EXPECT_TRUE(s->prefetch);
   EXPECT_EQ(s->prefetch_files, 512);
   EXPECT_EQ(s->prefetch_budget_mb, 32);
-  EXPECT_EQ(s->prefetch_parallel, 32);
+  EXPECT_EQ(s->prefetch_parallel, 64);
   EXPECT_EQ(s->cache_base, tmp_.path() + "/var/lib/cvmfs");
   EXPECT_TRUE(s->shared_cache);
   EXPECT_EQ(s->CacheDir(), tmp_.path() + "/var/lib/cvmfs/shared");

@@ -4,6 +4,7 @@
 #
 #   test/bench/prefetch_linux.sh [--reps N] [--conditions LIST] [--trees LIST]
 #                                [--readers-conditions LIST] [--readers N]
+#                                [--set KEY=VALUE]... [--modes off,on]
 #
 #   --conditions  added latency in ms per request, comma-separated
 #                 (default 0,10,50,100)
@@ -14,6 +15,9 @@
 #                 "" = none): --readers processes (default 64) each cat a
 #                 round-robin share of the files of the first tree
 #   --reps        repetitions (default 1)
+#   --modes       which of prefetch off and on to run (default both)
+#   --set         a client parameter for both modes (e.g.
+#                 CVMFS_PREFETCH_PARALLEL=64); repeatable
 #
 # Every run starts cold: fresh mount, empty cache, page cache dropped.
 # Prefetch off and on alternate (the order flips every repetition). Apache
@@ -34,6 +38,8 @@ conditions=0,10,50,100
 trees=fs,include
 readers_conditions=50
 readers=64
+extra=()
+modes="off on"
 while [ $# -gt 0 ]; do
   case $1 in
     --reps) reps=${2:?}; shift ;;
@@ -41,6 +47,8 @@ while [ $# -gt 0 ]; do
     --trees) trees=${2:?}; shift ;;
     --readers-conditions) readers_conditions=${2-}; shift ;;
     --readers) readers=${2:?}; shift ;;
+    --set) extra+=("${2:?}"); shift ;;
+    --modes) modes=${2:?}; modes=${modes//,/ }; shift ;;
     *) echo "prefetch_linux.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -90,7 +98,7 @@ conf_for() {  # conf_for on|off: the client configuration file
     test_client_config "$conf" "http://127.0.0.1:$port/cvmfs/@fqrn@" \
       "$(repo_public_key "$fqrn")" CVMFS_QUOTA_LIMIT=20000 CVMFS_DEBUGLOG= \
       CVMFS_TIMEOUT=60 CVMFS_TIMEOUT_DIRECT=60 \
-      "CVMFS_PREFETCH=$([ "$1" = on ] && echo yes || echo no)"
+      "CVMFS_PREFETCH=$([ "$1" = on ] && echo yes || echo no)" "${extra[@]}"
   echo "$conf"
 }
 latency_set=no
@@ -152,8 +160,8 @@ first_tree=${trees%%,*}
 for cond in ${conditions//,/ }; do
   set_latency "$cond"
   for rep in $(seq "$reps"); do
-    order="off on"
-    [ $((rep % 2)) -eq 1 ] || order="on off"
+    order=$modes
+    [ $((rep % 2)) -eq 1 ] || order=$(echo "$modes" | tr ' ' '\n' | tac | xargs)
     for t in ${trees//,/ }; do
       for mode in $order; do
         note "tar $t, $cond ms, prefetch $mode, repetition $rep/$reps"
@@ -165,7 +173,7 @@ done
 for cond in ${readers_conditions//,/ }; do
   set_latency "$cond"
   for rep in $(seq "$reps"); do
-    for mode in off on; do
+    for mode in $modes; do
       note "$readers readers of $first_tree, $cond ms, prefetch $mode, repetition $rep/$reps"
       measure "readers/$first_tree/$cond/$mode" "$mode" readers "$first_tree"
     done

@@ -101,8 +101,9 @@ until is_autofs "$mnt_dir"; do
     automount_pid=""
     log=$(tail -n 20 "$WORK/automount.log")
     # Without the autofs kernel interface (no /dev/autofs, no permission to
-    # mount autofs in this container) automount cannot work at all.
-    if grep -qiE "kernel|/dev/autofs|protocol|not permitted|permission denied" <<<"$log"; then
+    # mount autofs in this container) automount cannot work at all; any
+    # other early exit is a failure.
+    if grep -qiE "/dev/autofs|operation not permitted|permission denied|no such device|kernel does not support" <<<"$log"; then
       skip "automount cannot run here (it exited at start): $log"
     fi
     fail "automount exited at start: $log"

@@ -98,8 +98,8 @@ Result<bool> UseDropIn(const std::string& master, const std::string& dir,
     changed = true;
   }
   if (!IncludesDir(master_text, dir))
-    out << "Warning: " << master << " does not include " << dir << " (+dir:"
-        << dir << "); autofs ignores " << drop_in << "\n";
+    out << "Warning: " << master << " does not include " << dir
+        << " (+dir:" << dir << "); autofs ignores " << drop_in << "\n";
   return changed;
 }
 
@@ -131,8 +131,8 @@ Result<bool> InstallAutofsMap(const SystemPaths& paths,
     return AppendToMaster(master, entry_line, mount_dir, map);
   if (drop_in_dir.empty()) {
     drop_in_dir = paths.Under("/etc/auto.master.d");
-    out << "Note: autofs is not installed (no " << paths.Under("/etc/auto.master")
-        << "); the map is used once it is\n";
+    out << "Note: autofs is not installed (no "
+        << paths.Under("/etc/auto.master") << "); the map is used once it is\n";
   }
   return UseDropIn(master, drop_in_dir, entry_line, mount_dir, map, out);
 }

@@ -50,8 +50,8 @@ class AutofsSetupTest : public ::testing::Test {
 };
 
 TEST_F(AutofsSetupTest, DebianLayoutUsesDropIn) {
-  const std::string master = "+dir:" + paths_.Under("/etc/auto.master.d") +
-                             "\n+auto.master\n";
+  const std::string master =
+      "+dir:" + paths_.Under("/etc/auto.master.d") + "\n+auto.master\n";
   Write("/etc/auto.master", master);
   ASSERT_TRUE(MakeDirs(paths_.Under("/etc/auto.master.d")).ok());
   EXPECT_TRUE(Install());
@@ -100,9 +100,9 @@ TEST_F(AutofsSetupTest, DropInNotIncludedIsReported) {
   Write("/etc/auto.master", "/misc /etc/auto.misc\n");
   ASSERT_TRUE(MakeDirs(paths_.Under("/etc/auto.master.d")).ok());
   EXPECT_TRUE(Install());
-  EXPECT_NE(std::string::npos,
-            out_.str().find("does not include " +
-                            paths_.Under("/etc/auto.master.d")))
+  EXPECT_NE(
+      std::string::npos,
+      out_.str().find("does not include " + paths_.Under("/etc/auto.master.d")))
       << out_.str();
 }
 
@@ -135,8 +135,9 @@ TEST_F(AutofsSetupTest, KillModeOnlyOnSystemdNodesAndOnce) {
   auto changed = InstallAutofsKillMode(paths_);
   ASSERT_TRUE(changed.ok());
   EXPECT_FALSE(*changed);
-  const std::string rel = "/etc/systemd/system/autofs.service.d/"
-                          "cvmfs-autosetup.conf";
+  const std::string rel =
+      "/etc/systemd/system/autofs.service.d/"
+      "cvmfs-autosetup.conf";
   EXPECT_EQ("<missing>", Read(rel));
   ASSERT_TRUE(MakeDirs(paths_.Under("/etc/systemd/system")).ok());
   changed = InstallAutofsKillMode(paths_);
