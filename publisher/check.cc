@@ -6,6 +6,7 @@
 #include "cvmfs/catalog_walker.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/object_name.h"
+#include "cvmfs/prefetch_list.h"
 
 namespace publisher {
 
@@ -106,6 +107,14 @@ cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
     ++report.catalogs;
     CatalogCountersCheck& cc = counters[v.mountpoint];
     CVMFS_RETURN_IF_ERROR(RecountSelf(v.catalog, &cc));
+    if (v.depth == 0) {  // recorded prefetch lists hang off the root catalog
+      auto lists = cvmfs::PrefetchListsObjectOf(*v.catalog);
+      if (!lists.ok())
+        report.problems.push_back(lists.status().message());
+      else if (*lists)
+        check_object(cvmfs::ObjectPath(**lists, cvmfs::ObjectSuffix::kNone),
+                     **lists, "prefetch lists", true);
+    }
     return cvmfs::CatalogWalker::ForEachPath(
         v.catalog,
         [&](const std::string& path, const cvmfs::DirectoryEntry& e) -> Status {

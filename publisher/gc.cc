@@ -11,6 +11,7 @@
 #include "cvmfs/catalog/history_db.h"
 #include "cvmfs/catalog/reflog_db.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/prefetch_list.h"
 #include "publisher/spool_layout.h"
 
 namespace publisher {
@@ -44,6 +45,10 @@ Result<ReachableObjects::RootInfo> ReachableObjects::MarkRevision(
   if (!marked_.insert(Key{root, ObjectSuffix::kCatalog}).second) return info;
   ++catalogs_walked_;
   Status st = MarkCatalogContents(catalog.get());
+  // The recorded prefetch lists (doc/format-prefetch-list.md) hang off the
+  // root catalog's properties. A malformed reference stops the collection
+  // rather than freeing what it may have meant.
+  if (st.ok()) st = MarkPrefetchLists(*catalog);
   // Not NotFound: a missing nested catalog must not look like a missing
   // revision, which callers may skip.
   if (!st.ok())
@@ -51,6 +56,13 @@ Result<ReachableObjects::RootInfo> ReachableObjects::MarkRevision(
         "revision " + std::to_string(info.revision) + " (root catalog " +
         root.ToString() + ") cannot be walked completely: " + st.ToString());
   return info;
+}
+
+Status ReachableObjects::MarkPrefetchLists(const cvmfs::Catalog& root) {
+  CVMFS_ASSIGN_OR_RETURN(std::optional<Digest> lists,
+                         cvmfs::PrefetchListsObjectOf(root));
+  if (lists) Mark(*lists, ObjectSuffix::kNone);
+  return Status::Ok();
 }
 
 Status ReachableObjects::MarkCatalog(const Digest& hash) {

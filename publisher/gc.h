@@ -132,6 +132,7 @@ class ReachableObjects {
   // Marks the entries of one loaded catalog and recurses into its nested
   // catalogs that are not marked yet.
   cvmfs::Status MarkCatalogContents(cvmfs::Catalog* catalog);
+  cvmfs::Status MarkPrefetchLists(const cvmfs::Catalog& root);
   cvmfs::Status MarkCatalog(const cvmfs::Digest& hash);
 
   cvmfs::CatalogWalker loader_;

@@ -146,20 +146,34 @@ struct Session {
   Digest root;
   std::unique_ptr<RevisionReader> reader;
   std::vector<PrefetchList> lists;
+  // Set when the root names a list set object the store no longer has
+  // (removed by a garbage collection that did not know it): changes then
+  // start from no lists, and say so.
+  std::string missing_lists;
 };
 
 Result<Session> OpenSession(Repository* repo, bool lock) {
   if (lock) CVMFS_RETURN_IF_ERROR(repo->Lock());
   CVMFS_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::In(repo));
   CVMFS_ASSIGN_OR_RETURN(auto manifest, repo->CurrentManifest());
-  Session s{std::move(scratch), manifest.manifest.root_catalog, nullptr, {}};
+  Session s{
+      std::move(scratch), manifest.manifest.root_catalog, nullptr, {}, {}};
   s.reader =
       std::make_unique<RevisionReader>(repo->store(), s.scratch.path(), s.root);
   cvmfs::Catalog* root = s.reader->root();
   if (!root)
     return s.reader->root_status().Annotate("root catalog of " +
                                             repo->config().fqrn);
-  CVMFS_ASSIGN_OR_RETURN(s.lists, ListsOf(repo->store(), root));
+  auto lists = ListsOf(repo->store(), root);
+  if (lists.ok()) {
+    s.lists = std::move(lists).value();
+  } else if (lists.status().IsNotFound()) {
+    s.missing_lists =
+        lists.status().message() +
+        " (removed by a garbage collection?); the lists it held are lost";
+  } else {
+    return lists.status();
+  }
   return s;
 }
 
@@ -237,6 +251,8 @@ Result<PrefetchListChange> Publish(Repository* repo, Session* s,
                                    std::vector<std::string> warnings,
                                    const PublishOptions& options) {
   PrefetchListChange change;
+  if (!s->missing_lists.empty())
+    warnings.insert(warnings.begin(), s->missing_lists);
   CVMFS_ASSIGN_OR_RETURN(change.stats, PublishLists(repo, s, lists, options));
   change.lists = std::move(lists);
   change.warnings = std::move(warnings);
@@ -253,6 +269,7 @@ std::vector<PrefetchList>::iterator Find(std::vector<PrefetchList>* lists,
 
 Result<std::vector<PrefetchList>> CurrentPrefetchLists(Repository* repo) {
   CVMFS_ASSIGN_OR_RETURN(Session s, OpenSession(repo, /*lock=*/false));
+  if (!s.missing_lists.empty()) return Status::NotFound(s.missing_lists);
   return std::move(s.lists);
 }
 
@@ -280,10 +297,11 @@ Result<PrefetchListChange> RemovePrefetchList(Repository* repo,
   CVMFS_ASSIGN_OR_RETURN(Session s, OpenSession(repo, /*lock=*/true));
   std::vector<PrefetchList> lists = s.lists;
   auto it = Find(&lists, name);
-  if (it == lists.end())
+  // With the list set object gone, any remove drops the dangling reference.
+  if (it == lists.end() && s.missing_lists.empty())
     return Status::NotFound("repository " + repo->config().fqrn +
                             " has no prefetch list '" + name + "'");
-  lists.erase(it);
+  if (it != lists.end()) lists.erase(it);
   return Publish(repo, &s, std::move(lists), {}, options);
 }
 

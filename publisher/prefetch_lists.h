@@ -39,7 +39,9 @@ struct PrefetchListChange {
   std::vector<std::string> warnings;       // paths left out, one line each
 };
 
-// The lists of the current revision (empty when it has none).
+// The lists of the current revision (empty when it has none). NotFound when
+// the root names a list set object the store does not have; the changes
+// below then start from no lists and report that as their first warning.
 cvmfs::Result<std::vector<cvmfs::PrefetchList>> CurrentPrefetchLists(
     Repository* repo);
 

@@ -4,6 +4,7 @@
 #include "publisher/prefetch_lists.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 
@@ -12,6 +13,7 @@
 #include "cvmfs/object_name.h"
 #include "cvmfs/testing/test_env.h"
 #include "publisher/check.h"
+#include "publisher/gc.h"
 #include "publisher/tar_ingest.h"
 
 namespace publisher {
@@ -27,6 +29,7 @@ class PrefetchListsTest : public ::testing::Test {
     paths_.root = root_.path();
     MkfsOptions o;
     o.fqrn = fqrn_;
+    o.garbage_collection = true;
     ASSERT_TRUE(Mkfs(paths_, o).ok());
     Publish(
         "mkdir -p a b && echo one > a/one && echo two > b/two && ln -s one "
@@ -121,6 +124,24 @@ TEST_F(PrefetchListsTest, AddPublishesARevisionReferencingTheLists) {
   EXPECT_EQ((*trunk)->revision, before + 1);
 }
 
+// The list object is reachable from the root catalog: garbage collection
+// keeps it (and check verifies it) even when only the current revision is
+// kept.
+TEST_F(PrefetchListsTest, GarbageCollectionKeepsTheListObject) {
+  ASSERT_TRUE(AddPrefetchList(Repo().get(), "w", {"/a/one"}, {}).ok());
+  auto ref = cvmfs::PrefetchListsObjectOf(*Root());
+  ASSERT_TRUE(ref.ok() && ref->has_value());
+  Publish("mkdir -p a && echo changed > a/one");  // the old /a/one: garbage
+  GcOptions options;
+  options.policy.keep_revisions = 0;
+  auto report = CollectGarbage(Repo().get(), options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_GT(report->objects_deleted, 0u);
+  EXPECT_TRUE(Repo()->store()->Exists(
+      cvmfs::ObjectPath(**ref, cvmfs::ObjectSuffix::kNone)));
+  ExpectCheckPasses();
+}
+
 TEST_F(PrefetchListsTest, ListsSurviveLaterPublishesAndGoStale) {
   ASSERT_TRUE(
       AddPrefetchList(Repo().get(), "w", {"/a/one", "/b/two"}, {}).ok());
@@ -177,6 +198,35 @@ TEST_F(PrefetchListsTest, PathsThatAreNotRegularFilesAreLeftOut) {
   auto bad_name = AddPrefetchList(Repo().get(), "a b", {"/a/one"}, {});
   EXPECT_EQ(bad_name.status().code(), cvmfs::Status::Code::kInvalidArgument);
   EXPECT_EQ(Revision(), revision);  // nothing published
+}
+
+// A garbage collection that does not know the list set object may delete
+// it: listing says so, and the next change starts from no lists.
+TEST_F(PrefetchListsTest, MissingListSetObjectIsReportedAndReplaced) {
+  ASSERT_TRUE(AddPrefetchList(Repo().get(), "w", {"/a/one"}, {}).ok());
+  auto ref = cvmfs::PrefetchListsObjectOf(*Root());
+  ASSERT_TRUE(ref.ok() && ref->has_value());
+  const std::string object =
+      paths_.Storage(fqrn_) + "/" +
+      cvmfs::ObjectPath(**ref, cvmfs::ObjectSuffix::kNone);
+  ASSERT_EQ(0, ::unlink(object.c_str())) << object;
+
+  auto lists = CurrentPrefetchLists(Repo().get());
+  EXPECT_EQ(lists.status().code(), cvmfs::Status::Code::kNotFound);
+  EXPECT_NE(lists.status().message().find((*ref)->ToString()),
+            std::string::npos)
+      << lists.status().ToString();
+
+  auto change = AddPrefetchList(Repo().get(), "v", {"/b/two"}, {});
+  ASSERT_TRUE(change.ok()) << change.status().ToString();
+  ASSERT_FALSE(change->warnings.empty());
+  EXPECT_NE(change->warnings[0].find("lost"), std::string::npos)
+      << change->warnings[0];
+  lists = CurrentPrefetchLists(Repo().get());
+  ASSERT_TRUE(lists.ok()) << lists.status().ToString();
+  ASSERT_EQ(lists->size(), 1u);
+  EXPECT_EQ((*lists)[0].name, "v");
+  ExpectCheckPasses();
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "cvmfs/config/option_reader.h"
 #include "cvmfs/file_util.h"
 
 namespace publisher {
@@ -58,9 +59,9 @@ std::string KeyValueFile::Serialize() const {
 }
 
 Result<bool> ParseBool(const std::string& key, const std::string& value) {
-  if (value == "yes" || value == "true" || value == "on" || value == "1") return true;
-  if (value == "no" || value == "false" || value == "off" || value == "0") return false;
-  return Status::InvalidArgument(key + "=" + value + ": expected yes or no");
+  std::optional<bool> parsed = cvmfs::ParseBoolean(value);
+  if (!parsed) return Status::InvalidArgument(key + "=" + value + ": expected yes or no");
+  return *parsed;
 }
 
 static Result<uint64_t> ParseUint(const std::string& key, const std::string& value) {

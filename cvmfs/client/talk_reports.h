@@ -1,10 +1,6 @@
 // The texts of cvmfs_talk replies that are more than one line, in CVMFS's
 // layout, and the parsing of the lists `host set` and `proxy set` take.
 // Pure functions over plain values, so each layout is tested on its own.
-//
-// (This header deliberately does not include the network headers: the
-// list parsers use cvmfs/config/url_lists.h, which defines kDirectProxy
-// just as cvmfs/network/failover_state.h does.)
 #ifndef CVMFS_CLIENT_TALK_REPORTS_H_
 #define CVMFS_CLIENT_TALK_REPORTS_H_
 

@@ -38,13 +38,11 @@
 #include <string>
 #include <vector>
 
+#include "cvmfs/config/url_lists.h"  // kDirectProxy
 #include "cvmfs/network/clock.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs {
-
-// The proxy name that means "no proxy".
-inline constexpr char kDirectProxy[] = "DIRECT";
 
 using ProxyGroups = std::vector<std::vector<std::string>>;
 

@@ -9,6 +9,7 @@
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
+#include "cvmfs/prefetch_list.h"
 #include "server/replication/verified_download.h"
 
 namespace replication {
@@ -44,6 +45,11 @@ Status CatalogReplicator::Replicate(const cvmfs::Digest& root,
   {
     CVMFS_ASSIGN_OR_RETURN(auto catalog, Inflate((*download)->path(), what));
     CVMFS_RETURN_IF_ERROR(QueueObjects(catalog.get(), &batch).Annotate(what));
+    if (mountpoint.empty()) {  // recorded prefetch lists of the root catalog
+      auto lists = cvmfs::PrefetchListsObjectOf(*catalog);
+      if (!lists.ok()) return lists.status().Annotate(what);
+      if (*lists) copier_->Enqueue(&batch, **lists, cvmfs::ObjectSuffix::kNone);
+    }
     auto refs = catalog->NestedCatalogs();
     if (!refs.ok()) return refs.status().Annotate(what);
     nested = std::move(refs).value();
