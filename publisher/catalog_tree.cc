@@ -148,6 +148,12 @@ Status CatalogTree::Put(const std::string& path, const DirectoryEntry& entry_in,
   CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(path));
   DirectoryEntry entry = entry_in;
   entry.name = std::string(cvmfs::BaseName(path));
+  // Most entries are new (a directory published afresh): they are inserted
+  // directly, and only an insert that finds the row takes the replacing path.
+  if (node->mountpoint != path) {
+    CVMFS_ASSIGN_OR_RETURN(bool added, AddIfNew(node, path, entry, chunks));
+    if (added) return Status::Ok();
+  }
   CVMFS_ASSIGN_OR_RETURN(auto existing, node->db->Lookup(path));
 
   if (existing && existing->IsDirectory() && !entry.IsDirectory()) {
@@ -185,6 +191,24 @@ Status CatalogTree::Put(const std::string& path, const DirectoryEntry& entry_in,
   if (entry.chunked) CVMFS_RETURN_IF_ERROR(node->db->SetChunks(path, chunks));
   MarkDirty(node);
   return Status::Ok();
+}
+
+Result<bool> CatalogTree::AddIfNew(Node* node, const std::string& path, DirectoryEntry entry,
+                                   const std::vector<cvmfs::FileChunk>& chunks) {
+  std::string parent_path(cvmfs::ParentPath(path));
+  CVMFS_RETURN_IF_ERROR(CheckParentDirectory(node, path, parent_path));
+  if (entry.IsDirectory()) {
+    entry.linkcount = 2;
+    entry.nested_mountpoint = entry.nested_root = false;
+  }
+  // A failed insert undoes only itself (SQLite's statement rollback).
+  Status added = node->db->AddEntry(path, entry);
+  if (added.code() == Status::Code::kAlreadyExists) return false;
+  CVMFS_RETURN_IF_ERROR(added);
+  if (entry.IsDirectory()) touched_dirs_.insert(parent_path);
+  if (entry.chunked) CVMFS_RETURN_IF_ERROR(node->db->SetChunks(path, chunks));
+  MarkDirty(node);
+  return true;
 }
 
 Status CatalogTree::CheckParentDirectory(Node* node, const std::string& path,

@@ -105,6 +105,9 @@ class CatalogTree {
   void ForgetKnownDir() { known_dir_node_ = nullptr; }
   cvmfs::Status CheckParentDirectory(Node* node, const std::string& path,
                                      const std::string& parent_path);
+  // Put for a path without a row yet: false (nothing changed) if it has one.
+  cvmfs::Result<bool> AddIfNew(Node* node, const std::string& path, cvmfs::DirectoryEntry entry,
+                               const std::vector<cvmfs::FileChunk>& chunks);
 
   cvmfs::ObjectStore* store_;  // not owned
   CatalogTreeOptions options_;

@@ -16,7 +16,9 @@
 //
 // Storage: SQLite (WAL, synchronous=NORMAL: consistent after a crash) at
 // spool/content_index.db; new entries are buffered in memory and written in
-// one transaction by Flush() (and every kFlushEvery entries).
+// one transaction by Flush() (and every kFlushEvery entries). A republished
+// tree looks up every file once, in no particular key order: a 64 MiB page
+// cache and a memory map keep those lookups from reading the file again.
 //
 // Thread safety: Lookup, Add and Flush may be called from any thread (one
 // mutex guards the database and the buffer).

@@ -39,17 +39,18 @@ bool SameVersion(const struct stat& a, const struct stat& b) {
 }
 
 // A file of the upper layer that must not change while it is read. Opened
-// by the publisher's thread (which asks the kernel to read ahead) and read
-// by whichever pipeline worker takes it; the descriptor is closed with the
-// source, as soon as the worker is done.
+// by the scanner (the publisher's thread, which asks the kernel to read
+// ahead) and read by whichever pipeline worker takes it; the descriptor is
+// closed with the source, as soon as the worker is done.
 class UpperFileSource : public ByteSource {
  public:
   UpperFileSource(std::string path, std::string repo_path, const struct stat& scanned)
       : path_(std::move(path)), repo_path_(std::move(repo_path)), scanned_(scanned) {}
 
-  Status Open() {
-    fd_.Reset(::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd_.valid()) return Status::FromErrno(errno, "open " + path_);
+  // Keeps its own descriptor of the scanner's open file `fd`.
+  Status Open(int fd) {
+    if (fd >= 0) fd_.Reset(::dup(fd));
+    if (!fd_.valid()) return Status::FromErrno(fd >= 0 ? errno : EBADF, "open " + path_);
     (void)::posix_fadvise(fd_.get(), 0, kReadAheadBytes, POSIX_FADV_WILLNEED);
     return Status::Ok();
   }
@@ -240,7 +241,7 @@ Status Applier::VisitFile(const UpperEntry& e) {
     markers_added_.push_back(std::string(cvmfs::ParentPath(e.path)));
   changes_->files++;
   auto source = std::make_unique<UpperFileSource>(e.upper_path, e.path, e.st);
-  CVMFS_RETURN_IF_ERROR(source->Open());
+  CVMFS_RETURN_IF_ERROR(source->Open(e.fd));
   auto content = pipeline_->SubmitOwned(std::move(source), static_cast<uint64_t>(e.st.st_size));
   pending_.push_back(Pending{e.path, BaseEntry(e), std::move(content)});
   return FlushReady(false);

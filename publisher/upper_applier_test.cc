@@ -149,6 +149,63 @@ TEST_F(UpperApplierTest, DirtabAppliesToDirectoriesTheTransactionTouches) {
   EXPECT_TRUE(Exists("/sw/new/.cvmfscatalog"));
 }
 
+// The rules are those of the new revision, applied as each directory is
+// published: the transaction's own dirtab (or its deletion) counts.
+TEST_F(UpperApplierTest, DirtabOfTheTransactionDecides) {
+  NewLayer();
+  Write(".cvmfsdirtab", "/sw/*\n");
+  Write("sw/a/file", "a");
+  ApplyAndCommit();
+  ASSERT_TRUE(tree_->IsNestedCatalogRoot("/sw/a"));
+
+  NewLayer();
+  Write(".cvmfsdirtab", "/pkg/*\n");
+  Write("sw/b/file", "b");
+  Write("pkg/p/file", "p");
+  UpperChanges c = ApplyAndCommit();
+  EXPECT_FALSE(tree_->IsNestedCatalogRoot("/sw/b"));
+  EXPECT_TRUE(tree_->IsNestedCatalogRoot("/pkg/p"));
+  EXPECT_TRUE(tree_->IsNestedCatalogRoot("/sw/a"));  // existing catalogs stay
+  EXPECT_EQ(c.catalogs_created, 1u);
+  EXPECT_EQ(Content("/pkg/p/file"), "p");
+
+  NewLayer();
+  Write(".wh..cvmfsdirtab", "");
+  Write("pkg/q/file", "q");
+  c = ApplyAndCommit();
+  EXPECT_FALSE(tree_->IsNestedCatalogRoot("/pkg/q"));
+  EXPECT_EQ(c.catalogs_created, 0u);
+}
+
+// `rm -r sw; cp -a ... sw`: an opaque directory whose children the dirtab
+// makes catalogs again; every entry lands in its catalog, nothing is lost.
+TEST_F(UpperApplierTest, OpaqueDirectoryUnderDirtabGetsItsCatalogsAgain) {
+  NewLayer();
+  Write(".cvmfsdirtab", "/sw/*\n");
+  for (const char* d : {"a", "b"})
+    for (int i = 0; i < 20; ++i) Write(std::string("sw/") + d + "/f" + std::to_string(i), d);
+  Write("sw/a/deep/er/file", "deep");
+  ApplyAndCommit();
+
+  NewLayer();
+  Write("sw/.wh..wh..opq", "");
+  for (const char* d : {"a", "b"})
+    for (int i = 0; i < 20; ++i) Write(std::string("sw/") + d + "/f" + std::to_string(i), d);
+  Write("sw/a/deep/er/file", "deep again");
+  UpperChanges c = ApplyAndCommit();
+  EXPECT_EQ(c.opaque_directories, 1u);
+  EXPECT_EQ(c.catalogs_created, 2u);
+  for (const char* d : {"/sw/a", "/sw/b"}) {
+    EXPECT_TRUE(tree_->IsNestedCatalogRoot(d)) << d;
+    EXPECT_TRUE(Exists(std::string(d) + "/.cvmfscatalog")) << d;
+    for (int i = 0; i < 20; ++i)
+      EXPECT_EQ(Content(std::string(d) + "/f" + std::to_string(i)), std::string(d).substr(4));
+  }
+  EXPECT_EQ(Content("/sw/a/deep/er/file"), "deep again");
+  EXPECT_EQ(Get("/sw/a").linkcount, 3u);  // ., .., deep
+  EXPECT_EQ(Get("/sw").linkcount, 4u);
+}
+
 TEST_F(UpperApplierTest, RenamedDirectoryIsDeletePlusAdd) {
   NewLayer();
   Write("old/one", "1");

@@ -31,10 +31,13 @@ struct DirCloser {
 };
 using UniqueDir = std::unique_ptr<DIR, DirCloser>;
 
-// An xattr value, or nullopt when it is not set.
-Result<std::optional<std::string>> GetXattr(const std::string& path, const std::string& name) {
+// An xattr value of `fd` (if >= 0) or else of `path` itself, or nullopt when
+// it is not set.
+Result<std::optional<std::string>> GetXattr(const std::string& path, const std::string& name,
+                                            int fd = -1) {
   char buf[4096];
-  ssize_t n = ::lgetxattr(path.c_str(), name.c_str(), buf, sizeof(buf));
+  ssize_t n = fd >= 0 ? ::fgetxattr(fd, name.c_str(), buf, sizeof(buf))
+                      : ::lgetxattr(path.c_str(), name.c_str(), buf, sizeof(buf));
   if (n >= 0) return std::optional<std::string>(std::string(buf, static_cast<size_t>(n)));
   if (errno == ENODATA || errno == ENOTSUP) return std::optional<std::string>();
   return Status::FromErrno(errno, "getxattr " + name + " of " + path);
@@ -56,9 +59,11 @@ std::vector<std::string> ReadNames(DIR* dir) {
 }
 
 // One pass over a directory tree of the upper layer. Each entry costs one
-// fstatat() relative to its directory's descriptor and one llistxattr();
-// xattr values are read only for the names listed, so that the common entry
-// without attributes needs no getxattr at all.
+// fstatat() relative to its directory's descriptor and one listxattr (on
+// the descriptor a regular file is opened with, relative to its directory:
+// no path is walked from the root per file); xattr values are read only for
+// the names listed, so that the common entry without attributes needs no
+// getxattr at all.
 class Scanner {
  public:
   Scanner(const UpperScanOptions& options, const UpperVisitor& visit)
@@ -72,11 +77,12 @@ class Scanner {
                        const struct stat& st);
   Status VisitEntry(int dir_fd, const std::string& name, const std::string& upper_path,
                     const std::string& path, const struct stat& st);
-  // Lists the xattr names of `upper_path` into names_ (empty if none).
-  Status ListXattrs(const std::string& upper_path);
+  // Lists the xattr names of `fd` (if >= 0) or else of `upper_path` into
+  // names_ (empty if none).
+  Status ListXattrs(const std::string& upper_path, int fd = -1);
   bool HasXattr(const std::string& name) const;
   Result<std::vector<std::pair<std::string, std::string>>> UserXattrs(
-      const std::string& upper_path);
+      const std::string& upper_path, int fd = -1);
   Status CheckNotRedirected(const std::string& upper_path, const std::string& path,
                             bool directory) const;
 
@@ -86,9 +92,10 @@ class Scanner {
   std::vector<std::string_view> names_;             // into names_buf_
 };
 
-Status Scanner::ListXattrs(const std::string& upper_path) {
+Status Scanner::ListXattrs(const std::string& upper_path, int fd) {
   names_.clear();
-  ssize_t n = ::llistxattr(upper_path.c_str(), names_buf_.data(), names_buf_.size());
+  ssize_t n = fd >= 0 ? ::flistxattr(fd, names_buf_.data(), names_buf_.size())
+                      : ::llistxattr(upper_path.c_str(), names_buf_.data(), names_buf_.size());
   if (n < 0) {
     if (errno == ENOTSUP) return Status::Ok();
     return Status::FromErrno(errno, "listxattr of " + upper_path);
@@ -108,13 +115,13 @@ bool Scanner::HasXattr(const std::string& name) const {
 // User attributes from names_, without overlayfs's and the client's magic
 // ones, sorted by name.
 Result<std::vector<std::pair<std::string, std::string>>> Scanner::UserXattrs(
-    const std::string& upper_path) {
+    const std::string& upper_path, int fd) {
   std::vector<std::pair<std::string, std::string>> out;
   for (std::string_view n : names_) {
     std::string name(n);
     if (name.rfind("user.", 0) != 0 || name.rfind("user.overlay.", 0) == 0) continue;
     if (IsClientMagicXattr(name)) continue;
-    CVMFS_ASSIGN_OR_RETURN(auto value, GetXattr(upper_path, name));
+    CVMFS_ASSIGN_OR_RETURN(auto value, GetXattr(upper_path, name, fd));
     if (value) out.emplace_back(name, *value);
   }
   std::sort(out.begin(), out.end());
@@ -221,11 +228,19 @@ Status Scanner::VisitEntry(int dir_fd, const std::string& name, const std::strin
     e.symlink = target;
     return visit_(e);
   }
-  e.kind = S_ISREG(st.st_mode) ? UpperEntry::Kind::kRegular : UpperEntry::Kind::kSpecial;
-  CVMFS_RETURN_IF_ERROR(ListXattrs(upper_path));
+  cvmfs::UniqueFd file;
+  if (S_ISREG(st.st_mode)) {
+    e.kind = UpperEntry::Kind::kRegular;
+    file.Reset(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!file.valid()) return Status::FromErrno(errno, "open " + upper_path);
+    e.fd = file.get();
+  } else {
+    e.kind = UpperEntry::Kind::kSpecial;  // opening a fifo or a device would block or act
+  }
+  CVMFS_RETURN_IF_ERROR(ListXattrs(upper_path, e.fd));
   if (S_ISREG(st.st_mode)) CVMFS_RETURN_IF_ERROR(CheckNotRedirected(upper_path, path, false));
   if (options_.include_xattrs) {
-    CVMFS_ASSIGN_OR_RETURN(e.xattrs, UserXattrs(upper_path));
+    CVMFS_ASSIGN_OR_RETURN(e.xattrs, UserXattrs(upper_path, e.fd));
   }
   return visit_(e);
 }

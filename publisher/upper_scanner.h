@@ -48,6 +48,9 @@ struct UpperEntry {
   std::string path;        // in the repository: "" for the root, else "/a/b"
   std::string upper_path;  // on disk (for whiteouts: the whiteout itself)
   struct stat st {};       // lstat() of the upper entry (not for whiteouts)
+  // Regular files: the file, open for reading while the visitor runs (the
+  // scanner closes it afterwards; dup() it to keep it).
+  int fd = -1;
   bool opaque = false;     // directory: replaces the lower one entirely
   std::string symlink;     // symlink target
   std::vector<std::pair<std::string, std::string>> xattrs;

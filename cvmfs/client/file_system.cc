@@ -24,8 +24,8 @@ FileSystem::FileSystem(FileSystemOptions options, ObjectFetcher* objects,
       network_(network),
       readahead_(options_.readahead_threads, 64),
       mount_time_(::time(nullptr)),
-      prefetcher_(std::make_unique<Prefetcher>(options_.prefetch, objects_,
-                                               cache_)),
+      prefetcher_(
+          std::make_unique<Prefetcher>(options_.prefetch, objects_, cache_)),
       planner_(prefetcher_->enabled() ? 1 : 0, 256) {}
 
 FileSystem::~FileSystem() {
@@ -332,7 +332,7 @@ Result<std::vector<DirEntry>> FileSystem::ReadDir(uint64_t inode) {
   MountedCatalog* c = *catalog;
   auto rows = c->With([&](Catalog& cat) { return cat.List(info->path); });
   if (!rows.ok()) return CountError(rows.status().Annotate(info->path));
-  PrefetchDirectory(*info);
+  PrefetchListed(*info, *rows);
 
   std::vector<DirEntry> out;
   out.reserve(rows->size() + 2);
@@ -456,6 +456,26 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir) {
     std::lock_guard<std::mutex> lock(planned_mu_);
     planned_.erase(dir.path);
   }
+}
+
+// A listing at hand: its files are queued right here (no catalog query,
+// no wait for the planner thread, which may be busy with an earlier
+// subtree), the subtree is planned in the background.
+void FileSystem::PrefetchListed(const InodeInfo& dir,
+                                const std::vector<DirectoryEntry>& rows) {
+  if (!prefetcher_->enabled()) return;
+  {
+    std::lock_guard<std::mutex> lock(planned_mu_);
+    if (planned_.count(dir.path) > 0) return;
+  }
+  std::vector<ObjectRequest> files;
+  for (const DirectoryEntry& e : rows) {
+    auto request = WholeFileRequest(dir.path + "/" + e.name, e,
+                                    options_.prefetch.max_object_size);
+    if (request) files.push_back(std::move(*request));
+  }
+  prefetcher_->Enqueue(files, PrefetchPriority::kNext);
+  PrefetchDirectory(dir);
 }
 
 void FileSystem::PrefetchParentOf(const InodeInfo& file) {

@@ -240,6 +240,8 @@ class FileSystem {
   // Prefetch triggers (the "Prefetch triggers" section of file_system.cc). Directories are planned
   // once per revision: `planned_` holds their paths.
   void PrefetchDirectory(const InodeInfo& dir);
+  void PrefetchListed(const InodeInfo& dir,
+                      const std::vector<DirectoryEntry>& rows);
   void PrefetchParentOf(const InodeInfo& file);
   void PrefetchChunks(std::vector<ObjectRequest> chunks);
   void NotePrefetchRevision();

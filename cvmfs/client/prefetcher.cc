@@ -32,8 +32,7 @@ Prefetcher::Prefetcher(PrefetchOptions options, ObjectFetcher* objects,
       objects_(objects),
       cache_(cache),
       budget_bytes_(options_.max_bytes) {
-  if (!options_.enabled || options_.max_objects == 0 ||
-      options_.max_bytes == 0)
+  if (!options_.enabled || options_.max_objects == 0 || options_.max_bytes == 0)
     return;
   for (int i = 0; i < options_.parallel; ++i)
     threads_.emplace_back([this] { Run(); });
@@ -45,8 +44,9 @@ void Prefetcher::Shutdown() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
-    counts_.skipped_throttled += queue_.size();
-    queue_.clear();
+    counts_.skipped_throttled += QueuedItems();
+    for (auto& q : queue_) q.clear();
+    for (auto& b : backlog_) b.clear();
   }
   work_cv_.notify_all();
   for (auto& t : threads_)
@@ -60,25 +60,20 @@ size_t Prefetcher::Enqueue(const std::vector<ObjectRequest>& objects,
   {
     std::lock_guard<std::mutex> lock(mu_);
     ExpireUnused();
-    // kNext objects go to the front in the order given: pushed in reverse.
-    std::vector<Item> front;
+    // The newest batch goes before what its lane holds, in the order given.
+    std::vector<Item> batch;
     std::vector<ObjectRequest> over_budget;
     for (const ObjectRequest& request : objects) {
       const Admission a = Admit(request, priority);
-      if (a == Admission::kOverBudget && priority == PrefetchPriority::kLater)
-        over_budget.push_back(request);
+      if (a == Admission::kOverBudget) over_budget.push_back(request);
       if (a != Admission::kQueued) continue;
-      Item item{request, known_[request.digest].ticket};
-      if (priority == PrefetchPriority::kNext) {
-        front.push_back(std::move(item));
-      } else {
-        queue_.push_back(std::move(item));
-      }
+      batch.push_back(Item{request, known_[request.digest].ticket});
       ++queued;
     }
-    for (auto it = front.rbegin(); it != front.rend(); ++it)
-      queue_.push_front(std::move(*it));
-    Backlog(std::move(over_budget));
+    std::deque<Item>& lane = queue_[Lane(priority)];
+    lane.insert(lane.begin(), std::make_move_iterator(batch.begin()),
+                std::make_move_iterator(batch.end()));
+    Backlog(std::move(over_budget), priority);
     if (Refill()) ++queued;
   }
   if (queued > 0) work_cv_.notify_all();
@@ -110,15 +105,10 @@ Prefetcher::Admission Prefetcher::Admit(const ObjectRequest& request,
   const uint64_t object_limit =
       later ? options_.max_objects / 2 : options_.max_objects;
   const uint64_t byte_limit = later ? budget_bytes_ / 2 : budget_bytes_;
-  const bool fits =
-      later ? outstanding_objects_ + 1 <= object_limit &&
-                  outstanding_bytes_ + size <= byte_limit
-            : MakeRoom(size, object_limit, byte_limit);
-  if (!fits) {
-    // kLater work goes to the backlog (counted when dropped from there).
-    if (!later) ++counts_.skipped_budget;
-    return Admission::kOverBudget;
-  }
+  const bool fits = later ? outstanding_objects_ + 1 <= object_limit &&
+                                outstanding_bytes_ + size <= byte_limit
+                          : MakeRoom(size, object_limit, byte_limit);
+  if (!fits) return Admission::kOverBudget;  // to the backlog
   if (known_.size() >= options_.generation_size) ForgetDone();
   Known& k = known_[request.digest];
   k.ticket = next_ticket_++;
@@ -131,16 +121,18 @@ Prefetcher::Admission Prefetcher::Admit(const ObjectRequest& request,
   return Admission::kQueued;
 }
 
-// Puts speculation that is over the budget in front of the backlog (the
-// newest trigger is nearest to where the program reads now); the oldest
-// entries beyond the bound are dropped. With mu_ held.
-void Prefetcher::Backlog(std::vector<ObjectRequest> requests) {
+// Puts work that is over the budget in front of its backlog (the newest
+// trigger is nearest to where the program reads now); the oldest entries
+// beyond the bound are dropped. With mu_ held.
+void Prefetcher::Backlog(std::vector<ObjectRequest> requests,
+                         PrefetchPriority p) {
   if (requests.empty()) return;
-  backlog_.insert(backlog_.begin(), std::make_move_iterator(requests.begin()),
-                  std::make_move_iterator(requests.end()));
+  std::deque<ObjectRequest>& backlog = backlog_[Lane(p)];
+  backlog.insert(backlog.begin(), std::make_move_iterator(requests.begin()),
+                 std::make_move_iterator(requests.end()));
   const size_t bound = options_.max_objects * kBacklogFactor;
-  while (backlog_.size() > bound) {
-    backlog_.pop_back();
+  while (backlog.size() > bound) {
+    backlog.pop_back();
     ++counts_.skipped_budget;
   }
 }
@@ -149,42 +141,47 @@ void Prefetcher::Backlog(std::vector<ObjectRequest> requests) {
 // true if any was queued. With mu_ held.
 bool Prefetcher::Refill() {
   bool queued = false;
-  if (backlog_.empty() || Throttled()) return false;
-  while (!backlog_.empty() && !stop_) {
-    const ObjectRequest& request = backlog_.front();
-    const Admission a = Admit(request, PrefetchPriority::kLater);
-    if (a == Admission::kOverBudget || a == Admission::kThrottled) break;
-    if (a == Admission::kQueued) {
-      queue_.push_back(Item{request, known_[request.digest].ticket});
-      queued = true;
+  if ((backlog_[0].empty() && backlog_[1].empty()) || Throttled()) return false;
+  for (PrefetchPriority p :
+       {PrefetchPriority::kNext, PrefetchPriority::kLater}) {
+    std::deque<ObjectRequest>& backlog = backlog_[Lane(p)];
+    while (!backlog.empty() && !stop_) {
+      const ObjectRequest& request = backlog.front();
+      const Admission a = Admit(request, p);
+      if (a == Admission::kOverBudget || a == Admission::kThrottled) break;
+      if (a == Admission::kQueued) {
+        // After the work of its lane: it continues an earlier batch.
+        queue_[Lane(p)].push_back(Item{request, known_[request.digest].ticket});
+        queued = true;
+      }
+      backlog.pop_front();
     }
-    backlog_.pop_front();
   }
   return queued;
 }
 
-// Whether a kNext object of `size` fits under the limits, after dropping
-// queued kLater work from the back of the queue (the farthest speculation)
-// if that makes room. With mu_ held.
+// Whether a kNext object of `size` fits under the limits, after moving
+// queued kLater work from the back of its lane (the farthest speculation)
+// back to the backlog if that makes room. With mu_ held.
 bool Prefetcher::MakeRoom(uint64_t size, uint64_t object_limit,
                           uint64_t byte_limit) {
   auto fits = [&] {
     return outstanding_objects_ + 1 <= object_limit &&
            outstanding_bytes_ + size <= byte_limit;
   };
-  while (!fits() && !queue_.empty()) {
-    Item& back = queue_.back();
+  std::deque<Item>& later = queue_[Lane(PrefetchPriority::kLater)];
+  while (!fits() && !later.empty()) {
+    Item& back = later.back();
     auto it = known_.find(back.request.digest);
     const bool current = it != known_.end() &&
                          it->second.state == State::kQueued &&
                          it->second.ticket == back.ticket;
-    if (current && it->second.priority == PrefetchPriority::kNext) break;
     if (current) {
       Release(&it->second);
-      known_.erase(it);  // may be queued again later
-      ++counts_.skipped_budget;
+      known_.erase(it);
+      backlog_[Lane(PrefetchPriority::kLater)].push_front(back.request);
     }
-    queue_.pop_back();
+    later.pop_back();
   }
   return fits();
 }
@@ -216,7 +213,8 @@ bool Prefetcher::CacheNearlyFull() {
   if (usage.limit == 0 || usage.limit == UINT64_MAX) {
     cache_full_ = false;
   } else {
-    const uint64_t free = usage.limit > usage.size ? usage.limit - usage.size : 0;
+    const uint64_t free =
+        usage.limit > usage.size ? usage.limit - usage.size : 0;
     cache_full_ = free < options_.max_bytes;
   }
   return cache_full_;
@@ -226,7 +224,8 @@ bool Prefetcher::CacheNearlyFull() {
 // the budget. With mu_ held.
 void Prefetcher::ExpireUnused() {
   const TimePoint now = options_.clock->Now();
-  while (!unused_.empty() && now - unused_.front().first >= options_.unused_grace) {
+  while (!unused_.empty() &&
+         now - unused_.front().first >= options_.unused_grace) {
     auto it = known_.find(unused_.front().second);
     if (it != known_.end() && it->second.state == State::kFetched)
       Release(&it->second);
@@ -259,7 +258,7 @@ void Prefetcher::ForgetDone() {
 void Prefetcher::NewGeneration() {
   std::lock_guard<std::mutex> lock(mu_);
   ForgetDone();
-  backlog_.clear();  // objects of the old revision
+  for (auto& b : backlog_) b.clear();  // objects of the old revision
 }
 
 void Prefetcher::OnDemand(const Digest& digest) {
@@ -302,10 +301,11 @@ void Prefetcher::OnDemandLocked(const Digest& digest) {
 bool Prefetcher::TakeNext(Item* item) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    work_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    work_cv_.wait(lock, [this] { return stop_ || QueuedItems() > 0; });
     if (stop_) return false;
-    Item next = std::move(queue_.front());
-    queue_.pop_front();
+    std::deque<Item>& lane = queue_[0].empty() ? queue_[1] : queue_[0];
+    Item next = std::move(lane.front());
+    lane.pop_front();
     auto it = known_.find(next.request.digest);
     if (it == known_.end() || it->second.state != State::kQueued ||
         it->second.ticket != next.ticket)
@@ -397,7 +397,7 @@ void Prefetcher::Finish(const Item& item, Status status, bool downloaded,
 // does). With mu_ held.
 void Prefetcher::MeasureRate(uint64_t bytes, TimePoint started) {
   const TimePoint now = options_.clock->Now();
-  if (queue_.empty()) {
+  if (QueuedItems() == 0) {
     window_start_ = TimePoint{};
     window_bytes_ = 0;
     return;
@@ -412,8 +412,8 @@ void Prefetcher::MeasureRate(uint64_t bytes, TimePoint started) {
   window_bytes_ = 0;
   const double drainable = rate_ * options_.drain_seconds;
   const uint64_t floor = std::max<uint64_t>(options_.max_bytes / 8, 1);
-  budget_bytes_ = std::clamp<uint64_t>(static_cast<uint64_t>(drainable),
-                                       floor, options_.max_bytes);
+  budget_bytes_ = std::clamp<uint64_t>(static_cast<uint64_t>(drainable), floor,
+                                       options_.max_bytes);
 }
 
 PrefetchCounters Prefetcher::counters() const {
@@ -421,8 +421,8 @@ PrefetchCounters Prefetcher::counters() const {
   PrefetchCounters c = counts_;
   c.wasted_bytes =
       c.fetched_bytes > c.used_bytes ? c.fetched_bytes - c.used_bytes : 0;
-  c.pending = queue_.size();
-  c.backlog = backlog_.size();
+  c.pending = QueuedItems();
+  c.backlog = backlog_[0].size() + backlog_[1].size();
   c.in_flight = static_cast<uint64_t>(active_);
   c.outstanding_objects = outstanding_objects_;
   c.outstanding_bytes = outstanding_bytes_;

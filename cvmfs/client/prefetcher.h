@@ -22,10 +22,11 @@
 // outstanding objects") are at most `max_objects` objects and `max_bytes`
 // bytes (sizes as stored in the cache). kLater work is admitted only while
 // the outstanding objects take less than half of either limit, so
-// speculation never blocks work that is likely to be read next; kLater
-// work that does not fit waits in a backlog (newest batch first, at most
-// kBacklogFactor x max_objects objects) and is queued as the budget frees
-// up, so a tree walker finds the pipeline full at every directory. A
+// speculation never blocks work that is likely to be read next. Work that
+// does not fit waits in a backlog per priority (newest batch first, at most
+// kBacklogFactor x max_objects objects each) and is queued as the budget
+// frees up, so a program reading a large directory or walking a tree finds
+// the pipeline full. A
 // prefetched object stops counting when a demand read uses it, or when it
 // was not used within `unused_grace` (then it is waste, and the budget is
 // free again for new work): a program that lists directories without
@@ -78,7 +79,7 @@ struct PrefetchOptions {
   int parallel = 64;
   // The budget of outstanding objects (CVMFS_PREFETCH_FILES) and bytes
   // (CVMFS_PREFETCH_BUDGET, in megabytes there).
-  size_t max_objects = 512;
+  size_t max_objects = 4096;
   uint64_t max_bytes = 32ull << 20;
   // Files larger than this are not prefetched whole (the triggers' filter).
   uint64_t max_object_size = 1 << 20;
@@ -103,15 +104,15 @@ enum class PrefetchPriority {
 };
 
 struct PrefetchCounters {
-  uint64_t queued = 0;          // objects accepted into the queue
-  uint64_t fetched = 0;         // objects downloaded by prefetch
-  uint64_t fetched_bytes = 0;   // their sizes (as stored in the cache)
-  uint64_t used = 0;            // of those, later opened by a demand read
-  uint64_t used_bytes = 0;      //   and their sizes
-  uint64_t wasted_bytes = 0;    // fetched_bytes - used_bytes
-  uint64_t cached = 0;          // found in the cache already (no download)
-  uint64_t overtaken = 0;       // queued, then asked for by a demand read
-  uint64_t skipped_budget = 0;  // not queued or dropped: over the budget
+  uint64_t queued = 0;             // objects accepted into the queue
+  uint64_t fetched = 0;            // objects downloaded by prefetch
+  uint64_t fetched_bytes = 0;      // their sizes (as stored in the cache)
+  uint64_t used = 0;               // of those, later opened by a demand read
+  uint64_t used_bytes = 0;         //   and their sizes
+  uint64_t wasted_bytes = 0;       // fetched_bytes - used_bytes
+  uint64_t cached = 0;             // found in the cache already (no download)
+  uint64_t overtaken = 0;          // queued, then asked for by a demand read
+  uint64_t skipped_budget = 0;     // not queued or dropped: over the budget
   uint64_t skipped_throttled = 0;  // not queued or dropped: full cache,
                                    // offline, or stopping
   uint64_t errors = 0;             // prefetch downloads that failed
@@ -130,7 +131,7 @@ struct PrefetchCounters {
 class Prefetcher {
  public:
   // The backlog of speculation holds this many times max_objects.
-  static constexpr size_t kBacklogFactor = 8;
+  static constexpr size_t kBacklogFactor = 4;
 
   Prefetcher(PrefetchOptions options, ObjectFetcher* objects,
              cache::PosixCache* cache);
@@ -179,7 +180,7 @@ class Prefetcher {
   // The rest run with mu_ held.
   enum class Admission { kQueued, kKnown, kThrottled, kOverBudget };
   Admission Admit(const ObjectRequest& request, PrefetchPriority priority);
-  void Backlog(std::vector<ObjectRequest> requests);
+  void Backlog(std::vector<ObjectRequest> requests, PrefetchPriority p);
   void OnDemandLocked(const Digest& digest);
   bool Refill();
   bool MakeRoom(uint64_t size, uint64_t object_limit, uint64_t byte_limit);
@@ -188,8 +189,8 @@ class Prefetcher {
   void ExpireUnused();
   void Release(Known* known);
   bool TakeNext(Item* item);
-  void Finish(const Item& item, Status status, bool downloaded,
-              uint64_t size, TimePoint started);
+  void Finish(const Item& item, Status status, bool downloaded, uint64_t size,
+              TimePoint started);
   void MeasureRate(uint64_t bytes, TimePoint started);
   void ForgetDone();
 
@@ -200,11 +201,17 @@ class Prefetcher {
   // Guards everything below (leaf lock: never held during I/O, a cache
   // lookup excepted in CacheNearlyFull, which is rate limited).
   mutable std::mutex mu_;
-  std::condition_variable work_cv_;  // queue_ grew, or a slot came free
+  std::condition_variable work_cv_;  // a queue grew, or stopping
   std::condition_variable idle_cv_;  // a download finished
   bool stop_ = false;
-  std::deque<Item> queue_;
-  std::deque<ObjectRequest> backlog_;  // kLater work over the budget
+  // By priority (index 0: kNext, 1: kLater). Workers take kNext work
+  // first. Work over the budget waits in the backlogs.
+  std::deque<Item> queue_[2];
+  std::deque<ObjectRequest> backlog_[2];
+  static size_t Lane(PrefetchPriority p) {
+    return p == PrefetchPriority::kNext ? 0 : 1;
+  }
+  size_t QueuedItems() const { return queue_[0].size() + queue_[1].size(); }
   std::unordered_map<Digest, Known, DigestHasher> known_;
   std::deque<std::pair<TimePoint, Digest>> unused_;  // fetched, oldest first
   uint64_t next_ticket_ = 1;

@@ -19,6 +19,7 @@
 #define CVMFS_CLIENT_PREFETCHER_PLAN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -42,28 +42,29 @@ std::string FormatPrefetchInfo(const PrefetchOptions& o,
                     " parallel, budget " + std::to_string(o.max_objects) +
                     " objects / " + Megabytes(o.max_bytes) + ")\n";
   std::string state = "running";
-  if (c.paused) state = "paused (downloads failed: offline?)";
-  else if (c.cache_full) state = "stopped (cache nearly full)";
+  if (c.paused)
+    state = "paused (downloads failed: offline?)";
+  else if (c.cache_full)
+    state = "stopped (cache nearly full)";
   else if (c.budget_bytes < o.max_bytes)
     state = "slow link, budget " + Megabytes(c.budget_bytes);
   out += "State: " + state + "\n";
   out += "Queued " + std::to_string(c.queued) + " objects; fetched " +
          std::to_string(c.fetched) + " (" + Megabytes(c.fetched_bytes) +
-         "), used " + std::to_string(c.used) + " (" +
-         Megabytes(c.used_bytes) + "), wasted " + Megabytes(c.wasted_bytes) +
-         "\n";
+         "), used " + std::to_string(c.used) + " (" + Megabytes(c.used_bytes) +
+         "), wasted " + Megabytes(c.wasted_bytes) + "\n";
   out += "Cached already " + std::to_string(c.cached) +
          "; overtaken by demand reads " + std::to_string(c.overtaken) +
-         "; skipped: " + std::to_string(c.skipped_budget) +
-         " over budget, " + std::to_string(c.skipped_throttled) +
-         " throttled; errors " + std::to_string(c.errors) + "\n";
-  out += "Now: " + std::to_string(c.pending) + " queued, " +
-         std::to_string(c.in_flight) + " in flight, " +
-         std::to_string(c.outstanding_objects) + " outstanding (" +
-         Megabytes(c.outstanding_bytes) + "); rate " +
-         (c.rate == 0 ? std::string("not measured")
-                      : Megabytes(c.rate) + "/s") +
-         "\n";
+         "; skipped: " + std::to_string(c.skipped_budget) + " over budget, " +
+         std::to_string(c.skipped_throttled) + " throttled; errors " +
+         std::to_string(c.errors) + "\n";
+  out +=
+      "Now: " + std::to_string(c.pending) + " queued, " +
+      std::to_string(c.in_flight) + " in flight, " +
+      std::to_string(c.outstanding_objects) + " outstanding (" +
+      Megabytes(c.outstanding_bytes) + "); rate " +
+      (c.rate == 0 ? std::string("not measured") : Megabytes(c.rate) + "/s") +
+      "\n";
   return out;
 }
 

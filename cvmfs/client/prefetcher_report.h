@@ -15,7 +15,7 @@ namespace cvmfs::client {
 // prefetch.n_queued, prefetch.n_fetched, prefetch.sz_fetched_bytes, ...
 std::vector<Counter> PrefetchCounterList(const PrefetchCounters& c);
 
-// Prefetch: on (32 parallel, budget 512 objects / 32 MB)
+// Prefetch: on (64 parallel, budget 4096 objects / 32.0 MB)
 // State: running | paused (offline) | cache nearly full
 // Queued 2078 objects; fetched 1990 (41.2 MB), used 1985 (41.0 MB),
 // wasted 0.2 MB; cached already 88; overtaken by demand reads 3;

@@ -127,8 +127,8 @@ class PrefetcherTest : public ::testing::Test {
     return {requests_.begin() + from, requests_.begin() + to};
   }
   void Start(PrefetchOptions options) {
-    engine_ = std::make_unique<Prefetcher>(options, objects_.get(),
-                                           cache_.get());
+    engine_ =
+        std::make_unique<Prefetcher>(options, objects_.get(), cache_.get());
   }
   PrefetchOptions Options(int parallel) const {
     PrefetchOptions o;
@@ -213,21 +213,36 @@ TEST_F(PrefetcherTest, UsedObjectsAreCountedAndFreeTheBudget) {
   PrefetchOptions o = Options(2);
   o.max_objects = 3;
   Start(o);
+  // Three fit; the rest waits in the backlog for the reader to catch up.
   EXPECT_EQ(3u, engine_->Enqueue(Range(0, 6), PrefetchPriority::kNext));
   ASSERT_TRUE(Idle());
-  // Fetched but unused objects still hold the budget.
-  EXPECT_EQ(0u, engine_->Enqueue(Range(3, 6), PrefetchPriority::kNext));
+  EXPECT_EQ(3u, engine_->counters().backlog);
+  EXPECT_EQ(3u, server_.total_requests());
   engine_->OnDemand(requests_[0].digest);
   engine_->OnDemand(requests_[1].digest);
-  EXPECT_EQ(2u, engine_->Enqueue(Range(3, 6), PrefetchPriority::kNext));
   ASSERT_TRUE(Idle());
+  // [3] and [4] followed; [5] still waits.
+  EXPECT_EQ(5u, server_.total_requests());
+  EXPECT_EQ(0u, server_.requests(Path(requests_[5])));
   PrefetchCounters c = engine_->counters();
   EXPECT_EQ(5u, c.fetched);
   EXPECT_EQ(2u, c.used);
   EXPECT_EQ(2 * kSize, c.used_bytes);
   EXPECT_EQ(3 * kSize, c.wasted_bytes);
-  EXPECT_EQ(7u, c.skipped_budget);  // 3 + 3 + 1
-  EXPECT_EQ(5u, server_.total_requests());
+  EXPECT_EQ(1u, c.backlog);
+  EXPECT_EQ(0u, c.skipped_budget);
+}
+
+TEST_F(PrefetcherTest, BacklogIsBounded) {
+  PrefetchOptions o = Options(1);
+  o.max_objects = 1;  // backlog: kBacklogFactor objects per lane
+  Start(o);
+  gate_.HoldAll();
+  EXPECT_EQ(1u, engine_->Enqueue(requests_, PrefetchPriority::kNext));
+  PrefetchCounters c = engine_->counters();
+  EXPECT_EQ(Prefetcher::kBacklogFactor, c.backlog);
+  EXPECT_EQ(kObjects - 1 - Prefetcher::kBacklogFactor, c.skipped_budget);
+  gate_.Release();
 }
 
 TEST_F(PrefetcherTest, StopsAtTheByteBudget) {
@@ -237,7 +252,7 @@ TEST_F(PrefetcherTest, StopsAtTheByteBudget) {
   EXPECT_EQ(3u, engine_->Enqueue(requests_, PrefetchPriority::kNext));
   ASSERT_TRUE(Idle());
   EXPECT_EQ(3u, server_.total_requests());
-  EXPECT_EQ(kObjects - 3, engine_->counters().skipped_budget);
+  EXPECT_EQ(kObjects - 3, engine_->counters().backlog);
 }
 
 TEST_F(PrefetcherTest, UnusedObjectsStopCountingAfterTheGracePeriod) {

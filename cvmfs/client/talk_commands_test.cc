@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "cvmfs/client/magic_xattrs.h"
 #include "cvmfs/client/open_file.h"
@@ -68,6 +70,16 @@ class TalkCommandsTest : public ::testing::Test {
   }
 
   FileSystem* fs() { return mount_->file_system(); }
+  // Reads trigger prefetching in the background; tests that count objects
+  // or evict wait until it has settled.
+  void SettlePrefetch() {
+    for (int i = 0; i < 100; ++i) {
+      const uint64_t queued = fs()->prefetcher()->counters().queued;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      const PrefetchCounters c = fs()->prefetcher()->counters();
+      if (c.queued == queued && c.pending == 0 && c.in_flight == 0) return;
+    }
+  }
   cache::PosixCache* cache() { return mount_->cache(); }
   std::string Talk(const std::string& command) {
     return talk_->Execute(command);
@@ -152,6 +164,7 @@ TEST_F(TalkCommandsTest, PinKeepsChunksThroughCleanup) {
   char buf[64];
   ASSERT_TRUE(
       fs()->ReadInode(InodeOf("bin/tool.sh"), buf, sizeof(buf), 0).ok());
+  SettlePrefetch();
   const Digest tool = HashOf("bin/tool.sh");
   EXPECT_EQ("Not fully cleaned (there might be pinned chunks)\n",
             Talk("cleanup 0"));
@@ -167,6 +180,7 @@ TEST_F(TalkCommandsTest, EvictRemovesAFileButNotAnOpenOne) {
   char buf[64];
   ASSERT_TRUE(
       fs()->ReadInode(InodeOf("bin/tool.sh"), buf, sizeof(buf), 0).ok());
+  SettlePrefetch();
   const Digest tool = HashOf("bin/tool.sh");
   ASSERT_TRUE(cache()->Contains(tool));
   EXPECT_EQ("OK\n", Talk("evict /bin/tool.sh"));
@@ -243,6 +257,7 @@ TEST_F(TalkCommandsTest, PrefetchInfoAndCounters) {
   auto file = fs()->Open(InodeOf("bin/tool.sh"), &keep);
   ASSERT_TRUE(file.ok());
   fs()->Release(*file);
+  SettlePrefetch();
   const std::string info = Talk("prefetch info");
   EXPECT_EQ(0u, info.find("Prefetch: on (")) << info;
   EXPECT_NE(std::string::npos, info.find("\nState: ")) << info;
@@ -269,7 +284,7 @@ TEST(PrefetchReportTest, Layout) {
   c.paused = true;
   c.budget_bytes = o.max_bytes;
   EXPECT_EQ(
-      "Prefetch: on (64 parallel, budget 512 objects / 32.0 MB)\n"
+      "Prefetch: on (64 parallel, budget 4096 objects / 32.0 MB)\n"
       "State: paused (downloads failed: offline?)\n"
       "Queued 10 objects; fetched 8 (3.0 MB), used 4 (1.0 MB), wasted 2.0 "
       "MB\n"

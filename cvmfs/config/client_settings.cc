@@ -2,8 +2,8 @@
 
 #include <sys/utsname.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <limits>
 

@@ -54,7 +54,7 @@ struct ClientSettings {
 
   // Prefetch (ours; doc/client.md, "Prefetch").
   bool prefetch = true;           // CVMFS_PREFETCH
-  int prefetch_files = 512;       // CVMFS_PREFETCH_FILES, objects; 0 = off
+  int prefetch_files = 4096;      // CVMFS_PREFETCH_FILES, objects; 0 = off
   int64_t prefetch_budget_mb = 32;  // CVMFS_PREFETCH_BUDGET, megabytes
   int prefetch_parallel = 64;     // CVMFS_PREFETCH_PARALLEL, transfers
 

@@ -66,7 +66,7 @@ TEST_F(ClientSettingsTest, Defaults) {
   EXPECT_EQ(s->host_reset_after_s, 1800);
   EXPECT_EQ(s->max_connections, 128);
   EXPECT_TRUE(s->prefetch);
-  EXPECT_EQ(s->prefetch_files, 512);
+  EXPECT_EQ(s->prefetch_files, 4096);
   EXPECT_EQ(s->prefetch_budget_mb, 32);
   EXPECT_EQ(s->prefetch_parallel, 64);
   EXPECT_EQ(s->cache_base, tmp_.path() + "/var/lib/cvmfs");

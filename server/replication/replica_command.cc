@@ -30,12 +30,13 @@ void PrintStats(const std::string& name, const SnapshotStats& s) {
       s.root_catalog.ToString().c_str(),
       s.previous_revision == s.revision ? ", replica was up to date" : "");
   std::printf(
-      "copied %llu objects (%.1f MB) in %.2f s, %.1f MB/s; %llu catalogs "
-      "copied, "
+      "copied %llu objects (%.1f MB) in %.2f s, %.1f MB/s, %.0f objects/s; "
+      "%llu catalogs copied, "
       "%llu catalogs skipped (present), %llu objects present, %zu tagged "
       "revisions\n",
       static_cast<unsigned long long>(s.objects_copied), mb, s.seconds,
       s.seconds > 0 ? mb / s.seconds : 0.0,
+      s.seconds > 0 ? static_cast<double>(s.objects_copied) / s.seconds : 0.0,
       static_cast<unsigned long long>(s.catalogs_copied),
       static_cast<unsigned long long>(s.catalogs_skipped),
       static_cast<unsigned long long>(s.objects_present), s.tagged_roots);

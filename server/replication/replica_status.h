@@ -31,7 +31,7 @@ struct ReplicaStatus {
   ReplicaConfig config;
   // The first line of .cvmfs_last_snapshot ("Thu Nov 20 15:36:01 UTC 2025").
   std::optional<std::string> last_snapshot;
-  std::optional<cvmfs::Manifest> manifest;  // the served .cvmfspublished
+  std::optional<cvmfs::Manifest> manifest;   // the served .cvmfspublished
   std::optional<int64_t> whitelist_expires;  // of the served .cvmfswhitelist
 };
 

@@ -13,7 +13,8 @@ using testing::FixtureKey;
 using testing::FixtureStorage;
 
 constexpr char kFqrn[] = "sha1-zlib.example.org";
-constexpr char kUrl[] = "http://stratum0.example.org/cvmfs/sha1-zlib.example.org";
+constexpr char kUrl[] =
+    "http://stratum0.example.org/cvmfs/sha1-zlib.example.org";
 
 class ReplicaStatusTest : public ::testing::Test {
  protected:
@@ -40,7 +41,8 @@ TEST_F(ReplicaStatusTest, BeforeTheFirstSnapshotShowsSourceAndNoRevision) {
             std::string::npos)
       << info;
   EXPECT_NE(info.find("Last snapshot: never"), std::string::npos) << info;
-  EXPECT_NE(info.find("Revision: none: no snapshot yet"), std::string::npos) << info;
+  EXPECT_NE(info.find("Revision: none: no snapshot yet"), std::string::npos)
+      << info;
   EXPECT_EQ(info.find("Stratum0"), std::string::npos) << info;
 }
 
@@ -55,10 +57,12 @@ TEST_F(ReplicaStatusTest, AfterASnapshotShowsItsTimeAndTheServedRevision) {
   ASSERT_TRUE(s->last_snapshot.has_value());
   EXPECT_EQ(*s->last_snapshot + "\n", last);
   std::string info = ReplicaInfoText(*s);
-  EXPECT_NE(info.find("Last snapshot: " + *s->last_snapshot + "\n"), std::string::npos)
-      << info;
-  EXPECT_NE(info.find("Revision: " + std::to_string(s->manifest->revision) + "\n"),
+  EXPECT_NE(info.find("Last snapshot: " + *s->last_snapshot + "\n"),
             std::string::npos)
+      << info;
+  EXPECT_NE(
+      info.find("Revision: " + std::to_string(s->manifest->revision) + "\n"),
+      std::string::npos)
       << info;
   EXPECT_NE(info.find("Root catalog: " + s->manifest->root_catalog.ToString()),
             std::string::npos)
@@ -71,8 +75,10 @@ TEST_F(ReplicaStatusTest, AliasedReplicaPointsAtItsRepository) {
   ASSERT_TRUE(AddReplica(paths_, options_, &fetcher_).ok());
   auto s = LoadReplicaStatus(paths_, "mirror-a");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(ReplicaListLine(*s), "mirror-a (stratum1 / local) -> " + std::string(kFqrn));
-  EXPECT_NE(ReplicaInfoText(*s).find("Replica alias: mirror-a\n"), std::string::npos);
+  EXPECT_EQ(ReplicaListLine(*s),
+            "mirror-a (stratum1 / local) -> " + std::string(kFqrn));
+  EXPECT_NE(ReplicaInfoText(*s).find("Replica alias: mirror-a\n"),
+            std::string::npos);
 }
 
 TEST_F(ReplicaStatusTest, DamagedManifestIsNamed) {
@@ -81,11 +87,13 @@ TEST_F(ReplicaStatusTest, DamagedManifestIsNamed) {
   ASSERT_TRUE(cvmfs::WriteFileAtomic(manifest, "<html>not found</html>").ok());
   auto s = LoadReplicaStatus(paths_, kFqrn);
   EXPECT_TRUE(s.status().IsCorruption()) << s.status().ToString();
-  EXPECT_NE(s.status().ToString().find(manifest), std::string::npos) << s.status().ToString();
+  EXPECT_NE(s.status().ToString().find(manifest), std::string::npos)
+      << s.status().ToString();
 }
 
 TEST_F(ReplicaStatusTest, NotAReplicaIsRefused) {
-  EXPECT_TRUE(LoadReplicaStatus(paths_, "nothing.example.org").status().IsNotFound());
+  EXPECT_TRUE(
+      LoadReplicaStatus(paths_, "nothing.example.org").status().IsNotFound());
 }
 
 }  // namespace

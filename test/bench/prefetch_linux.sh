@@ -152,7 +152,11 @@ measure() {  # measure KEY MODE WORKLOAD TREE
   W[$key]=$(talk_counter prefetch.sz_wasted_bytes)
   [[ " ${ROWS[*]} " == *" $key "* ]] || ROWS+=("$key")
   note "$key: $(echo "$end - $start" | bc) s, ${R[$key]} requests, ${B[$key]} bytes," \
-    "prefetched ${F[$key]}, used ${U[$key]}, wasted ${W[$key]} bytes"
+    "prefetched ${F[$key]}, used ${U[$key]}, wasted ${W[$key]} bytes," \
+    "overtaken $(talk_counter prefetch.n_overtaken)," \
+    "skipped $(talk_counter prefetch.n_skipped_budget) (budget)" \
+    "$(talk_counter prefetch.n_skipped_throttled) (throttled)," \
+    "already cached $(talk_counter prefetch.n_cached)"
 }
 
 first_tree=${trees%%,*}

@@ -7,8 +7,8 @@
 #   2. add-replica + a full snapshot into a Stratum 1 under its own
 #      CVMFS_ROOTDIR;
 #   3. change one file (Makefile), publish, and snapshot again: incremental.
-# Prints the snapshot summaries (objects, MB, MB/s, catalogs copied and
-# skipped) and the wall time of each. Needs root (Apache, and mkfs mounts).
+# Prints the snapshot summaries (objects, MB, MB/s, objects/s, catalogs
+# copied and skipped) and the wall time of each. Needs root (Apache, and mkfs mounts).
 #   test/bench/snapshot_linux.sh          binaries from build/bin, or
 #   CVMFS_BIN_DIR=/path/to/bin test/bench/snapshot_linux.sh
 set -euo pipefail
@@ -41,6 +41,8 @@ timed() {
 note "decompressing $tar_xz (not timed)"
 xz -dc -T2 "$tar_xz" >"$tarball"
 s0 mkfs $fqrn >"$WORK/mkfs.out" 2>&1 || fail "mkfs failed: $(cat "$WORK/mkfs.out")"
+# mkfs mounts the transaction layers; rmfs unmounts them before $WORK goes.
+on_exit "s0 rmfs -f $fqrn >/dev/null 2>&1 || true"
 timed publish s0 ingest -t "$tarball" -b linux $fqrn
 apache_start "$CVMFS_ROOTDIR/srv"
 

@@ -12,7 +12,11 @@
 #      the read-only layer first) and published: content
 #      already in the repository is recognized through the content index
 #      without compressing it again              (target >= 5x faster than 1.)
-# Needs root, FUSE and overlayfs.
+# Ends with `cvmfs_server check -c` (catalogs and every object's content).
+# Needs root, FUSE and overlayfs. On a shared machine run it as
+# `nice -n 19 ionice -c2 -n7 ...` and compare the ratio, not the absolute
+# times: the first publish is bound by compression (CPU), the re-publish by
+# reading the tree back (disk, when the page cache has dropped it).
 #   test/bench/transaction_linux.sh [build dir]
 # CVMFS_BENCH_NO_BUILD=1 uses the build directory as it is.
 set -euo pipefail
@@ -73,4 +77,4 @@ echo "copying the tree in again: $(elapsed "$t") s (not part of the publish)"
 t=$(now); "$srv" publish $fqrn >"$work/out"; again=$(elapsed "$t")
 cat "$work/out"
 echo "first publish: $first s, re-publish of the copied tree: $again s, speed-up $(echo "scale=1; $first / $again" | bc)x"
-"$srv" check $fqrn | tail -1
+"$srv" check -c $fqrn | tail -1

@@ -30,15 +30,17 @@ import os
 import stat
 import sys
 
-# The client's "magic" attributes (spec/client.md 4.8); listxattr on a CVMFS
-# mount may include them, catalogs never store them.
+# The client's "magic" attributes (spec/client.md 4.8, plus our own
+# user.prefetch); listxattr on a CVMFS mount may include them, catalogs never
+# store them. (The kernel answers getxattr of user.* on a symlink with
+# ENODATA whatever the file system says, so they cannot be read there.)
 MAGIC_XATTRS = frozenset(
     "user." + name
     for name in (
         "authz catalog_counters chunk_list chunks compression direct_io expires "
         "external_file external_host external_timeout external_url fqrn hash "
         "host host_list hitrate inode_max lhash logbuffer maxfd ncleanup24 nclg "
-        "ndiropen ndownload nioerr nopen pid proxy proxy_list "
+        "ndiropen ndownload nioerr nopen pid prefetch proxy proxy_list "
         "proxy_list_external pubkeys rawlink repo_counters repo_metainfo "
         "revision root_hash rx speed tag timeout timeout_direct "
         "timestamp_last_ioerr uptime usedfd useddirp version"
