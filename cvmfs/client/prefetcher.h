@@ -100,7 +100,7 @@ PrefetchOptions PrefetchOptionsFrom(const ClientSettings& settings);
 
 enum class PrefetchPriority {
   kNext,   // likely read soon: front of the queue, displaces kLater work
-  kLater,  // speculation: back of the queue, half the budget, dropped first
+  kLater,  // speculation: behind kNext work, half the budget, displaced first
 };
 
 struct PrefetchCounters {
@@ -118,7 +118,7 @@ struct PrefetchCounters {
   uint64_t errors = 0;             // prefetch downloads that failed
   // Now:
   uint64_t pending = 0;    // queued objects
-  uint64_t backlog = 0;    // speculation waiting for budget
+  uint64_t backlog = 0;    // objects waiting for budget (both backlogs)
   uint64_t in_flight = 0;  // downloads running
   uint64_t outstanding_objects = 0, outstanding_bytes = 0;
   uint64_t budget_bytes = 0;  // the byte budget after slow-link throttling
@@ -130,7 +130,7 @@ struct PrefetchCounters {
 
 class Prefetcher {
  public:
-  // The backlog of speculation holds this many times max_objects.
+  // Each backlog holds at most this many times max_objects objects.
   static constexpr size_t kBacklogFactor = 4;
 
   Prefetcher(PrefetchOptions options, ObjectFetcher* objects,
@@ -140,11 +140,14 @@ class Prefetcher {
   Prefetcher& operator=(const Prefetcher&) = delete;
 
   const PrefetchOptions& options() const { return options_; }
-  bool enabled() const { return options_.enabled; }
+  // False when off (options.enabled false, or a zero budget).
+  bool enabled() const { return !threads_.empty(); }
 
   // Queues `objects` (in this order) for background fetching; objects known
-  // in this generation are left out (kNext moves a queued one to the
-  // front). Returns how many were queued. Never blocks on I/O.
+  // in this generation are left out (kNext moves a queued kLater one up),
+  // objects over the budget wait in the backlog. Returns how many were
+  // queued now. Never blocks on I/O (the cache fill is looked up at most
+  // every 250 ms).
   size_t Enqueue(const std::vector<ObjectRequest>& objects,
                  PrefetchPriority priority);
 
