@@ -35,7 +35,8 @@ void Usage(std::ostream& out) {
          "  proxy info | proxy switch | proxy set <proxies> | timeout info |\n"
          "  timeout set <proxy> [<direct>] | internal affairs | reset error "
          "counters |\n"
-         "  parameters | pid | pid cachemgr | mountpoint | version\n";
+         "  parameters | pid | pid cachemgr | mountpoint | version |\n"
+         "  prefetch info | prefetch record start|stop|status | prefetch lists\n";
 }
 
 // Sends and prints; false if the repository did not answer.

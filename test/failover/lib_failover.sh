@@ -57,7 +57,9 @@ fault_request_count() {
 host_url() { echo "$1/cvmfs/$2"; }
 
 # failover_config FQRN CASE SERVER_URL PROXY [KEY=VALUE...]: one retry with a
-# short backoff keeps the failover tests fast; later assignments override.
+# short backoff keeps the failover tests fast; prefetch is off, because the
+# tests decide exactly which files are cached (and which requests go where)
+# when a path fails; later assignments override.
 # Not to be called in a subshell: it registers the debug log for failures.
 failover_config() {
   local fqrn=$1 case=$2 url=$3 proxy=$4 file=$WORK/$2.conf
@@ -70,6 +72,7 @@ failover_config() {
     "CVMFS_MAX_RETRIES=1" \
     "CVMFS_BACKOFF_INIT=1" \
     "CVMFS_BACKOFF_MAX=2" \
+    "CVMFS_PREFETCH=no" \
     "$@"
   mkdir -p "$CVMFS_ROOTDIR/etc/cvmfs/config.d"
   cp "$file" "$CVMFS_ROOTDIR/etc/cvmfs/config.d/$fqrn.local"
