@@ -327,12 +327,12 @@ void Prefetcher::Run() {
   Item item;
   while (TakeNext(&item)) {
     const TimePoint started = options_.clock->Now();
-    // Already cached (fetched by someone else): no download; a hint to the
-    // kernel to read it from disk, so that a cold disk works ahead too.
-    auto cached = cache_->Open(item.request.digest);
-    if (cached.ok()) {
-      (void)::posix_fadvise(cached->fd(), 0, 0, POSIX_FADV_WILLNEED);
-      Finish(item, Status::Ok(), false, cached->size(), started);
+    // Already cached (fetched by someone else): nothing to do, and no disk
+    // I/O either. The quota's index answers from memory; opening the object
+    // (or asking the kernel to read it ahead) would make a metadata walk
+    // over a cold disk read every file it lists.
+    if (cache_->Contains(item.request.digest)) {
+      Finish(item, Status::Ok(), false, item.request.expected_size, started);
       continue;
     }
     ObjectRequest request = item.request;
