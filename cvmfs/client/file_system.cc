@@ -3,6 +3,7 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "cvmfs/client/magic_xattrs.h"
 #include "cvmfs/client/open_file.h"
@@ -11,6 +12,14 @@
 #include "cvmfs/symlink_expansion.h"
 
 namespace cvmfs::client {
+
+namespace {
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
 
 FileSystem::FileSystem(FileSystemOptions options, ObjectFetcher* objects,
                        cache::PosixCache* cache,
@@ -259,6 +268,7 @@ Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(
     return Status::InvalidArgument(info->path + " is not a regular file");
   ++total_opens_;
   if (open_observer_) open_observer_(info->path);
+  last_open_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
   PrefetchParentOf(*info);
   if (e.chunked) {
     auto chunks =
@@ -460,10 +470,17 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir) {
 
 // A listing at hand: its files are queued right here (no catalog query,
 // no wait for the planner thread, which may be busy with an earlier
-// subtree), the subtree is planned in the background.
+// subtree), the subtree is planned in the background. Only while files are
+// being read (one opened within kReadingWindowNs): a metadata walk (find,
+// ls -lR) reads no file, and prefetching what it lists would only cost it
+// time and bandwidth; a tree reader (tar) opens files all the time.
 void FileSystem::PrefetchListed(const InodeInfo& dir,
                                 const std::vector<DirectoryEntry>& rows) {
+  constexpr int64_t kReadingWindowNs = 2'000'000'000;
   if (!prefetcher_->enabled()) return;
+  if (SteadyNowNs() - last_open_ns_.load(std::memory_order_relaxed) >
+      kReadingWindowNs)
+    return;
   {
     std::lock_guard<std::mutex> lock(planned_mu_);
     if (planned_.count(dir.path) > 0) return;

@@ -248,6 +248,9 @@ class FileSystem {
   std::unique_ptr<Prefetcher> prefetcher_;
   TaskQueue planner_;        // catalog queries of the triggers
   std::mutex planned_mu_;    // guards planned_ (leaf lock)
+  // When a file was last opened for reading (steady clock, ns since its
+  // epoch): a listing queues its files only while a program reads files.
+  std::atomic<int64_t> last_open_ns_{0};
   std::unordered_set<std::string> planned_;
 
   // Hardlink group leaders: (catalog base, directory, group) -> inode.

@@ -306,17 +306,50 @@ TEST_P(FixtureMountTest, FirstReadPrefetchesTheDirectory) {
   EXPECT_GE(fs->prefetcher()->counters().used, 1u);
 }
 
-// Listing a directory prefetches the files of its subtree, breadth first:
-// a tree walker then finds even the deepest file in the cache.
+// A metadata walk (find, ls -lR: listings, no file read) prefetches
+// nothing: it would never use what it fetched.
+TEST_P(FixtureMountTest, ListingWithoutReadsPrefetchesNothing) {
+  auto server = Server();
+  MemoryFetcher* s = server.get();
+  auto mount = Mount(std::move(server));
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  const uint64_t before = s->total_requests();
+  auto many = fs->Lookup(kRootInode, "many");
+  ASSERT_TRUE(many.ok());
+  ASSERT_TRUE(fs->ReadDir(many->inode).ok());
+  auto dir = fs->Lookup(kRootInode, "d00");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
+  // Time for the planner thread, had anything been handed to it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(before, s->total_requests());
+  EXPECT_EQ(0u, fs->prefetcher()->counters().queued);
+}
+
+// Listing a directory while files are being read prefetches the files of
+// its subtree, breadth first: a tree walker then finds even the deepest
+// file in the cache.
 TEST_P(FixtureMountTest, ListingPrefetchesTheSubtree) {
   auto server = Server();
   MemoryFetcher* s = server.get();
   auto mount = Mount(std::move(server));
   ASSERT_TRUE(mount.ok());
   FileSystem* fs = (*mount)->file_system();
+  // A program that reads files (one in a small directory beside d00).
+  auto bin = fs->Lookup(kRootInode, "bin");
+  ASSERT_TRUE(bin.ok());
+  auto first = fs->Lookup(bin->inode, "tool.sh");
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(ReadAll(fs, first->inode).ok());
+  ASSERT_TRUE(PrefetchIdle(fs));
+  const uint64_t queued = fs->prefetcher()->counters().queued;
   auto dir = fs->Lookup(kRootInode, "d00");
   ASSERT_TRUE(dir.ok());
   ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
+  for (int i = 0; i < 1000 && fs->prefetcher()->counters().queued == queued;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_TRUE(PrefetchIdle(fs));
   uint64_t before = s->total_requests();
   uint64_t inode = dir->inode;
