@@ -319,6 +319,7 @@ bool Prefetcher::TakeNext(Item* item) {
     it->second.state = State::kInFlight;
     ++active_;
     *item = std::move(next);
+    item->priority = it->second.priority;
     return true;
   }
 }
@@ -327,12 +328,20 @@ void Prefetcher::Run() {
   Item item;
   while (TakeNext(&item)) {
     const TimePoint started = options_.clock->Now();
-    // Already cached (fetched by someone else): nothing to do, and no disk
-    // I/O either. The quota's index answers from memory; opening the object
-    // (or asking the kernel to read it ahead) would make a metadata walk
-    // over a cold disk read every file it lists.
+    // Already cached (the quota's index answers from memory): no download.
+    // Likely next reads (the files of the directory being read) are read
+    // ahead from the disk, so that a warm cache on a cold disk works ahead
+    // of the reader too; speculation costs no I/O.
     if (cache_->Contains(item.request.digest)) {
-      Finish(item, Status::Ok(), false, item.request.expected_size, started);
+      uint64_t size = item.request.expected_size;
+      if (item.priority == PrefetchPriority::kNext) {
+        auto cached = cache_->Open(item.request.digest);
+        if (cached.ok()) {
+          (void)::posix_fadvise(cached->fd(), 0, 0, POSIX_FADV_WILLNEED);
+          size = cached->size();
+        }
+      }
+      Finish(item, Status::Ok(), false, size, started);
       continue;
     }
     ObjectRequest request = item.request;

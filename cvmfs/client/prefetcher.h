@@ -177,6 +177,7 @@ class Prefetcher {
   struct Item {
     ObjectRequest request;
     uint64_t ticket = 0;
+    PrefetchPriority priority = PrefetchPriority::kLater;  // set when taken
   };
 
   void Run();
