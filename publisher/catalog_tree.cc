@@ -1,17 +1,17 @@
 #include "publisher/catalog_tree.h"
 
+#include <unistd.h>
+
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/path_hash.h"
 
-#include <unistd.h>
-
 namespace publisher {
 
 using cvmfs::CounterSet;
-using cvmfs::DirectoryEntry;
 using cvmfs::Digest;
+using cvmfs::DirectoryEntry;
 using cvmfs::NestedCatalogRef;
 using cvmfs::Result;
 using cvmfs::Status;
@@ -21,13 +21,14 @@ struct CatalogTree::Node {
   Node* parent = nullptr;
   std::string file;
   std::unique_ptr<cvmfs::WritableCatalog> db;
-  std::map<std::string, NestedCatalogRef> refs;            // rows of nested_catalogs
-  std::map<std::string, std::unique_ptr<Node>> children;   // loaded nested catalogs
+  std::map<std::string, NestedCatalogRef> refs;  // rows of nested_catalogs
+  std::map<std::string, std::unique_ptr<Node>>
+      children;  // loaded nested catalogs
   std::optional<Digest> original_hash;
-  CounterSet original_total;    // self + subtree when loaded (zero when new)
+  CounterSet original_total;  // self + subtree when loaded (zero when new)
   CounterSet original_subtree;
-  CounterSet subtree_delta;     // from children added, dropped or moved
-  CounterSet new_total;         // after commit
+  CounterSet subtree_delta;  // from children added, dropped or moved
+  CounterSet new_total;      // after commit
   bool dirty = false;
 };
 
@@ -39,14 +40,17 @@ CatalogTree::~CatalogTree() {
 }
 
 std::string CatalogTree::NewTempFile() {
-  return options_.temp_dir + "/catalog." + std::to_string(++temp_counter_) + ".db";
+  return options_.temp_dir + "/catalog." + std::to_string(++temp_counter_) +
+         ".db";
 }
 
-Result<std::unique_ptr<CatalogTree::Node>> CatalogTree::LoadNode(const std::string& mountpoint,
-                                                                const Digest& hash,
-                                                                Node* parent) {
-  auto raw = cvmfs::ReadVerifiedObject(store_, hash, cvmfs::ObjectSuffix::kCatalog);
-  if (!raw.ok()) return raw.status().Annotate("catalog of " + (mountpoint.empty() ? "/" : mountpoint));
+Result<std::unique_ptr<CatalogTree::Node>> CatalogTree::LoadNode(
+    const std::string& mountpoint, const Digest& hash, Node* parent) {
+  auto raw =
+      cvmfs::ReadVerifiedObject(store_, hash, cvmfs::ObjectSuffix::kCatalog);
+  if (!raw.ok())
+    return raw.status().Annotate("catalog of " +
+                                 (mountpoint.empty() ? "/" : mountpoint));
   auto node = std::make_unique<Node>();
   node->mountpoint = mountpoint;
   node->parent = parent;
@@ -62,25 +66,27 @@ Result<std::unique_ptr<CatalogTree::Node>> CatalogTree::LoadNode(const std::stri
     CVMFS_ASSIGN_OR_RETURN(auto refs, ro->NestedCatalogs());
     for (auto& r : refs) node->refs[r.path] = r;
   }
-  CVMFS_ASSIGN_OR_RETURN(node->db, cvmfs::WritableCatalog::OpenForWriting(node->file));
+  CVMFS_ASSIGN_OR_RETURN(node->db,
+                         cvmfs::WritableCatalog::OpenForWriting(node->file));
   return node;
 }
 
-Result<std::unique_ptr<CatalogTree>> CatalogTree::Open(cvmfs::ObjectStore* store,
-                                                       const Digest& root_hash,
-                                                       CatalogTreeOptions options) {
+Result<std::unique_ptr<CatalogTree>> CatalogTree::Open(
+    cvmfs::ObjectStore* store, const Digest& root_hash,
+    CatalogTreeOptions options) {
   std::unique_ptr<CatalogTree> tree(new CatalogTree(store, std::move(options)));
   CVMFS_ASSIGN_OR_RETURN(tree->root_, tree->LoadNode("", root_hash, nullptr));
   return tree;
 }
 
-Result<std::unique_ptr<CatalogTree>> CatalogTree::CreateEmpty(cvmfs::ObjectStore* store,
-                                                              const DirectoryEntry& root,
-                                                              CatalogTreeOptions options) {
+Result<std::unique_ptr<CatalogTree>> CatalogTree::CreateEmpty(
+    cvmfs::ObjectStore* store, const DirectoryEntry& root,
+    CatalogTreeOptions options) {
   std::unique_ptr<CatalogTree> tree(new CatalogTree(store, std::move(options)));
   auto node = std::make_unique<Node>();
   node->file = tree->NewTempFile();
-  CVMFS_ASSIGN_OR_RETURN(node->db, cvmfs::WritableCatalog::Create(node->file, "", root, false));
+  CVMFS_ASSIGN_OR_RETURN(
+      node->db, cvmfs::WritableCatalog::Create(node->file, "", root, false));
   node->dirty = true;
   tree->root_ = std::move(node);
   return tree;
@@ -103,7 +109,8 @@ Result<CatalogTree::Node*> CatalogTree::NodeFor(const std::string& path) {
       if (ref != node->refs.end()) {
         auto child = node->children.find(prefix);
         if (child == node->children.end()) {
-          CVMFS_ASSIGN_OR_RETURN(auto loaded, LoadNode(prefix, ref->second.hash, node));
+          CVMFS_ASSIGN_OR_RETURN(auto loaded,
+                                 LoadNode(prefix, ref->second.hash, node));
           child = node->children.emplace(prefix, std::move(loaded)).first;
         }
         next = child->second.get();
@@ -117,7 +124,8 @@ Result<CatalogTree::Node*> CatalogTree::NodeFor(const std::string& path) {
   }
 }
 
-Result<std::optional<DirectoryEntry>> CatalogTree::Lookup(const std::string& path) {
+Result<std::optional<DirectoryEntry>> CatalogTree::Lookup(
+    const std::string& path) {
   CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(path));
   return node->db->Lookup(path);
 }
@@ -138,7 +146,8 @@ Status CatalogTree::Put(const std::string& path, const DirectoryEntry& entry_in,
     // The repository root: only its attributes change.
     DirectoryEntry e = entry_in;
     CVMFS_ASSIGN_OR_RETURN(auto old, root_->db->Lookup(""));
-    if (!e.IsDirectory()) return Status::InvalidArgument("the repository root must be a directory");
+    if (!e.IsDirectory())
+      return Status::InvalidArgument("the repository root must be a directory");
     if (old) e.linkcount = old->linkcount;
     e.name = "";
     CVMFS_RETURN_IF_ERROR(root_->db->UpdateEntry("", e));
@@ -193,8 +202,9 @@ Status CatalogTree::Put(const std::string& path, const DirectoryEntry& entry_in,
   return Status::Ok();
 }
 
-Result<bool> CatalogTree::AddIfNew(Node* node, const std::string& path, DirectoryEntry entry,
-                                   const std::vector<cvmfs::FileChunk>& chunks) {
+Result<bool> CatalogTree::AddIfNew(
+    Node* node, const std::string& path, DirectoryEntry entry,
+    const std::vector<cvmfs::FileChunk>& chunks) {
   std::string parent_path(cvmfs::ParentPath(path));
   CVMFS_RETURN_IF_ERROR(CheckParentDirectory(node, path, parent_path));
   if (entry.IsDirectory()) {
@@ -216,7 +226,8 @@ Status CatalogTree::CheckParentDirectory(Node* node, const std::string& path,
   if (known_dir_node_ == node && known_dir_ == parent_path) return Status::Ok();
   CVMFS_ASSIGN_OR_RETURN(auto parent, node->db->Lookup(parent_path));
   if (!parent || !parent->IsDirectory())
-    return Status::NotFound("cannot add " + path + ": parent directory missing");
+    return Status::NotFound("cannot add " + path +
+                            ": parent directory missing");
   known_dir_ = parent_path;
   known_dir_node_ = node;
   return Status::Ok();
@@ -228,7 +239,8 @@ Status CatalogTree::DropNode(Node* parent, const std::string& mountpoint) {
   if (ref == parent->refs.end()) return Status::Ok();
   auto child = parent->children.find(mountpoint);
   if (child == parent->children.end()) {
-    CVMFS_ASSIGN_OR_RETURN(auto loaded, LoadNode(mountpoint, ref->second.hash, parent));
+    CVMFS_ASSIGN_OR_RETURN(auto loaded,
+                           LoadNode(mountpoint, ref->second.hash, parent));
     child = parent->children.emplace(mountpoint, std::move(loaded)).first;
   }
   parent->subtree_delta -= child->second->original_total;
@@ -258,7 +270,8 @@ Status CatalogTree::RemoveSubtree(Node* node, const std::string& path) {
 
 Status CatalogTree::Remove(const std::string& path) {
   ForgetKnownDir();
-  if (path.empty()) return Status::InvalidArgument("cannot remove the repository root");
+  if (path.empty())
+    return Status::InvalidArgument("cannot remove the repository root");
   CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(path));
   std::string parent_path(cvmfs::ParentPath(path));
   if (node->mountpoint == path && node->parent) {
@@ -291,10 +304,12 @@ Status CatalogTree::MoveSubtree(Node* from, Node* to, const std::string& dir) {
     if (e.nested_mountpoint) {
       auto ref = from->refs.find(path);
       if (ref == from->refs.end())
-        return Status::Corruption("transition point " + path + " without nested catalog");
+        return Status::Corruption("transition point " + path +
+                                  " without nested catalog");
       auto child = from->children.find(path);
       if (child == from->children.end()) {
-        CVMFS_ASSIGN_OR_RETURN(auto loaded, LoadNode(path, ref->second.hash, from));
+        CVMFS_ASSIGN_OR_RETURN(auto loaded,
+                               LoadNode(path, ref->second.hash, from));
         child = from->children.emplace(path, std::move(loaded)).first;
       }
       std::unique_ptr<Node> moved = std::move(child->second);
@@ -325,12 +340,15 @@ Status CatalogTree::MoveSubtree(Node* from, Node* to, const std::string& dir) {
 
 Status CatalogTree::CreateNestedCatalog(const std::string& dir) {
   ForgetKnownDir();
-  if (dir.empty()) return Status::InvalidArgument(".cvmfscatalog is not allowed in the repository root");
+  if (dir.empty())
+    return Status::InvalidArgument(
+        ".cvmfscatalog is not allowed in the repository root");
   CVMFS_ASSIGN_OR_RETURN(Node * parent, NodeFor(dir));
   if (parent->mountpoint == dir) return Status::Ok();
   CVMFS_ASSIGN_OR_RETURN(auto entry, parent->db->Lookup(dir));
   if (!entry || !entry->IsDirectory())
-    return Status::InvalidArgument("cannot create a nested catalog at " + dir + ": not a directory");
+    return Status::InvalidArgument("cannot create a nested catalog at " + dir +
+                                   ": not a directory");
 
   auto node = std::make_unique<Node>();
   node->mountpoint = dir;
@@ -339,7 +357,8 @@ Status CatalogTree::CreateNestedCatalog(const std::string& dir) {
   DirectoryEntry root = *entry;
   root.nested_mountpoint = false;
   root.nested_root = true;
-  CVMFS_ASSIGN_OR_RETURN(node->db, cvmfs::WritableCatalog::Create(node->file, dir, root, true));
+  CVMFS_ASSIGN_OR_RETURN(
+      node->db, cvmfs::WritableCatalog::Create(node->file, dir, root, true));
   CVMFS_RETURN_IF_ERROR(MoveSubtree(parent, node.get(), dir));
 
   DirectoryEntry outer = *entry;
@@ -414,11 +433,13 @@ Status CatalogTree::CommitNode(Node* node, uint64_t revision, int64_t timestamp,
   }
   if (!node->dirty) return Status::Ok();
   return WriteNode(node, revision, timestamp, children_change, result)
-      .Annotate("writing the catalog of " + (node->mountpoint.empty() ? "/" : node->mountpoint));
+      .Annotate("writing the catalog of " +
+                (node->mountpoint.empty() ? "/" : node->mountpoint));
 }
 
 Status CatalogTree::WriteNode(Node* node, uint64_t revision, int64_t timestamp,
-                              const CounterSet& children_change, CommitResult* result) {
+                              const CounterSet& children_change,
+                              CommitResult* result) {
   CVMFS_ASSIGN_OR_RETURN(auto counters, node->db->ComputeCounters());
   CounterSet subtree = node->original_subtree;
   subtree += node->subtree_delta;
@@ -426,14 +447,16 @@ Status CatalogTree::WriteNode(Node* node, uint64_t revision, int64_t timestamp,
   CVMFS_RETURN_IF_ERROR(node->db->SetSubtreeCounters(subtree));
   std::optional<uint64_t> ttl;
   if (!node->parent) ttl = options_.ttl;
-  CVMFS_RETURN_IF_ERROR(node->db->Commit(revision, timestamp, node->original_hash, ttl));
+  CVMFS_RETURN_IF_ERROR(
+      node->db->Commit(revision, timestamp, node->original_hash, ttl));
   node->db.reset();
 
   CVMFS_ASSIGN_OR_RETURN(std::string raw, cvmfs::ReadFile(node->file));
   std::string compressed = cvmfs::ZlibCompress(raw);
   Digest hash = cvmfs::HashString(options_.hash_algorithm, compressed);
   std::string name = cvmfs::ObjectPath(hash, cvmfs::ObjectSuffix::kCatalog);
-  if (!store_->Exists(name)) CVMFS_RETURN_IF_ERROR(store_->Put(name, compressed));
+  if (!store_->Exists(name))
+    CVMFS_RETURN_IF_ERROR(store_->Put(name, compressed));
   ::unlink(node->file.c_str());
 
   node->new_total = counters.self;

@@ -45,23 +45,26 @@ struct CatalogTreeOptions {
 
 struct CommitResult {
   cvmfs::Digest root_hash;
-  uint64_t root_size = 0;  // uncompressed bytes
+  uint64_t root_size = 0;                       // uncompressed bytes
   std::vector<std::string> committed_catalogs;  // mountpoints, leaves first
 };
 
 class CatalogTree {
  public:
   // The tree of the published revision whose root catalog is `root_hash`.
-  static cvmfs::Result<std::unique_ptr<CatalogTree>> Open(cvmfs::ObjectStore* store,
-                                                          const cvmfs::Digest& root_hash,
-                                                          CatalogTreeOptions options);
+  static cvmfs::Result<std::unique_ptr<CatalogTree>> Open(
+      cvmfs::ObjectStore* store, const cvmfs::Digest& root_hash,
+      CatalogTreeOptions options);
   // A tree holding only an empty root directory (for mkfs).
   static cvmfs::Result<std::unique_ptr<CatalogTree>> CreateEmpty(
-      cvmfs::ObjectStore* store, const cvmfs::DirectoryEntry& root, CatalogTreeOptions options);
+      cvmfs::ObjectStore* store, const cvmfs::DirectoryEntry& root,
+      CatalogTreeOptions options);
   ~CatalogTree();
 
-  cvmfs::Result<std::optional<cvmfs::DirectoryEntry>> Lookup(const std::string& path);
-  cvmfs::Result<std::vector<cvmfs::DirectoryEntry>> List(const std::string& dir);
+  cvmfs::Result<std::optional<cvmfs::DirectoryEntry>> Lookup(
+      const std::string& path);
+  cvmfs::Result<std::vector<cvmfs::DirectoryEntry>> List(
+      const std::string& dir);
 
   // Adds or replaces the entry at `path`; its parent must be a directory.
   // A replaced directory keeps its contents; replacing a directory with a
@@ -87,7 +90,8 @@ class CatalogTree {
   struct Node;
   CatalogTree(cvmfs::ObjectStore* store, CatalogTreeOptions options);
   cvmfs::Result<std::unique_ptr<Node>> LoadNode(const std::string& mountpoint,
-                                                const cvmfs::Digest& hash, Node* parent);
+                                                const cvmfs::Digest& hash,
+                                                Node* parent);
   // The catalog responsible for `path` (the deepest whose mountpoint
   // prefixes it), loading nested catalogs on the way.
   cvmfs::Result<Node*> NodeFor(const std::string& path);
@@ -99,20 +103,23 @@ class CatalogTree {
                            CommitResult* result);
   // Counters, properties, compression and storing of one dirty catalog.
   cvmfs::Status WriteNode(Node* node, uint64_t revision, int64_t timestamp,
-                          const cvmfs::CounterSet& children_change, CommitResult* result);
+                          const cvmfs::CounterSet& children_change,
+                          CommitResult* result);
   std::string NewTempFile();
   void MarkDirty(Node* node);
   void ForgetKnownDir() { known_dir_node_ = nullptr; }
   cvmfs::Status CheckParentDirectory(Node* node, const std::string& path,
                                      const std::string& parent_path);
   // Put for a path without a row yet: false (nothing changed) if it has one.
-  cvmfs::Result<bool> AddIfNew(Node* node, const std::string& path, cvmfs::DirectoryEntry entry,
+  cvmfs::Result<bool> AddIfNew(Node* node, const std::string& path,
+                               cvmfs::DirectoryEntry entry,
                                const std::vector<cvmfs::FileChunk>& chunks);
 
   cvmfs::ObjectStore* store_;  // not owned
   CatalogTreeOptions options_;
   std::unique_ptr<Node> root_;
-  std::set<std::string> touched_dirs_;  // directories whose link count may change
+  std::set<std::string>
+      touched_dirs_;  // directories whose link count may change
   // The parent directory of the last Put, known to exist in that catalog:
   // files arrive directory by directory, so most Puts skip looking up their
   // parent. Cleared by every change that may remove or move a directory.

@@ -12,7 +12,8 @@ namespace {
 
 constexpr char kSchema[] =
     "CREATE TABLE IF NOT EXISTS content ("
-    "  sha256 BLOB NOT NULL, size INTEGER NOT NULL, compression INTEGER NOT NULL,"
+    "  sha256 BLOB NOT NULL, size INTEGER NOT NULL, compression INTEGER NOT "
+    "NULL,"
     "  algorithm INTEGER NOT NULL, object TEXT NOT NULL,"
     "  PRIMARY KEY (sha256, size, compression, algorithm)) WITHOUT ROWID;";
 
@@ -23,7 +24,8 @@ std::string Sha256(std::string_view data) {
   return std::string(reinterpret_cast<char*>(md), len);
 }
 
-cvmfs::SqliteStatement& BindKey(cvmfs::SqliteStatement& s, const ContentIndex::Key& k) {
+cvmfs::SqliteStatement& BindKey(cvmfs::SqliteStatement& s,
+                                const ContentIndex::Key& k) {
   return s.BindBlob(1, k.sha256)
       .BindInt64(2, static_cast<int64_t>(k.size))
       .BindInt64(3, static_cast<int64_t>(k.compression))
@@ -32,33 +34,43 @@ cvmfs::SqliteStatement& BindKey(cvmfs::SqliteStatement& s, const ContentIndex::K
 
 }  // namespace
 
-ContentIndex::Key ContentIndex::KeyOf(std::string_view data, cvmfs::Compression compression,
+ContentIndex::Key ContentIndex::KeyOf(std::string_view data,
+                                      cvmfs::Compression compression,
                                       cvmfs::HashAlgorithm algorithm) {
   return Key{Sha256(data), data.size(), compression, algorithm};
 }
 
-Result<std::unique_ptr<ContentIndex>> ContentIndex::OpenOnce(const std::string& path) {
-  CVMFS_ASSIGN_OR_RETURN(auto db, cvmfs::SqliteDb::Open(path, cvmfs::SqliteDb::OpenMode::kCreate));
+Result<std::unique_ptr<ContentIndex>> ContentIndex::OpenOnce(
+    const std::string& path) {
+  CVMFS_ASSIGN_OR_RETURN(
+      auto db, cvmfs::SqliteDb::Open(path, cvmfs::SqliteDb::OpenMode::kCreate));
   // Lookups of a large publish touch pages all over the key space: a 64 MiB
   // cache (about 800,000 entries) and a memory map keep them off read().
-  CVMFS_RETURN_IF_ERROR(db->Exec(
-      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536; "
-      "PRAGMA mmap_size=268435456;"));
+  CVMFS_RETURN_IF_ERROR(
+      db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA "
+               "cache_size=-65536; "
+               "PRAGMA mmap_size=268435456;"));
   CVMFS_RETURN_IF_ERROR(db->Exec(kSchema));
-  CVMFS_ASSIGN_OR_RETURN(int64_t ok, db->QueryInt64("SELECT count(*) FROM content LIMIT 1"));
+  CVMFS_ASSIGN_OR_RETURN(
+      int64_t ok, db->QueryInt64("SELECT count(*) FROM content LIMIT 1"));
   (void)ok;
   std::unique_ptr<ContentIndex> index(new ContentIndex(std::move(db)));
-  CVMFS_ASSIGN_OR_RETURN(index->lookup_,
-                         index->db_->Prepare("SELECT object FROM content WHERE sha256 = ? "
-                                             "AND size = ? AND compression = ? AND algorithm = ?"));
+  CVMFS_ASSIGN_OR_RETURN(
+      index->lookup_,
+      index->db_->Prepare(
+          "SELECT object FROM content WHERE sha256 = ? "
+          "AND size = ? AND compression = ? AND algorithm = ?"));
   return index;
 }
 
-Result<std::unique_ptr<ContentIndex>> ContentIndex::Open(const std::string& path) {
+Result<std::unique_ptr<ContentIndex>> ContentIndex::Open(
+    const std::string& path) {
   auto index = OpenOnce(path);
-  if (index.ok() || index.status().code() != Status::Code::kCorruption) return index;
+  if (index.ok() || index.status().code() != Status::Code::kCorruption)
+    return index;
   // Not an index (damaged, or some other file): start again from empty.
-  for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((path + suffix).c_str());
+  for (const char* suffix : {"", "-wal", "-shm"})
+    ::unlink((path + suffix).c_str());
   return OpenOnce(path);
 }
 
@@ -104,10 +116,11 @@ Status ContentIndex::FlushLocked() {
   std::map<Key, cvmfs::Digest> batch;
   batch.swap(pending_);  // dropped on failure: the index is only a cache
   CVMFS_RETURN_IF_ERROR(db_->Exec("BEGIN"));
-  CVMFS_ASSIGN_OR_RETURN(auto insert,
-                         db_->Prepare("INSERT OR REPLACE INTO content "
-                                      "(sha256, size, compression, algorithm, object) "
-                                      "VALUES (?, ?, ?, ?, ?)"));
+  CVMFS_ASSIGN_OR_RETURN(
+      auto insert,
+      db_->Prepare("INSERT OR REPLACE INTO content "
+                   "(sha256, size, compression, algorithm, object) "
+                   "VALUES (?, ?, ?, ?, ?)"));
   for (const auto& [key, digest] : batch) {
     insert.Reset();
     Status st = BindKey(insert, key).BindText(5, digest.ToString()).Run();

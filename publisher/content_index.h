@@ -60,7 +60,8 @@ class ContentIndex {
 
   // Opens or creates the index at `path`; a file that is not a valid index
   // is replaced by an empty one.
-  static cvmfs::Result<std::unique_ptr<ContentIndex>> Open(const std::string& path);
+  static cvmfs::Result<std::unique_ptr<ContentIndex>> Open(
+      const std::string& path);
   ~ContentIndex();  // flushes; errors are dropped (the index is a cache)
 
   // The object digest recorded for `key`, if any.
@@ -72,8 +73,10 @@ class ContentIndex {
   uint64_t lookup_errors() const;  // database errors treated as misses
 
  private:
-  explicit ContentIndex(std::unique_ptr<cvmfs::SqliteDb> db) : db_(std::move(db)) {}
-  static cvmfs::Result<std::unique_ptr<ContentIndex>> OpenOnce(const std::string& path);
+  explicit ContentIndex(std::unique_ptr<cvmfs::SqliteDb> db)
+      : db_(std::move(db)) {}
+  static cvmfs::Result<std::unique_ptr<ContentIndex>> OpenOnce(
+      const std::string& path);
   cvmfs::Status FlushLocked();
 
   mutable std::mutex mu_;  // guards everything below; a leaf lock

@@ -38,9 +38,11 @@ int FailPublish(Repository& repo, const Status& st) {
   int rc = Fail(st);
   auto m = repo.CurrentManifest();
   if (m.ok())
-    std::fprintf(stderr, "cvmfs_server: nothing was published; %s stays at revision %llu\n",
-                 repo.config().fqrn.c_str(),
-                 static_cast<unsigned long long>(m->manifest.revision));
+    std::fprintf(
+        stderr,
+        "cvmfs_server: nothing was published; %s stays at revision %llu\n",
+        repo.config().fqrn.c_str(),
+        static_cast<unsigned long long>(m->manifest.revision));
   return rc;
 }
 
@@ -63,30 +65,37 @@ long PeakRssKb() {
 
 void PrintPublishStats(const publisher::PublishStats& s, double seconds) {
   double mb = s.bytes_in / 1e6;
-  std::printf("published revision %llu (root catalog %s, %zu catalogs written)\n",
-              static_cast<unsigned long long>(s.revision), s.root_hash.ToString().c_str(),
-              s.catalogs_written);
-  std::printf("files: %llu, input: %.1f MB, new objects: %llu (%.1f MB), existing objects: %llu\n",
-              static_cast<unsigned long long>(s.files), mb,
-              static_cast<unsigned long long>(s.objects_stored), s.bytes_stored / 1e6,
-              static_cast<unsigned long long>(s.objects_existing));
-  std::printf("time: %.2f s, %.1f MB/s, %.0f files/s, peak RSS %ld MB\n", seconds,
-              seconds > 0 ? mb / seconds : 0.0, seconds > 0 ? s.files / seconds : 0.0,
-              PeakRssKb() / 1024);
+  std::printf(
+      "published revision %llu (root catalog %s, %zu catalogs written)\n",
+      static_cast<unsigned long long>(s.revision),
+      s.root_hash.ToString().c_str(), s.catalogs_written);
+  std::printf(
+      "files: %llu, input: %.1f MB, new objects: %llu (%.1f MB), existing "
+      "objects: %llu\n",
+      static_cast<unsigned long long>(s.files), mb,
+      static_cast<unsigned long long>(s.objects_stored), s.bytes_stored / 1e6,
+      static_cast<unsigned long long>(s.objects_existing));
+  std::printf("time: %.2f s, %.1f MB/s, %.0f files/s, peak RSS %ld MB\n",
+              seconds, seconds > 0 ? mb / seconds : 0.0,
+              seconds > 0 ? s.files / seconds : 0.0, PeakRssKb() / 1024);
   if (s.stale_temporaries_removed > 0)
     std::printf("removed %zu temporaries left by killed publishes\n",
                 s.stale_temporaries_removed);
   if (s.objects_recognized > 0)
-    std::printf("%llu existing objects recognized without compressing (content index)\n",
-                static_cast<unsigned long long>(s.objects_recognized));
-  for (const std::string& w : s.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    std::printf(
+        "%llu existing objects recognized without compressing (content "
+        "index)\n",
+        static_cast<unsigned long long>(s.objects_recognized));
+  for (const std::string& w : s.warnings)
+    std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const cvmfs::SystemPaths paths = cvmfs::SystemPaths::FromEnvironment();
-  CLI::App app{"cvmfs_server: create, publish and maintain CernVM-FS repositories"};
+  CLI::App app{
+      "cvmfs_server: create, publish and maintain CernVM-FS repositories"};
   app.require_subcommand(1);
 
   // mkfs
@@ -95,29 +104,40 @@ int main(int argc, char** argv) {
   auto* mkfs_cmd = app.add_subcommand("mkfs", "create a new repository");
   mkfs_cmd->add_option("-o", mkfs.owner, "owner of the repository");
   mkfs_cmd->add_option("-w", mkfs.stratum0_url, "stratum 0 URL");
-  mkfs_cmd->add_option("-a", mkfs_hash, "hash algorithm: sha1, rmd160, shake128");
+  mkfs_cmd->add_option("-a", mkfs_hash,
+                       "hash algorithm: sha1, rmd160, shake128");
   mkfs_cmd->add_option("-Z", mkfs_compr, "compression: zlib, none");
-  mkfs_cmd->add_flag("-z", mkfs.garbage_collection, "make the repository garbage-collectable");
+  mkfs_cmd->add_flag("-z", mkfs.garbage_collection,
+                     "make the repository garbage-collectable");
   mkfs_cmd->add_option("fqrn", mkfs.fqrn, "repository name")->required();
 
   // ingest
   publisher::TarIngestOptions ingest;
   bool ingest_catalog = false;
   std::string ingest_fqrn;
-  auto* ingest_cmd = app.add_subcommand("ingest", "publish a tarball into a directory");
-  ingest_cmd->add_option("-t,--tar_file", ingest.tarball, "tarball, or - for stdin")->required();
-  ingest_cmd->add_option("-b,--base_dir", ingest.base_dir, "target directory")->required();
-  ingest_cmd->add_option("-d,--to_delete", ingest.delete_paths, "path to delete first")
+  auto* ingest_cmd =
+      app.add_subcommand("ingest", "publish a tarball into a directory");
+  ingest_cmd
+      ->add_option("-t,--tar_file", ingest.tarball, "tarball, or - for stdin")
+      ->required();
+  ingest_cmd->add_option("-b,--base_dir", ingest.base_dir, "target directory")
+      ->required();
+  ingest_cmd
+      ->add_option("-d,--to_delete", ingest.delete_paths,
+                   "path to delete first")
       ->allow_extra_args(false);
-  ingest_cmd->add_flag("-c,--catalog", ingest_catalog, "make the base directory a nested catalog");
+  ingest_cmd->add_flag("-c,--catalog", ingest_catalog,
+                       "make the base directory a nested catalog");
   ingest_cmd->add_option("fqrn", ingest_fqrn, "repository name");
 
   // tag
   std::string tag_add, tag_msg, tag_rm, tag_info, tag_fqrn, tag_hash;
   bool tag_list = false, tag_force = false;
-  auto* tag_cmd = app.add_subcommand("tag", "create, list or remove named snapshots");
+  auto* tag_cmd =
+      app.add_subcommand("tag", "create, list or remove named snapshots");
   tag_cmd->set_help_flag("--help");
-  tag_cmd->add_option("-a", tag_add, "add a tag for the current (or -h) revision");
+  tag_cmd->add_option("-a", tag_add,
+                      "add a tag for the current (or -h) revision");
   tag_cmd->add_option("-m", tag_msg, "description of the new tag");
   tag_cmd->add_option("-h", tag_hash, "root catalog hash to tag");
   tag_cmd->add_option("-r", tag_rm, "remove a tag");
@@ -129,15 +149,18 @@ int main(int argc, char** argv) {
   // rollback
   std::string rb_tag, rb_fqrn;
   bool rb_force = false;
-  auto* rb_cmd = app.add_subcommand("rollback", "republish an earlier tagged revision");
-  rb_cmd->add_option("-t", rb_tag, "tag to roll back to (default trunk-previous)");
+  auto* rb_cmd =
+      app.add_subcommand("rollback", "republish an earlier tagged revision");
+  rb_cmd->add_option("-t", rb_tag,
+                     "tag to roll back to (default trunk-previous)");
   rb_cmd->add_flag("-f", rb_force, "do not ask");
   rb_cmd->add_option("fqrn", rb_fqrn, "repository name");
 
   // resign
   int resign_days = 30;
   std::string resign_fqrn;
-  auto* resign_cmd = app.add_subcommand("resign", "re-sign the whitelist with the master key");
+  auto* resign_cmd =
+      app.add_subcommand("resign", "re-sign the whitelist with the master key");
   resign_cmd->add_option("-d", resign_days, "validity in days");
   resign_cmd->add_option("fqrn", resign_fqrn, "repository name");
 
@@ -148,7 +171,8 @@ int main(int argc, char** argv) {
 
   std::string lc_fqrn;
   bool lc_size = false, lc_entries = false, lc_hash = false;
-  auto* lc_cmd = app.add_subcommand("list-catalogs", "list the catalogs of the current revision");
+  auto* lc_cmd = app.add_subcommand(
+      "list-catalogs", "list the catalogs of the current revision");
   lc_cmd->add_flag("-s", lc_size, "print catalog sizes");
   lc_cmd->add_flag("-e", lc_entries, "print entry counts");
   lc_cmd->add_flag("-x", lc_hash, "print catalog hashes");
@@ -156,18 +180,21 @@ int main(int argc, char** argv) {
 
   std::string check_fqrn, check_tag;
   bool check_content = false;
-  auto* check_cmd = app.add_subcommand("check", "verify a revision's catalogs and objects");
+  auto* check_cmd =
+      app.add_subcommand("check", "verify a revision's catalogs and objects");
   check_cmd->add_flag("-c", check_content, "also verify object content hashes");
   check_cmd->add_option("-t", check_tag, "check the revision of this tag");
   check_cmd->add_option("fqrn", check_fqrn, "repository name");
 
   std::string rmfs_fqrn;
   bool rmfs_force = false;
-  auto* rmfs_cmd = app.add_subcommand("rmfs", "remove a repository (storage, keys stay)");
+  auto* rmfs_cmd =
+      app.add_subcommand("rmfs", "remove a repository (storage, keys stay)");
   rmfs_cmd->add_flag("-f", rmfs_force, "do not ask");
   rmfs_cmd->add_option("fqrn", rmfs_fqrn, "repository name")->required();
 
-  auto* list_cmd = app.add_subcommand("list", "list the repositories on this machine");
+  auto* list_cmd =
+      app.add_subcommand("list", "list the repositories on this machine");
 
   // Commands in their own files (command_util.h), one line each:
   replication::AddAddReplicaCommand(app, paths);
@@ -180,8 +207,9 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   // A subcommand from its own file has run in its callback: nothing more.
-  const bool own_command = *mkfs_cmd || *ingest_cmd || *tag_cmd || *rb_cmd || *resign_cmd ||
-                           *info_cmd || *lc_cmd || *check_cmd || *rmfs_cmd || *list_cmd;
+  const bool own_command = *mkfs_cmd || *ingest_cmd || *tag_cmd || *rb_cmd ||
+                           *resign_cmd || *info_cmd || *lc_cmd || *check_cmd ||
+                           *rmfs_cmd || *list_cmd;
   if (!own_command) return 0;
 
   if (*mkfs_cmd) {
@@ -195,8 +223,10 @@ int main(int argc, char** argv) {
     if (!st.ok()) return Fail(st);
     std::printf("created repository %s (storage %s)\n", mkfs.fqrn.c_str(),
                 paths.Storage(mkfs.fqrn).c_str());
-    if (int rc = server::WriteServingConfigsAfterMkfs(paths, mkfs.fqrn)) return rc;
-    if (Status t = publisher::SetUpTransactions(paths, mkfs.fqrn); !t.ok()) return Fail(t);
+    if (int rc = server::WriteServingConfigsAfterMkfs(paths, mkfs.fqrn))
+      return rc;
+    if (Status t = publisher::SetUpTransactions(paths, mkfs.fqrn); !t.ok())
+      return Fail(t);
     return 0;
   }
 
@@ -206,9 +236,12 @@ int main(int argc, char** argv) {
       for (auto& n : *names) {
         if (replication::IsReplica(paths, n)) {
           auto replica = replication::LoadReplicaStatus(paths, n);
-          std::printf("%s\n", replica.ok() ? replication::ReplicaListLine(*replica).c_str()
-                                           : (n + " (stratum1 / local - " +
-                                              replica.status().ToString() + ")").c_str());
+          std::printf("%s\n",
+                      replica.ok()
+                          ? replication::ReplicaListLine(*replica).c_str()
+                          : (n + " (stratum1 / local - " +
+                             replica.status().ToString() + ")")
+                                .c_str());
           continue;
         }
         std::printf("%s (stratum0 / local%s)\n", n.c_str(),
@@ -221,16 +254,19 @@ int main(int argc, char** argv) {
     auto cfg = publisher::ServerConfig::Load(paths, rmfs_fqrn);
     if (!cfg.ok()) return Fail(cfg.status());
     if (!rmfs_force) {
-      std::printf("Remove repository %s with all its revisions (%s)? [y/N] ", rmfs_fqrn.c_str(),
-                  cfg->storage_dir.c_str());
+      std::printf("Remove repository %s with all its revisions (%s)? [y/N] ",
+                  rmfs_fqrn.c_str(), cfg->storage_dir.c_str());
       std::fflush(stdout);
       std::string reply;
       if (!std::getline(std::cin, reply) || (reply != "y" && reply != "Y"))
-        return Fail(Status::InvalidArgument("not confirmed; nothing was removed"));
+        return Fail(
+            Status::InvalidArgument("not confirmed; nothing was removed"));
     }
-    Status unmounted = publisher::TearDownTransactions(paths, rmfs_fqrn, cfg->spool_dir, rmfs_force);
+    Status unmounted = publisher::TearDownTransactions(
+        paths, rmfs_fqrn, cfg->spool_dir, rmfs_force);
     if (!unmounted.ok()) return Fail(unmounted);
-    for (const std::string& dir : {cfg->storage_dir, cfg->spool_dir, paths.ServerConfigDir(rmfs_fqrn)}) {
+    for (const std::string& dir :
+         {cfg->storage_dir, cfg->spool_dir, paths.ServerConfigDir(rmfs_fqrn)}) {
       Status st = cvmfs::RemoveTree(dir);
       if (!st.ok()) return Fail(st);
     }
@@ -239,7 +275,8 @@ int main(int argc, char** argv) {
   }
 
   std::string given;
-  for (auto* cmd : {ingest_cmd, tag_cmd, rb_cmd, resign_cmd, info_cmd, lc_cmd, check_cmd}) {
+  for (auto* cmd :
+       {ingest_cmd, tag_cmd, rb_cmd, resign_cmd, info_cmd, lc_cmd, check_cmd}) {
     if (!*cmd) continue;
     if (cmd == ingest_cmd) given = ingest_fqrn;
     if (cmd == tag_cmd) given = tag_fqrn;
@@ -268,7 +305,8 @@ int main(int argc, char** argv) {
     ingest.compression = repo.config().compression;
     auto start = std::chrono::steady_clock::now();
     auto stats = repo.Publish(
-        [&](publisher::CatalogTree* tree, publisher::IngestPipeline* pipeline) -> Status {
+        [&](publisher::CatalogTree* tree,
+            publisher::IngestPipeline* pipeline) -> Status {
           CVMFS_RETURN_IF_ERROR(publisher::IngestTar(ingest, tree, pipeline));
           if (ingest_catalog) {
             auto base = publisher::NormalizeRepoPath(ingest.base_dir);
@@ -279,7 +317,9 @@ int main(int argc, char** argv) {
         },
         publisher::PublishOptions{});
     if (!stats.ok()) return FailPublish(repo, stats.status());
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     PrintPublishStats(*stats, secs);
     publisher::FollowCurrentRevision(paths, &repo);
     return 0;
@@ -304,8 +344,14 @@ int main(int argc, char** argv) {
         auto all = (*history)->List();
         if (!all.ok()) return Fail(all.status());
         for (auto& t : *all)
-          if (t.root_hash == *d) { tag = t; found = true; break; }
-        if (!found) return Fail(Status::NotFound("no tagged revision with root hash " + tag_hash));
+          if (t.root_hash == *d) {
+            tag = t;
+            found = true;
+            break;
+          }
+        if (!found)
+          return Fail(Status::NotFound("no tagged revision with root hash " +
+                                       tag_hash));
       }
       tag.name = tag_add;
       tag.description = tag_msg;
@@ -317,12 +363,14 @@ int main(int argc, char** argv) {
     }
     if (!tag_rm.empty()) {
       if (tag_rm == "trunk" || tag_rm == "trunk-previous")
-        return Fail(Status::InvalidArgument("tag " + tag_rm + " is maintained by publish"));
+        return Fail(Status::InvalidArgument("tag " + tag_rm +
+                                            " is maintained by publish"));
       auto history = repo.OpenHistory(true);
       if (!history.ok()) return Fail(history.status());
       auto existing = (*history)->Get(tag_rm);
       if (!existing.ok()) return Fail(existing.status());
-      if (!*existing) return Fail(Status::NotFound("tag " + tag_rm + " does not exist"));
+      if (!*existing)
+        return Fail(Status::NotFound("tag " + tag_rm + " does not exist"));
       Status st = (*history)->Remove(tag_rm);
       if (st.ok()) st = repo.CommitHistory(std::move(*history));
       if (!st.ok()) return Fail(st);
@@ -335,20 +383,24 @@ int main(int argc, char** argv) {
     if (!tag_info.empty()) {
       for (auto& t : *tags) {
         if (t.name != tag_info) continue;
-        std::printf("Name:         %s\nRevision:     %llu\nChannel:      trunk\nTimestamp:    %s\n"
-                    "Root Hash:    %s\nCatalog Size: %llu\nDescription:  %s\n",
-                    t.name.c_str(), static_cast<unsigned long long>(t.revision),
-                    FormatTime(t.timestamp).c_str(), t.root_hash.ToString().c_str(),
-                    static_cast<unsigned long long>(t.size), t.description.c_str());
+        std::printf(
+            "Name:         %s\nRevision:     %llu\nChannel:      "
+            "trunk\nTimestamp:    %s\n"
+            "Root Hash:    %s\nCatalog Size: %llu\nDescription:  %s\n",
+            t.name.c_str(), static_cast<unsigned long long>(t.revision),
+            FormatTime(t.timestamp).c_str(), t.root_hash.ToString().c_str(),
+            static_cast<unsigned long long>(t.size), t.description.c_str());
         return 0;
       }
       return Fail(Status::NotFound("tag " + tag_info + " does not exist"));
     }
-    std::printf("%-36s %-42s %6s %-26s %s\n", "Name", "Revision hash", "Rev", "Timestamp", "Description");
+    std::printf("%-36s %-42s %6s %-26s %s\n", "Name", "Revision hash", "Rev",
+                "Timestamp", "Description");
     for (auto& t : *tags)
-      std::printf("%-36s %-42s %6llu %-26s %s\n", t.name.c_str(), t.root_hash.ToString().c_str(),
-                  static_cast<unsigned long long>(t.revision), FormatTime(t.timestamp).c_str(),
-                  t.description.c_str());
+      std::printf("%-36s %-42s %6llu %-26s %s\n", t.name.c_str(),
+                  t.root_hash.ToString().c_str(),
+                  static_cast<unsigned long long>(t.revision),
+                  FormatTime(t.timestamp).c_str(), t.description.c_str());
     return 0;
   }
 
@@ -358,11 +410,14 @@ int main(int argc, char** argv) {
     if (!history.ok()) return Fail(history.status());
     auto tag = (*history)->Get(target);
     if (!tag.ok()) return Fail(tag.status());
-    if (!*tag) return Fail(Status::NotFound("tag " + target + " does not exist"));
+    if (!*tag)
+      return Fail(Status::NotFound("tag " + target + " does not exist"));
     history->reset();
-    auto stats = repo.PublishOldRoot((*tag)->root_hash, publisher::PublishOptions{});
+    auto stats =
+        repo.PublishOldRoot((*tag)->root_hash, publisher::PublishOptions{});
     if (!stats.ok()) return FailPublish(repo, stats.status());
-    std::printf("rolled back to %s (revision %llu) as revision %llu\n", target.c_str(),
+    std::printf("rolled back to %s (revision %llu) as revision %llu\n",
+                target.c_str(),
                 static_cast<unsigned long long>((*tag)->revision),
                 static_cast<unsigned long long>(stats->revision));
     publisher::FollowCurrentRevision(paths, &repo);
@@ -372,7 +427,8 @@ int main(int argc, char** argv) {
   if (*resign_cmd) {
     Status st = repo.Resign(resign_days);
     if (!st.ok()) return Fail(st);
-    std::printf("whitelist of %s re-signed for %d days\n", fqrn->c_str(), resign_days);
+    std::printf("whitelist of %s re-signed for %d days\n", fqrn->c_str(),
+                resign_days);
     return 0;
   }
 
@@ -387,18 +443,27 @@ int main(int argc, char** argv) {
     std::printf("Stratum1 Replication Allowed: %s\n",
                 repo.store()->Exists(".cvmfs_master_replica") ? "yes" : "no");
     std::printf("Whitelist expires: %s\n",
-                wl.ok() ? FormatTime(wl->whitelist.expires).c_str() : wl.status().ToString().c_str());
-    std::printf("Revision: %llu\n", static_cast<unsigned long long>(m.revision));
-    std::printf("Published: %s\n",
-                m.publish_timestamp ? FormatTime(static_cast<int64_t>(*m.publish_timestamp)).c_str() : "-");
-    std::printf("Root catalog: %s (%llu bytes)\n", m.root_catalog.ToString().c_str(),
+                wl.ok() ? FormatTime(wl->whitelist.expires).c_str()
+                        : wl.status().ToString().c_str());
+    std::printf("Revision: %llu\n",
+                static_cast<unsigned long long>(m.revision));
+    std::printf(
+        "Published: %s\n",
+        m.publish_timestamp
+            ? FormatTime(static_cast<int64_t>(*m.publish_timestamp)).c_str()
+            : "-");
+    std::printf("Root catalog: %s (%llu bytes)\n",
+                m.root_catalog.ToString().c_str(),
                 static_cast<unsigned long long>(m.catalog_size));
-    std::printf("Hash algorithm: %s\nCompression: %s\n",
-                std::string(cvmfs::AlgorithmName(repo.config().hash_algorithm)).c_str(),
-                std::string(cvmfs::CompressionName(repo.config().compression)).c_str());
-    std::printf("Garbage collectable: %s\nCatalog TTL: %llu s\n", m.garbage_collectable ? "yes" : "no",
+    std::printf(
+        "Hash algorithm: %s\nCompression: %s\n",
+        std::string(cvmfs::AlgorithmName(repo.config().hash_algorithm)).c_str(),
+        std::string(cvmfs::CompressionName(repo.config().compression)).c_str());
+    std::printf("Garbage collectable: %s\nCatalog TTL: %llu s\n",
+                m.garbage_collectable ? "yes" : "no",
                 static_cast<unsigned long long>(m.ttl));
-    std::printf("Storage: %s\nStratum0 URL: %s\n", repo.config().storage_dir.c_str(),
+    std::printf("Storage: %s\nStratum0 URL: %s\n",
+                repo.config().storage_dir.c_str(),
                 repo.config().stratum0_url.c_str());
     return 0;
   }
@@ -412,23 +477,28 @@ int main(int argc, char** argv) {
 
   if (*lc_cmd) {
     cvmfs::CatalogWalker walker(repo.store(), *tmp);
-    Status st = walker.Walk(m.root_catalog, [&](const cvmfs::CatalogVisit& v) -> Status {
-      std::string line = std::string(v.depth * 2, ' ') + (v.mountpoint.empty() ? "/" : v.mountpoint);
-      if (lc_hash) line += "  " + v.hash.ToString();
-      if (lc_size) {
-        uint64_t size = v.size ? v.size : m.catalog_size;
-        line += "  " + std::to_string(size) + " B";
-      }
-      if (lc_entries) {
-        auto c = v.catalog->ReadCounters();
-        if (c.ok()) {
-          const auto& s = c->self;
-          line += "  " + std::to_string(s.regular + s.symlink + s.special + s.dir) + " entries";
-        }
-      }
-      std::printf("%s\n", line.c_str());
-      return Status::Ok();
-    });
+    Status st = walker.Walk(
+        m.root_catalog, [&](const cvmfs::CatalogVisit& v) -> Status {
+          std::string line = std::string(v.depth * 2, ' ') +
+                             (v.mountpoint.empty() ? "/" : v.mountpoint);
+          if (lc_hash) line += "  " + v.hash.ToString();
+          if (lc_size) {
+            uint64_t size = v.size ? v.size : m.catalog_size;
+            line += "  " + std::to_string(size) + " B";
+          }
+          if (lc_entries) {
+            auto c = v.catalog->ReadCounters();
+            if (c.ok()) {
+              const auto& s = c->self;
+              line +=
+                  "  " +
+                  std::to_string(s.regular + s.symlink + s.special + s.dir) +
+                  " entries";
+            }
+          }
+          std::printf("%s\n", line.c_str());
+          return Status::Ok();
+        });
     if (!st.ok()) return Fail(st);
     return 0;
   }
@@ -440,18 +510,24 @@ int main(int argc, char** argv) {
       if (!history.ok()) return Fail(history.status());
       auto tag = (*history)->Get(check_tag);
       if (!tag.ok()) return Fail(tag.status());
-      if (!*tag) return Fail(Status::NotFound("tag " + check_tag + " does not exist"));
+      if (!*tag)
+        return Fail(Status::NotFound("tag " + check_tag + " does not exist"));
       root = (*tag)->root_hash;
     }
-    std::printf("Verifying revision with root catalog %s%s\n", root.ToString().c_str(),
+    std::printf("Verifying revision with root catalog %s%s\n",
+                root.ToString().c_str(),
                 check_content ? " (with content hashes)" : "");
-    auto report = publisher::CheckRevision(repo.store(), root, check_content, *tmp);
+    auto report =
+        publisher::CheckRevision(repo.store(), root, check_content, *tmp);
     if (!report.ok()) return Fail(report.status());
-    for (auto& p : report->problems) std::fprintf(stderr, "ERROR: %s\n", p.c_str());
-    std::printf("%llu catalogs, %llu entries, %llu objects checked, %zu problems\n",
-                static_cast<unsigned long long>(report->catalogs),
-                static_cast<unsigned long long>(report->entries),
-                static_cast<unsigned long long>(report->objects_checked), report->problems.size());
+    for (auto& p : report->problems)
+      std::fprintf(stderr, "ERROR: %s\n", p.c_str());
+    std::printf(
+        "%llu catalogs, %llu entries, %llu objects checked, %zu problems\n",
+        static_cast<unsigned long long>(report->catalogs),
+        static_cast<unsigned long long>(report->entries),
+        static_cast<unsigned long long>(report->objects_checked),
+        report->problems.size());
     return report->problems.empty() ? 0 : 1;
   }
   return 0;

@@ -42,7 +42,8 @@ void IngestPipeline::Enqueue(Piece piece) {
   // Admit a piece when it fits the budget, or when nothing is in flight (a
   // single piece may be larger than the budget).
   space_cv_.wait(l, [&] {
-    return inflight_bytes_ == 0 || inflight_bytes_ + piece.bytes <= options_.max_inflight_bytes;
+    return inflight_bytes_ == 0 ||
+           inflight_bytes_ + piece.bytes <= options_.max_inflight_bytes;
   });
   inflight_bytes_ += piece.bytes;
   queue_.push_back(std::move(piece));
@@ -50,11 +51,12 @@ void IngestPipeline::Enqueue(Piece piece) {
   work_cv_.notify_one();
 }
 
-std::shared_ptr<PendingFile> IngestPipeline::Submit(ByteSource* source,
-                                                    std::optional<uint64_t> expected_size) {
+std::shared_ptr<PendingFile> IngestPipeline::Submit(
+    ByteSource* source, std::optional<uint64_t> expected_size) {
   auto file = std::make_shared<PendingFile>();
-  const bool chunk = options_.use_chunking &&
-                     (!expected_size || cvmfs::ShouldChunk(*expected_size, options_.chunking));
+  const bool chunk =
+      options_.use_chunking &&
+      (!expected_size || cvmfs::ShouldChunk(*expected_size, options_.chunking));
   cvmfs::Xor32Chunker chunker(options_.chunking);
   std::string piece;
   uint64_t piece_offset = 0, total = 0;
@@ -67,7 +69,8 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(ByteSource* source,
   auto emit = [&](cvmfs::ObjectSuffix suffix) {
     {
       std::lock_guard<std::mutex> l(file->mu_);
-      file->chunks_.push_back(cvmfs::FileChunk{piece_offset, piece.size(), cvmfs::Digest{}});
+      file->chunks_.push_back(
+          cvmfs::FileChunk{piece_offset, piece.size(), cvmfs::Digest{}});
       ++file->outstanding_;
     }
     Piece p{file, index++, piece_offset, std::move(piece), suffix, nullptr, 0};
@@ -80,7 +83,10 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(ByteSource* source,
   Status st;
   for (;;) {
     auto n = source->Read(block.data(), block.size());
-    if (!n.ok()) { st = n.status(); break; }
+    if (!n.ok()) {
+      st = n.status();
+      break;
+    }
     if (*n == 0) break;
     total += *n;
     if (expected_size && total > *expected_size) {
@@ -105,8 +111,9 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(ByteSource* source,
     }
   }
   if (st.ok() && expected_size && total != *expected_size)
-    st = Status::IoError("file changed while it was read (" + std::to_string(total) +
-                         " bytes read, " + std::to_string(*expected_size) + " expected)");
+    st = Status::IoError("file changed while it was read (" +
+                         std::to_string(total) + " bytes read, " +
+                         std::to_string(*expected_size) + " expected)");
   if (st.ok()) {
     // The last piece: a chunk if others came before, else the bulk object.
     if (index > 0) {
@@ -125,8 +132,8 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(ByteSource* source,
   return file;
 }
 
-std::shared_ptr<PendingFile> IngestPipeline::SubmitOwned(std::unique_ptr<ByteSource> source,
-                                                         uint64_t size) {
+std::shared_ptr<PendingFile> IngestPipeline::SubmitOwned(
+    std::unique_ptr<ByteSource> source, uint64_t size) {
   if (options_.use_chunking && cvmfs::ShouldChunk(size, options_.chunking))
     return Submit(source.get(), size);
   auto file = std::make_shared<PendingFile>();
@@ -135,7 +142,9 @@ std::shared_ptr<PendingFile> IngestPipeline::SubmitOwned(std::unique_ptr<ByteSou
   file->outstanding_ = 1;  // the one piece; nothing is left to submit
   stats_.files++;
   stats_.bytes_in += size;
-  Piece p{file, 0, 0, std::string(), cvmfs::ObjectSuffix::kNone, std::move(source), 0};
+  Piece p{
+      file, 0, 0, std::string(), cvmfs::ObjectSuffix::kNone, std::move(source),
+      0};
   p.bytes = static_cast<size_t>(size);
   Enqueue(std::move(p));
   return file;
@@ -146,10 +155,12 @@ Status IngestPipeline::ReadOwned(Piece& piece) {
   data.resize(piece.bytes);
   size_t have = 0;
   while (have < data.size()) {
-    CVMFS_ASSIGN_OR_RETURN(size_t n, piece.source->Read(data.data() + have, data.size() - have));
+    CVMFS_ASSIGN_OR_RETURN(
+        size_t n, piece.source->Read(data.data() + have, data.size() - have));
     if (n == 0)
-      return Status::IoError("file changed while it was read (" + std::to_string(have) +
-                             " bytes read, " + std::to_string(data.size()) + " expected)");
+      return Status::IoError("file changed while it was read (" +
+                             std::to_string(have) + " bytes read, " +
+                             std::to_string(data.size()) + " expected)");
     have += n;
   }
   char extra;
@@ -166,14 +177,16 @@ void IngestPipeline::SetPieceHash(Piece& piece, const cvmfs::Digest& digest) {
 
 bool IngestPipeline::Recognize(Piece& piece, const ContentIndex::Key& key) {
   std::optional<cvmfs::Digest> known = options_.content_index->Lookup(key);
-  if (!known || !store_->Exists(cvmfs::ObjectPath(*known, piece.suffix))) return false;
+  if (!known || !store_->Exists(cvmfs::ObjectPath(*known, piece.suffix)))
+    return false;
   stats_.objects_existing++;
   stats_.objects_recognized++;
   SetPieceHash(piece, *known);
   return true;
 }
 
-void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor, std::string* buf) {
+void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor,
+                             std::string* buf) {
   if (piece.source) {
     Status read = ReadOwned(piece);
     if (!read.ok()) {
@@ -184,7 +197,8 @@ void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor, std::s
   const bool compress = options_.compression == cvmfs::Compression::kZlib;
   std::optional<ContentIndex::Key> key;
   if (options_.content_index && compress) {
-    key = ContentIndex::KeyOf(piece.data, options_.compression, options_.hash_algorithm);
+    key = ContentIndex::KeyOf(piece.data, options_.compression,
+                              options_.hash_algorithm);
     if (Recognize(piece, *key)) {
       Finish(piece.file.get(), Status::Ok());
       return;
@@ -244,10 +258,12 @@ void IngestPipeline::Drain() {
   space_cv_.wait(l, [this] { return queue_.empty() && busy_ == 0; });
 }
 
-cvmfs::Status PutIngestedFile(const std::string& path, cvmfs::DirectoryEntry entry,
-                              PendingFile* content, CatalogTree* tree) {
+cvmfs::Status PutIngestedFile(const std::string& path,
+                              cvmfs::DirectoryEntry entry, PendingFile* content,
+                              CatalogTree* tree) {
   content->Wait();
-  if (!content->status().ok()) return content->status().Annotate("publishing " + path);
+  if (!content->status().ok())
+    return content->status().Annotate("publishing " + path);
   entry.size = content->size();
   std::vector<cvmfs::FileChunk> chunks;
   if (content->chunked()) {

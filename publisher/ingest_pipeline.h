@@ -94,7 +94,7 @@ class PendingFile {
 struct IngestStats {
   std::atomic<uint64_t> files{0};
   std::atomic<uint64_t> bytes_in{0};
-  std::atomic<uint64_t> bytes_stored{0};   // compressed bytes written
+  std::atomic<uint64_t> bytes_stored{0};  // compressed bytes written
   std::atomic<uint64_t> objects_stored{0};
   std::atomic<uint64_t> objects_existing{0};
   // Of objects_existing: found through the content index, not compressed.
@@ -116,7 +116,8 @@ class IngestPipeline {
   // on a worker thread; the pipeline owns `source` until the file is
   // processed. A file that is chunked is read on the caller's thread as
   // with Submit.
-  std::shared_ptr<PendingFile> SubmitOwned(std::unique_ptr<ByteSource> source, uint64_t size);
+  std::shared_ptr<PendingFile> SubmitOwned(std::unique_ptr<ByteSource> source,
+                                           uint64_t size);
   // Waits until every submitted piece is processed.
   void Drain();
   const IngestStats& stats() const { return stats_; }
@@ -145,7 +146,7 @@ class IngestPipeline {
 
   static constexpr size_t kReadBlock = 1 << 20;
 
-  cvmfs::ObjectStore* store_;  // not owned; outlives the pipeline
+  cvmfs::ObjectStore* store_;     // not owned; outlives the pipeline
   std::vector<char> read_block_;  // Submit's read buffer (Submit's thread only)
   IngestOptions options_;
   IngestStats stats_;
@@ -163,8 +164,9 @@ class IngestPipeline {
 // Waits for `content`, fills in `entry`'s size and content hash (or marks it
 // chunked) and puts it at `path`: how every ingested regular file reaches
 // the catalog (tar ingest and transactions alike).
-cvmfs::Status PutIngestedFile(const std::string& path, cvmfs::DirectoryEntry entry,
-                              PendingFile* content, CatalogTree* tree);
+cvmfs::Status PutIngestedFile(const std::string& path,
+                              cvmfs::DirectoryEntry entry, PendingFile* content,
+                              CatalogTree* tree);
 
 }  // namespace publisher
 

@@ -28,7 +28,8 @@ KeyValueFile KeyValueFile::Parse(const std::string& text) {
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
-    std::string line = Trim(text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
+    std::string line = Trim(text.substr(
+        pos, nl == std::string::npos ? std::string::npos : nl - pos));
     pos = nl == std::string::npos ? text.size() : nl + 1;
     if (line.empty() || line[0] == '#') continue;
     if (line.rfind("export ", 0) == 0) line = Trim(line.substr(7));
@@ -36,7 +37,8 @@ KeyValueFile KeyValueFile::Parse(const std::string& text) {
     if (eq == std::string::npos) continue;
     std::string key = Trim(line.substr(0, eq));
     std::string value = Trim(line.substr(eq + 1));
-    if (value.size() >= 2 && (value[0] == '"' || value[0] == '\'') && value.back() == value[0]) {
+    if (value.size() >= 2 && (value[0] == '"' || value[0] == '\'') &&
+        value.back() == value[0]) {
       value = value.substr(1, value.size() - 2);
     } else {
       size_t hash = value.find(" #");
@@ -47,7 +49,8 @@ KeyValueFile KeyValueFile::Parse(const std::string& text) {
   return kv;
 }
 
-std::string KeyValueFile::Get(const std::string& key, const std::string& def) const {
+std::string KeyValueFile::Get(const std::string& key,
+                              const std::string& def) const {
   auto it = values_.find(key);
   return it == values_.end() ? def : it->second;
 }
@@ -60,51 +63,69 @@ std::string KeyValueFile::Serialize() const {
 
 Result<bool> ParseBool(const std::string& key, const std::string& value) {
   std::optional<bool> parsed = cvmfs::ParseBoolean(value);
-  if (!parsed) return Status::InvalidArgument(key + "=" + value + ": expected yes or no");
+  if (!parsed)
+    return Status::InvalidArgument(key + "=" + value + ": expected yes or no");
   return *parsed;
 }
 
-static Result<uint64_t> ParseUint(const std::string& key, const std::string& value) {
-  if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
-    return Status::InvalidArgument(key + "=" + value + ": expected a non-negative integer");
+static Result<uint64_t> ParseUint(const std::string& key,
+                                  const std::string& value) {
+  if (value.empty() ||
+      value.find_first_not_of("0123456789") != std::string::npos)
+    return Status::InvalidArgument(key + "=" + value +
+                                   ": expected a non-negative integer");
   return std::stoull(value);
 }
 
 Result<ServerConfig> ServerConfig::FromKeyValues(const KeyValueFile& kv) {
   ServerConfig c;
   c.fqrn = kv.Get("CVMFS_REPOSITORY_NAME");
-  if (c.fqrn.empty()) return Status::InvalidArgument("CVMFS_REPOSITORY_NAME is not set");
+  if (c.fqrn.empty())
+    return Status::InvalidArgument("CVMFS_REPOSITORY_NAME is not set");
   c.owner = kv.Get("CVMFS_USER", "root");
   c.stratum0_url = kv.Get("CVMFS_STRATUM0");
   c.spool_dir = kv.Get("CVMFS_SPOOL_DIR");
   c.keys_dir = kv.Get("CVMFS_KEYS_DIR");
   std::string upstream = kv.Get("CVMFS_UPSTREAM_STORAGE");
   if (upstream.rfind("local,", 0) != 0)
-    return Status::InvalidArgument("CVMFS_UPSTREAM_STORAGE=" + upstream +
-                                   ": only local,<tmp dir>,<storage dir> is supported");
+    return Status::InvalidArgument(
+        "CVMFS_UPSTREAM_STORAGE=" + upstream +
+        ": only local,<tmp dir>,<storage dir> is supported");
   size_t second = upstream.find(',', 6);
   if (second == std::string::npos)
-    return Status::InvalidArgument("CVMFS_UPSTREAM_STORAGE=" + upstream + ": expected local,<tmp>,<dir>");
+    return Status::InvalidArgument("CVMFS_UPSTREAM_STORAGE=" + upstream +
+                                   ": expected local,<tmp>,<dir>");
   c.storage_dir = upstream.substr(second + 1);
 
   auto algo = cvmfs::ParseAlgorithmName(kv.Get("CVMFS_HASH_ALGORITHM", "sha1"));
   if (!algo.ok()) return algo.status().Annotate("CVMFS_HASH_ALGORITHM");
   c.hash_algorithm = *algo;
-  auto compr = cvmfs::ParseCompressionName(kv.Get("CVMFS_COMPRESSION_ALGORITHM", "default"));
-  if (!compr.ok()) return compr.status().Annotate("CVMFS_COMPRESSION_ALGORITHM");
+  auto compr = cvmfs::ParseCompressionName(
+      kv.Get("CVMFS_COMPRESSION_ALGORITHM", "default"));
+  if (!compr.ok())
+    return compr.status().Annotate("CVMFS_COMPRESSION_ALGORITHM");
   c.compression = *compr;
 
-  struct BoolParam { const char* key; const char* def; bool* out; };
-  for (auto& p : {BoolParam{"CVMFS_USE_FILE_CHUNKING", "true", &c.use_chunking},
-                  BoolParam{"CVMFS_GARBAGE_COLLECTION", "false", &c.garbage_collection},
-                  BoolParam{"CVMFS_AUTO_TAG", "true", &c.auto_tag},
-                  BoolParam{"CVMFS_INCLUDE_XATTRS", "true", &c.include_xattrs},
-                  BoolParam{"CVMFS_IGNORE_SPECIAL_FILES", "false", &c.ignore_special_files}}) {
+  struct BoolParam {
+    const char* key;
+    const char* def;
+    bool* out;
+  };
+  for (auto& p :
+       {BoolParam{"CVMFS_USE_FILE_CHUNKING", "true", &c.use_chunking},
+        BoolParam{"CVMFS_GARBAGE_COLLECTION", "false", &c.garbage_collection},
+        BoolParam{"CVMFS_AUTO_TAG", "true", &c.auto_tag},
+        BoolParam{"CVMFS_INCLUDE_XATTRS", "true", &c.include_xattrs},
+        BoolParam{"CVMFS_IGNORE_SPECIAL_FILES", "false",
+                  &c.ignore_special_files}}) {
     auto v = ParseBool(p.key, kv.Get(p.key, p.def));
     if (!v.ok()) return v.status();
     *p.out = *v;
   }
-  struct UintParam { const char* key; uint64_t* out; };
+  struct UintParam {
+    const char* key;
+    uint64_t* out;
+  };
   for (auto& p : {UintParam{"CVMFS_MIN_CHUNK_SIZE", &c.chunking.min_size},
                   UintParam{"CVMFS_AVG_CHUNK_SIZE", &c.chunking.avg_size},
                   UintParam{"CVMFS_MAX_CHUNK_SIZE", &c.chunking.max_size},
@@ -134,8 +155,10 @@ KeyValueFile ServerConfig::ToKeyValues() const {
   kv.Set("CVMFS_STRATUM0", stratum0_url);
   kv.Set("CVMFS_SPOOL_DIR", spool_dir);
   kv.Set("CVMFS_KEYS_DIR", keys_dir);
-  kv.Set("CVMFS_UPSTREAM_STORAGE", "local," + spool_dir + "/tmp," + storage_dir);
-  kv.Set("CVMFS_HASH_ALGORITHM", std::string(cvmfs::AlgorithmName(hash_algorithm)));
+  kv.Set("CVMFS_UPSTREAM_STORAGE",
+         "local," + spool_dir + "/tmp," + storage_dir);
+  kv.Set("CVMFS_HASH_ALGORITHM",
+         std::string(cvmfs::AlgorithmName(hash_algorithm)));
   kv.Set("CVMFS_COMPRESSION_ALGORITHM",
          compression == cvmfs::Compression::kNone ? "none" : "default");
   kv.Set("CVMFS_USE_FILE_CHUNKING", use_chunking ? "true" : "false");
@@ -158,13 +181,15 @@ Result<ServerConfig> ServerConfig::Load(const cvmfs::SystemPaths& paths,
                                         const std::string& fqrn) {
   std::string file = paths.ServerConfigDir(fqrn) + "/server.conf";
   if (!cvmfs::PathExists(file))
-    return Status::NotFound("repository " + fqrn + " does not exist here (no " + file + ")");
+    return Status::NotFound("repository " + fqrn + " does not exist here (no " +
+                            file + ")");
   auto kv = KeyValueFile::Load(file);
   if (!kv.ok()) return kv.status();
   auto cfg = FromKeyValues(*kv);
   if (!cfg.ok()) return cfg.status().Annotate(file);
   if (cfg->num_workers <= 0)
-    cfg->num_workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    cfg->num_workers =
+        static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return cfg;
 }
 

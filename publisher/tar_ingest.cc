@@ -35,7 +35,9 @@ class ArchiveSource : public ByteSource {
   explicit ArchiveSource(archive* a) : a_(a) {}
   Result<size_t> Read(void* buf, size_t size) override {
     la_ssize_t n = archive_read_data(a_, buf, size);
-    if (n < 0) return Status::Corruption(std::string("tar: ") + archive_error_string(a_));
+    if (n < 0)
+      return Status::Corruption(std::string("tar: ") +
+                                archive_error_string(a_));
     return static_cast<size_t>(n);
   }
 
@@ -52,7 +54,8 @@ struct Pending {
 
 class TarIngester {
  public:
-  TarIngester(const TarIngestOptions& options, CatalogTree* tree, IngestPipeline* pipeline)
+  TarIngester(const TarIngestOptions& options, CatalogTree* tree,
+              IngestPipeline* pipeline)
       : options_(options), tree_(tree), pipeline_(pipeline) {}
 
   Status Run();
@@ -80,7 +83,7 @@ class TarIngester {
   // Hardlink groups: first member path -> all member paths (same directory).
   std::map<std::string, std::vector<std::string>> groups_;
   std::map<std::string, std::string> group_of_;  // member -> first member
-  std::map<std::string, Pending> deferred_;       // group members, registered last
+  std::map<std::string, Pending> deferred_;  // group members, registered last
   std::vector<std::string> catalog_markers_;
 };
 
@@ -98,7 +101,8 @@ Result<std::string> NormalizeRepoPath(const std::string& path) {
     if (comp == "..")
       return Status::InvalidArgument("path '" + path + "' contains '..'");
     if (comp.size() > kMaxNameLength)
-      return Status::InvalidArgument("name '" + comp.substr(0, 40) + "...' in '" + path +
+      return Status::InvalidArgument("name '" + comp.substr(0, 40) +
+                                     "...' in '" + path +
                                      "' is longer than 255 bytes");
     out += "/" + comp;
   }
@@ -125,9 +129,11 @@ Status TarIngester::ReadXattrs(archive_entry* e, DirectoryEntry* entry) const {
   while (archive_entry_xattr_next(e, &name, &value, &size) == ARCHIVE_OK) {
     std::string key(name);
     if (key.size() > 255 || size > 255)
-      return Status::InvalidArgument("extended attribute " + key +
-                                     " is too long for the catalog (keys and values up to 255 bytes)");
-    entry->xattrs.entries.emplace_back(key, std::string(static_cast<const char*>(value), size));
+      return Status::InvalidArgument(
+          "extended attribute " + key +
+          " is too long for the catalog (keys and values up to 255 bytes)");
+    entry->xattrs.entries.emplace_back(
+        key, std::string(static_cast<const char*>(value), size));
   }
   if (entry->xattrs.entries.size() > 256)
     return Status::InvalidArgument("more than 256 extended attributes");
@@ -158,8 +164,8 @@ Status TarIngester::Register(Pending& p) {
 }
 
 Status TarIngester::FlushReady(bool wait_all) {
-  while (!pending_.empty() &&
-         (wait_all || pending_.size() > kMaxPending || pending_.front().content->Ready())) {
+  while (!pending_.empty() && (wait_all || pending_.size() > kMaxPending ||
+                               pending_.front().content->Ready())) {
     CVMFS_RETURN_IF_ERROR(Register(pending_.front()));
     pending_.pop_front();
   }
@@ -184,8 +190,9 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
     std::string target = base_ + target_rel;
     auto content = contents_.find(target);
     if (content == contents_.end())
-      return Status::InvalidArgument("hardlink " + path + " refers to " + target +
-                                     ", which is not a regular file earlier in the archive");
+      return Status::InvalidArgument(
+          "hardlink " + path + " refers to " + target +
+          ", which is not a regular file earlier in the archive");
     entry.mode = (entry.mode & 07777) | S_IFREG;
     Pending p{path, entry, content->second};
     contents_[path] = content->second;
@@ -200,7 +207,8 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
       group_of_[path] = first;
       deferred_[path] = std::move(p);
     } else {
-      pending_.push_back(std::move(p));  // CVMFS keeps only same-directory groups
+      pending_.push_back(
+          std::move(p));  // CVMFS keeps only same-directory groups
     }
     return FlushReady(false);
   }
@@ -215,11 +223,13 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
     case AE_IFREG: {
       known_dirs_.erase(path);
       std::optional<uint64_t> size;
-      if (archive_entry_size_is_set(e)) size = static_cast<uint64_t>(archive_entry_size(e));
+      if (archive_entry_size_is_set(e))
+        size = static_cast<uint64_t>(archive_entry_size(e));
       ArchiveSource source(a);
       auto content = pipeline_->Submit(&source, size);
       contents_[path] = content;
-      if (cvmfs::BaseName(path) == ".cvmfscatalog") catalog_markers_.push_back(parent);
+      if (cvmfs::BaseName(path) == ".cvmfscatalog")
+        catalog_markers_.push_back(parent);
       pending_.push_back(Pending{path, entry, content});
       return FlushReady(false);
     }
@@ -237,7 +247,8 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
     case AE_IFCHR:
     case AE_IFBLK: {
       if (options_.ignore_special_files) return Status::Ok();
-      entry.size = (archive_entry_filetype(e) == AE_IFCHR || archive_entry_filetype(e) == AE_IFBLK)
+      entry.size = (archive_entry_filetype(e) == AE_IFCHR ||
+                    archive_entry_filetype(e) == AE_IFBLK)
                        ? static_cast<uint64_t>(archive_entry_rdev(e))
                        : 0;
       known_dirs_.erase(path);
@@ -245,7 +256,8 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
       return tree_->Put(path, entry);
     }
     default:
-      return Status::InvalidArgument("tar member " + path + " has an unsupported file type");
+      return Status::InvalidArgument("tar member " + path +
+                                     " has an unsupported file type");
   }
 }
 
@@ -253,7 +265,9 @@ Status TarIngester::Run() {
   CVMFS_ASSIGN_OR_RETURN(base_, NormalizeRepoPath(options_.base_dir));
   for (const std::string& d : options_.delete_paths) {
     CVMFS_ASSIGN_OR_RETURN(std::string path, NormalizeRepoPath(d));
-    if (path.empty()) return Status::InvalidArgument("-d: refusing to delete the repository root");
+    if (path.empty())
+      return Status::InvalidArgument(
+          "-d: refusing to delete the repository root");
     CVMFS_RETURN_IF_ERROR(tree_->Remove(path));
   }
   CVMFS_RETURN_IF_ERROR(EnsureDirectory(base_));
@@ -264,17 +278,19 @@ Status TarIngester::Run() {
   archive_read_support_format_all(a.get());
   int rc = options_.tarball == "-"
                ? archive_read_open_fd(a.get(), 0, 1 << 20)
-               : archive_read_open_filename(a.get(), options_.tarball.c_str(), 1 << 20);
+               : archive_read_open_filename(a.get(), options_.tarball.c_str(),
+                                            1 << 20);
   if (rc != ARCHIVE_OK)
-    return Status::InvalidArgument("cannot read tarball " + options_.tarball + ": " +
-                                   archive_error_string(a.get()));
+    return Status::InvalidArgument("cannot read tarball " + options_.tarball +
+                                   ": " + archive_error_string(a.get()));
   for (;;) {
     archive_entry* e = nullptr;
     rc = archive_read_next_header(a.get(), &e);
     if (rc == ARCHIVE_EOF) break;
     if (rc == ARCHIVE_RETRY) continue;
     if (rc < ARCHIVE_WARN)
-      return Status::Corruption("tarball " + options_.tarball + ": " + archive_error_string(a.get()));
+      return Status::Corruption("tarball " + options_.tarball + ": " +
+                                archive_error_string(a.get()));
     Status st = ProcessMember(a.get(), e);
     if (!st.ok()) {
       pipeline_->Drain();
@@ -312,7 +328,9 @@ Status TarIngester::RegisterHardlinkGroups() {
 // `.cvmfscatalog` members first, then the dirtab's rules; shallow first.
 Status TarIngester::CreateNestedCatalogs() {
   std::sort(catalog_markers_.begin(), catalog_markers_.end(),
-            [](const std::string& x, const std::string& y) { return x.size() < y.size(); });
+            [](const std::string& x, const std::string& y) {
+              return x.size() < y.size();
+            });
   for (const std::string& dir : catalog_markers_) {
     if (dir.empty()) continue;  // CVMFS ignores a marker in the root
     CVMFS_RETURN_IF_ERROR(tree_->CreateNestedCatalog(dir));
@@ -329,7 +347,8 @@ Status TarIngester::CreateNestedCatalogs() {
   return ApplyDirtab(*dirtab, dirs, marker, tree_, pipeline_).status();
 }
 
-Status IngestTar(const TarIngestOptions& options, CatalogTree* tree, IngestPipeline* pipeline) {
+Status IngestTar(const TarIngestOptions& options, CatalogTree* tree,
+                 IngestPipeline* pipeline) {
   TarIngester ingester(options, tree, pipeline);
   return ingester.Run();
 }

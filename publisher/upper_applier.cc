@@ -44,13 +44,17 @@ bool SameVersion(const struct stat& a, const struct stat& b) {
 // closed with the source, as soon as the worker is done.
 class UpperFileSource : public ByteSource {
  public:
-  UpperFileSource(std::string path, std::string repo_path, const struct stat& scanned)
-      : path_(std::move(path)), repo_path_(std::move(repo_path)), scanned_(scanned) {}
+  UpperFileSource(std::string path, std::string repo_path,
+                  const struct stat& scanned)
+      : path_(std::move(path)),
+        repo_path_(std::move(repo_path)),
+        scanned_(scanned) {}
 
   // Keeps its own descriptor of the scanner's open file `fd`.
   Status Open(int fd) {
     if (fd >= 0) fd_.Reset(::dup(fd));
-    if (!fd_.valid()) return Status::FromErrno(fd >= 0 ? errno : EBADF, "open " + path_);
+    if (!fd_.valid())
+      return Status::FromErrno(fd >= 0 ? errno : EBADF, "open " + path_);
     (void)::posix_fadvise(fd_.get(), 0, kReadAheadBytes, POSIX_FADV_WILLNEED);
     return Status::Ok();
   }
@@ -70,16 +74,18 @@ class UpperFileSource : public ByteSource {
  private:
   Status CheckUnchanged() {
     struct stat now;
-    if (::fstat(fd_.get(), &now) != 0) return Status::FromErrno(errno, "fstat " + path_);
+    if (::fstat(fd_.get(), &now) != 0)
+      return Status::FromErrno(errno, "fstat " + path_);
     if (SameVersion(now, scanned_)) return Status::Ok();
-    return Status::IoError(repo_path_ + " (" + path_ + ") changed while it was published (size " +
-                           std::to_string(scanned_.st_size) + " -> " +
-                           std::to_string(now.st_size) + ", mtime changed: " +
-                           (now.st_mtim.tv_sec != scanned_.st_mtim.tv_sec ||
-                                    now.st_mtim.tv_nsec != scanned_.st_mtim.tv_nsec
-                                ? "yes"
-                                : "no") +
-                           "); is something writing into the scratch area?");
+    return Status::IoError(
+        repo_path_ + " (" + path_ + ") changed while it was published (size " +
+        std::to_string(scanned_.st_size) + " -> " +
+        std::to_string(now.st_size) + ", mtime changed: " +
+        (now.st_mtim.tv_sec != scanned_.st_mtim.tv_sec ||
+                 now.st_mtim.tv_nsec != scanned_.st_mtim.tv_nsec
+             ? "yes"
+             : "no") +
+        "); is something writing into the scratch area?");
   }
 
   std::string path_, repo_path_;
@@ -93,13 +99,18 @@ struct Pending {
   std::shared_ptr<PendingFile> content;
 };
 
-size_t Depth(const std::string& p) { return std::count(p.begin(), p.end(), '/'); }
+size_t Depth(const std::string& p) {
+  return std::count(p.begin(), p.end(), '/');
+}
 
 class Applier {
  public:
-  Applier(const UpperApplyOptions& options, CatalogTree* tree, IngestPipeline* pipeline,
-          UpperChanges* changes)
-      : options_(options), tree_(tree), pipeline_(pipeline), changes_(changes) {}
+  Applier(const UpperApplyOptions& options, CatalogTree* tree,
+          IngestPipeline* pipeline, UpperChanges* changes)
+      : options_(options),
+        tree_(tree),
+        pipeline_(pipeline),
+        changes_(changes) {}
 
   // Reads the dirtab the new revision will have (upper layer first).
   Status Start(const std::string& upper_dir);
@@ -131,7 +142,8 @@ class Applier {
 Status Applier::Start(const std::string& upper_dir) {
   if (!options_.apply_dirtab) return Status::Ok();
   const std::string file = upper_dir + kDirtabPath;
-  const std::string whiteout = upper_dir + "/.wh." + std::string(kDirtabPath + 1);
+  const std::string whiteout =
+      upper_dir + "/.wh." + std::string(kDirtabPath + 1);
   struct stat st;
   if (::lstat(whiteout.c_str(), &st) == 0) return Status::Ok();
   if (::lstat(file.c_str(), &st) != 0) {
@@ -139,11 +151,12 @@ Status Applier::Start(const std::string& upper_dir) {
     CVMFS_ASSIGN_OR_RETURN(dirtab_, LoadDirtab(tree_));
     return Status::Ok();
   }
-  if (!S_ISREG(st.st_mode)) return Status::Ok();  // a whiteout device, or published as is
+  if (!S_ISREG(st.st_mode))
+    return Status::Ok();  // a whiteout device, or published as is
   if (static_cast<uint64_t>(st.st_size) > kMaxDirtabSize)
-    return Status::InvalidArgument(std::string(kDirtabPath) + " has " +
-                                   std::to_string(st.st_size) + " bytes; a dirtab may have at most " +
-                                   std::to_string(kMaxDirtabSize));
+    return Status::InvalidArgument(
+        std::string(kDirtabPath) + " has " + std::to_string(st.st_size) +
+        " bytes; a dirtab may have at most " + std::to_string(kMaxDirtabSize));
   CVMFS_ASSIGN_OR_RETURN(std::string text, cvmfs::ReadFile(file));
   CVMFS_ASSIGN_OR_RETURN(Dirtab parsed, Dirtab::Parse(text, kDirtabPath));
   dirtab_ = std::move(parsed);
@@ -163,9 +176,12 @@ DirectoryEntry Applier::MarkerEntry() const {
 // published, before its contents: they are then written into the new
 // catalog once, instead of into its parent and moved afterwards.
 Status Applier::ApplyDirtabEarly(const std::string& dir) {
-  if (!dirtab_ || dir.empty() || !dirtab_->IsMatching(dir) || tree_->IsNestedCatalogRoot(dir))
+  if (!dirtab_ || dir.empty() || !dirtab_->IsMatching(dir) ||
+      tree_->IsNestedCatalogRoot(dir))
     return Status::Ok();
-  CVMFS_ASSIGN_OR_RETURN(auto created, ApplyDirtab(*dirtab_, {dir}, MarkerEntry(), tree_, pipeline_));
+  CVMFS_ASSIGN_OR_RETURN(
+      auto created,
+      ApplyDirtab(*dirtab_, {dir}, MarkerEntry(), tree_, pipeline_));
   changes_->catalogs_created += created.size();
   return Status::Ok();
 }
@@ -209,7 +225,8 @@ Status Applier::Visit(const UpperEntry& e) {
     case UpperEntry::Kind::kSpecial: {
       if (options_.ignore_special_files) return Status::Ok();
       DirectoryEntry d = BaseEntry(e);
-      d.size = S_ISCHR(e.st.st_mode) || S_ISBLK(e.st.st_mode) ? e.st.st_rdev : 0;
+      d.size =
+          S_ISCHR(e.st.st_mode) || S_ISBLK(e.st.st_mode) ? e.st.st_rdev : 0;
       changes_->special++;
       CVMFS_RETURN_IF_ERROR(FlushReady(true));
       return tree_->Put(e.path, d).Annotate("publishing " + e.path);
@@ -224,15 +241,16 @@ Status Applier::VisitDirectory(const UpperEntry& e) {
   touched_dirs_.insert(e.path);
   if (e.opaque) {
     CVMFS_RETURN_IF_ERROR(FlushReady(true));
-    CVMFS_RETURN_IF_ERROR(tree_->Remove(e.path).Annotate("replacing " + e.path));
+    CVMFS_RETURN_IF_ERROR(
+        tree_->Remove(e.path).Annotate("replacing " + e.path));
     changes_->opaque_directories++;
   }
   // Files still in the pipeline need not be registered first: the scan is
   // depth first, so none of them lies at or below this directory, and each
   // is put into whichever catalog holds its path when it is registered.
   if (!e.path.empty()) changes_->directories++;
-  CVMFS_RETURN_IF_ERROR(
-      tree_->Put(e.path, d).Annotate("publishing " + (e.path.empty() ? "/" : e.path)));
+  CVMFS_RETURN_IF_ERROR(tree_->Put(e.path, d).Annotate(
+      "publishing " + (e.path.empty() ? "/" : e.path)));
   return ApplyDirtabEarly(e.path);
 }
 
@@ -242,7 +260,8 @@ Status Applier::VisitFile(const UpperEntry& e) {
   changes_->files++;
   auto source = std::make_unique<UpperFileSource>(e.upper_path, e.path, e.st);
   CVMFS_RETURN_IF_ERROR(source->Open(e.fd));
-  auto content = pipeline_->SubmitOwned(std::move(source), static_cast<uint64_t>(e.st.st_size));
+  auto content = pipeline_->SubmitOwned(std::move(source),
+                                        static_cast<uint64_t>(e.st.st_size));
   pending_.push_back(Pending{e.path, BaseEntry(e), std::move(content)});
   return FlushReady(false);
 }
@@ -252,8 +271,8 @@ Status Applier::Register(Pending& p) {
 }
 
 Status Applier::FlushReady(bool wait_all) {
-  while (!pending_.empty() &&
-         (wait_all || pending_.size() > kMaxPending || pending_.front().content->Ready())) {
+  while (!pending_.empty() && (wait_all || pending_.size() > kMaxPending ||
+                               pending_.front().content->Ready())) {
     CVMFS_RETURN_IF_ERROR(Register(pending_.front()));
     pending_.pop_front();
   }
@@ -264,15 +283,19 @@ Status Applier::FlushReady(bool wait_all) {
 // shallow first, then the dirtab.
 Status Applier::UpdateNestedCatalogs() {
   for (const std::string& dir : markers_removed_) {
-    CVMFS_ASSIGN_OR_RETURN(auto marker, tree_->Lookup(dir + "/" + kCatalogMarker));
+    CVMFS_ASSIGN_OR_RETURN(auto marker,
+                           tree_->Lookup(dir + "/" + kCatalogMarker));
     if (marker || !tree_->IsNestedCatalogRoot(dir)) continue;
     CVMFS_RETURN_IF_ERROR(tree_->RemoveNestedCatalog(dir));
     changes_->catalogs_removed++;
   }
   std::sort(markers_added_.begin(), markers_added_.end(),
-            [](const std::string& a, const std::string& b) { return Depth(a) < Depth(b); });
+            [](const std::string& a, const std::string& b) {
+              return Depth(a) < Depth(b);
+            });
   for (const std::string& dir : markers_added_) {
-    if (dir.empty() || tree_->IsNestedCatalogRoot(dir)) continue;  // root: ignored, as in CVMFS
+    if (dir.empty() || tree_->IsNestedCatalogRoot(dir))
+      continue;  // root: ignored, as in CVMFS
     CVMFS_RETURN_IF_ERROR(tree_->CreateNestedCatalog(dir));
     changes_->catalogs_created++;
   }
@@ -280,8 +303,8 @@ Status Applier::UpdateNestedCatalogs() {
   CVMFS_ASSIGN_OR_RETURN(auto dirtab, LoadDirtab(tree_));
   if (!dirtab) return Status::Ok();
   std::vector<std::string> dirs(touched_dirs_.begin(), touched_dirs_.end());
-  CVMFS_ASSIGN_OR_RETURN(auto created,
-                         ApplyDirtab(*dirtab, dirs, MarkerEntry(), tree_, pipeline_));
+  CVMFS_ASSIGN_OR_RETURN(auto created, ApplyDirtab(*dirtab, dirs, MarkerEntry(),
+                                                   tree_, pipeline_));
   changes_->catalogs_created += created.size();
   return Status::Ok();
 }
@@ -293,12 +316,14 @@ Status Applier::Finish() {
 
 }  // namespace
 
-Status ApplyUpperLayer(const std::string& upper_dir, const UpperApplyOptions& options,
-                       CatalogTree* tree, IngestPipeline* pipeline, UpperChanges* changes) {
+Status ApplyUpperLayer(const std::string& upper_dir,
+                       const UpperApplyOptions& options, CatalogTree* tree,
+                       IngestPipeline* pipeline, UpperChanges* changes) {
   Applier applier(options, tree, pipeline, changes);
   CVMFS_RETURN_IF_ERROR(applier.Start(upper_dir));
-  Status st = ScanUpperLayer(upper_dir, options.scan,
-                             [&](const UpperEntry& e) { return applier.Visit(e); });
+  Status st = ScanUpperLayer(upper_dir, options.scan, [&](const UpperEntry& e) {
+    return applier.Visit(e);
+  });
   if (!st.ok()) {
     pipeline->Drain();
     return st;

@@ -52,7 +52,8 @@ struct UpperChanges {
   uint64_t catalogs_created = 0, catalogs_removed = 0;
 };
 
-cvmfs::Status ApplyUpperLayer(const std::string& upper_dir, const UpperApplyOptions& options,
+cvmfs::Status ApplyUpperLayer(const std::string& upper_dir,
+                              const UpperApplyOptions& options,
                               CatalogTree* tree, IngestPipeline* pipeline,
                               UpperChanges* changes);
 

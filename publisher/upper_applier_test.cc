@@ -23,7 +23,9 @@ class UpperApplierTest : public ::testing::Test {
     ASSERT_TRUE(cvmfs::MakeDirs(path.substr(0, path.rfind('/'))).ok());
     ASSERT_TRUE(cvmfs::WriteFileAtomic(path, data).ok()) << path;
   }
-  void Mkdir(const std::string& rel) { ASSERT_TRUE(cvmfs::MakeDirs(layer_ + "/" + rel).ok()); }
+  void Mkdir(const std::string& rel) {
+    ASSERT_TRUE(cvmfs::MakeDirs(layer_ + "/" + rel).ok());
+  }
 
   // Starts a new upper layer.
   void NewLayer() {
@@ -48,8 +50,8 @@ class UpperApplierTest : public ::testing::Test {
     UpperChanges changes;
     {
       IngestPipeline pipeline(&store_, IngestOptions{});
-      cvmfs::Status st = ApplyUpperLayer(layer_, UpperApplyOptions{}, tree.get(), &pipeline,
-                                         &changes);
+      cvmfs::Status st = ApplyUpperLayer(layer_, UpperApplyOptions{},
+                                         tree.get(), &pipeline, &changes);
       EXPECT_TRUE(st.ok()) << st.ToString();
     }
     auto commit = tree->Commit(++revision_, ::time(nullptr));
@@ -72,7 +74,8 @@ class UpperApplierTest : public ::testing::Test {
   }
   std::string Content(const std::string& path) {
     auto e = Get(path);
-    auto data = cvmfs::ReadVerifiedObject(&store_, *e.content_hash, cvmfs::ObjectSuffix::kNone);
+    auto data = cvmfs::ReadVerifiedObject(&store_, *e.content_hash,
+                                          cvmfs::ObjectSuffix::kNone);
     return data.ok() ? *data : "<" + data.status().ToString() + ">";
   }
 
@@ -85,7 +88,8 @@ class UpperApplierTest : public ::testing::Test {
   std::unique_ptr<CatalogTree> tree_;
 };
 
-TEST_F(UpperApplierTest, AppliesAdditionsDeletionsTypeChangesAndOpaqueDirectories) {
+TEST_F(UpperApplierTest,
+       AppliesAdditionsDeletionsTypeChangesAndOpaqueDirectories) {
   NewLayer();
   Write("keep.txt", "keep");
   Write("a/f", "file f");
@@ -97,10 +101,10 @@ TEST_F(UpperApplierTest, AppliesAdditionsDeletionsTypeChangesAndOpaqueDirectorie
   ASSERT_TRUE(Exists("/a/sub/s"));
 
   NewLayer();
-  Write("a/.wh.f", "");                 // rm a/f
-  Write("t/.wh..wh..opq", "");          // rm t; mkdir t
+  Write("a/.wh.f", "");         // rm a/f
+  Write("t/.wh..wh..opq", "");  // rm t; mkdir t
   Write("t/inside", "inside");
-  Write("d/.wh..wh..opq", "");          // rm -r d; mkdir d
+  Write("d/.wh..wh..opq", "");  // rm -r d; mkdir d
   Write("d/y", "new content of d");
   Write("a/sub/s", "s changed");
   Write("n/.cvmfscatalog", "");
@@ -139,7 +143,8 @@ TEST_F(UpperApplierTest, DirtabAppliesToDirectoriesTheTransactionTouches) {
   Write(".cvmfsdirtab", "/sw/*\n");
   Write("sw/old/file", "old");
   ApplyAndCommit();
-  EXPECT_TRUE(tree_->IsNestedCatalogRoot("/sw/old"));  // the dirtab came in the same layer
+  EXPECT_TRUE(tree_->IsNestedCatalogRoot(
+      "/sw/old"));  // the dirtab came in the same layer
   EXPECT_TRUE(Exists("/sw/old/.cvmfscatalog"));
 
   NewLayer();
@@ -183,14 +188,16 @@ TEST_F(UpperApplierTest, OpaqueDirectoryUnderDirtabGetsItsCatalogsAgain) {
   NewLayer();
   Write(".cvmfsdirtab", "/sw/*\n");
   for (const char* d : {"a", "b"})
-    for (int i = 0; i < 20; ++i) Write(std::string("sw/") + d + "/f" + std::to_string(i), d);
+    for (int i = 0; i < 20; ++i)
+      Write(std::string("sw/") + d + "/f" + std::to_string(i), d);
   Write("sw/a/deep/er/file", "deep");
   ApplyAndCommit();
 
   NewLayer();
   Write("sw/.wh..wh..opq", "");
   for (const char* d : {"a", "b"})
-    for (int i = 0; i < 20; ++i) Write(std::string("sw/") + d + "/f" + std::to_string(i), d);
+    for (int i = 0; i < 20; ++i)
+      Write(std::string("sw/") + d + "/f" + std::to_string(i), d);
   Write("sw/a/deep/er/file", "deep again");
   UpperChanges c = ApplyAndCommit();
   EXPECT_EQ(c.opaque_directories, 1u);
@@ -199,7 +206,8 @@ TEST_F(UpperApplierTest, OpaqueDirectoryUnderDirtabGetsItsCatalogsAgain) {
     EXPECT_TRUE(tree_->IsNestedCatalogRoot(d)) << d;
     EXPECT_TRUE(Exists(std::string(d) + "/.cvmfscatalog")) << d;
     for (int i = 0; i < 20; ++i)
-      EXPECT_EQ(Content(std::string(d) + "/f" + std::to_string(i)), std::string(d).substr(4));
+      EXPECT_EQ(Content(std::string(d) + "/f" + std::to_string(i)),
+                std::string(d).substr(4));
   }
   EXPECT_EQ(Content("/sw/a/deep/er/file"), "deep again");
   EXPECT_EQ(Get("/sw/a").linkcount, 3u);  // ., .., deep

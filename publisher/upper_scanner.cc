@@ -33,25 +33,30 @@ using UniqueDir = std::unique_ptr<DIR, DirCloser>;
 
 // An xattr value of `fd` (if >= 0) or else of `path` itself, or nullopt when
 // it is not set.
-Result<std::optional<std::string>> GetXattr(const std::string& path, const std::string& name,
+Result<std::optional<std::string>> GetXattr(const std::string& path,
+                                            const std::string& name,
                                             int fd = -1) {
   char buf[4096];
-  ssize_t n = fd >= 0 ? ::fgetxattr(fd, name.c_str(), buf, sizeof(buf))
-                      : ::lgetxattr(path.c_str(), name.c_str(), buf, sizeof(buf));
-  if (n >= 0) return std::optional<std::string>(std::string(buf, static_cast<size_t>(n)));
+  ssize_t n = fd >= 0
+                  ? ::fgetxattr(fd, name.c_str(), buf, sizeof(buf))
+                  : ::lgetxattr(path.c_str(), name.c_str(), buf, sizeof(buf));
+  if (n >= 0)
+    return std::optional<std::string>(std::string(buf, static_cast<size_t>(n)));
   if (errno == ENODATA || errno == ENOTSUP) return std::optional<std::string>();
   return Status::FromErrno(errno, "getxattr " + name + " of " + path);
 }
 
 bool IsWhiteoutDevice(const struct stat& st) {
-  return S_ISCHR(st.st_mode) && major(st.st_rdev) == 0 && minor(st.st_rdev) == 0;
+  return S_ISCHR(st.st_mode) && major(st.st_rdev) == 0 &&
+         minor(st.st_rdev) == 0;
 }
 
 // The names of a directory (without "." and ".."), sorted.
 std::vector<std::string> ReadNames(DIR* dir) {
   std::vector<std::string> names;
   while (struct dirent* e = ::readdir(dir)) {
-    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0)
+      continue;
     names.emplace_back(e->d_name);
   }
   std::sort(names.begin(), names.end());
@@ -73,29 +78,32 @@ class Scanner {
 
  private:
   // `fd` is the open directory `dir` (repository path `path`), `st` its stat.
-  Status ScanDirectory(cvmfs::UniqueFd fd, const std::string& dir, const std::string& path,
-                       const struct stat& st);
-  Status VisitEntry(int dir_fd, const std::string& name, const std::string& upper_path,
-                    const std::string& path, const struct stat& st);
+  Status ScanDirectory(cvmfs::UniqueFd fd, const std::string& dir,
+                       const std::string& path, const struct stat& st);
+  Status VisitEntry(int dir_fd, const std::string& name,
+                    const std::string& upper_path, const std::string& path,
+                    const struct stat& st);
   // Lists the xattr names of `fd` (if >= 0) or else of `upper_path` into
   // names_ (empty if none).
   Status ListXattrs(const std::string& upper_path, int fd = -1);
   bool HasXattr(const std::string& name) const;
   Result<std::vector<std::pair<std::string, std::string>>> UserXattrs(
       const std::string& upper_path, int fd = -1);
-  Status CheckNotRedirected(const std::string& upper_path, const std::string& path,
-                            bool directory) const;
+  Status CheckNotRedirected(const std::string& upper_path,
+                            const std::string& path, bool directory) const;
 
   const UpperScanOptions& options_;
   const UpperVisitor& visit_;
-  std::string names_buf_ = std::string(65536, '\0');  // the kernel's limit for a list
-  std::vector<std::string_view> names_;             // into names_buf_
+  std::string names_buf_ =
+      std::string(65536, '\0');          // the kernel's limit for a list
+  std::vector<std::string_view> names_;  // into names_buf_
 };
 
 Status Scanner::ListXattrs(const std::string& upper_path, int fd) {
   names_.clear();
   ssize_t n = fd >= 0 ? ::flistxattr(fd, names_buf_.data(), names_buf_.size())
-                      : ::llistxattr(upper_path.c_str(), names_buf_.data(), names_buf_.size());
+                      : ::llistxattr(upper_path.c_str(), names_buf_.data(),
+                                     names_buf_.size());
   if (n < 0) {
     if (errno == ENOTSUP) return Status::Ok();
     return Status::FromErrno(errno, "listxattr of " + upper_path);
@@ -119,7 +127,8 @@ Result<std::vector<std::pair<std::string, std::string>>> Scanner::UserXattrs(
   std::vector<std::pair<std::string, std::string>> out;
   for (std::string_view n : names_) {
     std::string name(n);
-    if (name.rfind("user.", 0) != 0 || name.rfind("user.overlay.", 0) == 0) continue;
+    if (name.rfind("user.", 0) != 0 || name.rfind("user.overlay.", 0) == 0)
+      continue;
     if (IsClientMagicXattr(name)) continue;
     CVMFS_ASSIGN_OR_RETURN(auto value, GetXattr(upper_path, name, fd));
     if (value) out.emplace_back(name, *value);
@@ -131,17 +140,25 @@ Result<std::vector<std::pair<std::string, std::string>>> Scanner::UserXattrs(
 // A directory with a redirect xattr was renamed with redirect_dir=on; a
 // regular file with a metacopy xattr has its data in the lower layer.
 // Checked on names_.
-Status Scanner::CheckNotRedirected(const std::string& upper_path, const std::string& path,
+Status Scanner::CheckNotRedirected(const std::string& upper_path,
+                                   const std::string& path,
                                    bool directory) const {
-  const std::string xattr = options_.overlay_xattr_prefix + (directory ? "redirect" : "metacopy");
+  const std::string xattr =
+      options_.overlay_xattr_prefix + (directory ? "redirect" : "metacopy");
   if (!HasXattr(xattr)) return Status::Ok();
   if (directory)
-    return Status::NotSupported("directory " + path + " was renamed by overlayfs with "
-                                "redirect_dir=on (" + upper_path + "); the transaction cannot be "
-                                "published from its upper layer: abort it and remount with "
-                                "cvmfs_server mount (redirect_dir=off)");
-  return Status::NotSupported("file " + path + " holds only metadata (overlayfs metacopy=on, " +
-                              upper_path + "); abort the transaction and remount with "
+    return Status::NotSupported(
+        "directory " + path +
+        " was renamed by overlayfs with "
+        "redirect_dir=on (" +
+        upper_path +
+        "); the transaction cannot be "
+        "published from its upper layer: abort it and remount with "
+        "cvmfs_server mount (redirect_dir=off)");
+  return Status::NotSupported("file " + path +
+                              " holds only metadata (overlayfs metacopy=on, " +
+                              upper_path +
+                              "); abort the transaction and remount with "
                               "cvmfs_server mount (metacopy=off)");
 }
 
@@ -149,12 +166,13 @@ Status Scanner::ScanRoot(const std::string& dir) {
   cvmfs::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) return Status::FromErrno(errno, "open " + dir);
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return Status::FromErrno(errno, "fstat " + dir);
+  if (::fstat(fd.get(), &st) != 0)
+    return Status::FromErrno(errno, "fstat " + dir);
   return ScanDirectory(std::move(fd), dir, "", st);
 }
 
-Status Scanner::ScanDirectory(cvmfs::UniqueFd fd, const std::string& dir, const std::string& path,
-                              const struct stat& st) {
+Status Scanner::ScanDirectory(cvmfs::UniqueFd fd, const std::string& dir,
+                              const std::string& path, const struct stat& st) {
   UniqueDir listing(::fdopendir(fd.get()));
   if (!listing) return Status::FromErrno(errno, "opendir " + dir);
   const int dir_fd = fd.Release();  // owned by `listing` now
@@ -166,9 +184,11 @@ Status Scanner::ScanDirectory(cvmfs::UniqueFd fd, const std::string& dir, const 
   self.upper_path = dir;
   self.st = st;
   CVMFS_RETURN_IF_ERROR(ListXattrs(dir));
-  CVMFS_RETURN_IF_ERROR(CheckNotRedirected(dir, path.empty() ? "/" : path, true));
+  CVMFS_RETURN_IF_ERROR(
+      CheckNotRedirected(dir, path.empty() ? "/" : path, true));
   if (!path.empty()) {
-    self.opaque = std::binary_search(names.begin(), names.end(), std::string(kOpaqueMarker));
+    self.opaque = std::binary_search(names.begin(), names.end(),
+                                     std::string(kOpaqueMarker));
     const std::string opaque = options_.overlay_xattr_prefix + "opaque";
     if (!self.opaque && HasXattr(opaque)) {
       CVMFS_ASSIGN_OR_RETURN(auto v, GetXattr(dir, opaque));
@@ -203,15 +223,17 @@ Status Scanner::ScanDirectory(cvmfs::UniqueFd fd, const std::string& dir, const 
     others.emplace_back(name, child);
   }
   for (const auto& [name, child] : others)
-    CVMFS_RETURN_IF_ERROR(VisitEntry(dir_fd, name, dir + "/" + name, path + "/" + name, child));
+    CVMFS_RETURN_IF_ERROR(
+        VisitEntry(dir_fd, name, dir + "/" + name, path + "/" + name, child));
   return Status::Ok();
 }
 
-Status Scanner::VisitEntry(int dir_fd, const std::string& name, const std::string& upper_path,
+Status Scanner::VisitEntry(int dir_fd, const std::string& name,
+                           const std::string& upper_path,
                            const std::string& path, const struct stat& st) {
   if (S_ISDIR(st.st_mode)) {
-    cvmfs::UniqueFd fd(
-        ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    cvmfs::UniqueFd fd(::openat(
+        dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd.valid()) return Status::FromErrno(errno, "open " + upper_path);
     return ScanDirectory(std::move(fd), upper_path, path, st);
   }
@@ -222,7 +244,8 @@ Status Scanner::VisitEntry(int dir_fd, const std::string& name, const std::strin
   if (S_ISLNK(st.st_mode)) {
     e.kind = UpperEntry::Kind::kSymlink;
     std::string target(4096, '\0');
-    ssize_t n = ::readlinkat(dir_fd, name.c_str(), target.data(), target.size());
+    ssize_t n =
+        ::readlinkat(dir_fd, name.c_str(), target.data(), target.size());
     if (n < 0) return Status::FromErrno(errno, "readlink " + upper_path);
     target.resize(static_cast<size_t>(n));
     e.symlink = target;
@@ -231,14 +254,17 @@ Status Scanner::VisitEntry(int dir_fd, const std::string& name, const std::strin
   cvmfs::UniqueFd file;
   if (S_ISREG(st.st_mode)) {
     e.kind = UpperEntry::Kind::kRegular;
-    file.Reset(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    file.Reset(
+        ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (!file.valid()) return Status::FromErrno(errno, "open " + upper_path);
     e.fd = file.get();
   } else {
-    e.kind = UpperEntry::Kind::kSpecial;  // opening a fifo or a device would block or act
+    e.kind = UpperEntry::Kind::kSpecial;  // opening a fifo or a device would
+                                          // block or act
   }
   CVMFS_RETURN_IF_ERROR(ListXattrs(upper_path, e.fd));
-  if (S_ISREG(st.st_mode)) CVMFS_RETURN_IF_ERROR(CheckNotRedirected(upper_path, path, false));
+  if (S_ISREG(st.st_mode))
+    CVMFS_RETURN_IF_ERROR(CheckNotRedirected(upper_path, path, false));
   if (options_.include_xattrs) {
     CVMFS_ASSIGN_OR_RETURN(e.xattrs, UserXattrs(upper_path, e.fd));
   }
@@ -250,21 +276,32 @@ Status Scanner::VisitEntry(int dir_fd, const std::string& name, const std::strin
 bool IsClientMagicXattr(const std::string& name) {
   // CVMFS 2.12's magic attributes (doc/client.md lists the ones we show).
   static const std::set<std::string> kMagic = {
-      "user.authz",          "user.catalog_counters", "user.chunk_list", "user.chunks",
-      "user.compression",    "user.direct_io",        "user.expires",    "user.external_file",
-      "user.external_host",  "user.external_timeout", "user.fqrn",       "user.hash",
-      "user.hitrate",        "user.host",             "user.host_list",  "user.inode_max",
-      "user.lhash",          "user.logbuffer",        "user.maxfd",      "user.nclg",
-      "user.ncleanup24",     "user.ndiropen",         "user.ndownload",  "user.nioerr",
-      "user.nopen",          "user.pid",              "user.proxy",      "user.proxy_list",
-      "user.rawlink",        "user.repo_counters",    "user.repo_metainfo", "user.revision",
-      "user.root_hash",      "user.rx",               "user.speed",      "user.tag",
-      "user.timeout",        "user.timeout_direct",   "user.uptime",     "user.usedfd",
+      "user.authz",         "user.catalog_counters",
+      "user.chunk_list",    "user.chunks",
+      "user.compression",   "user.direct_io",
+      "user.expires",       "user.external_file",
+      "user.external_host", "user.external_timeout",
+      "user.fqrn",          "user.hash",
+      "user.hitrate",       "user.host",
+      "user.host_list",     "user.inode_max",
+      "user.lhash",         "user.logbuffer",
+      "user.maxfd",         "user.nclg",
+      "user.ncleanup24",    "user.ndiropen",
+      "user.ndownload",     "user.nioerr",
+      "user.nopen",         "user.pid",
+      "user.proxy",         "user.proxy_list",
+      "user.rawlink",       "user.repo_counters",
+      "user.repo_metainfo", "user.revision",
+      "user.root_hash",     "user.rx",
+      "user.speed",         "user.tag",
+      "user.timeout",       "user.timeout_direct",
+      "user.uptime",        "user.usedfd",
       "user.version"};
   return kMagic.count(name) > 0;
 }
 
-Status ScanUpperLayer(const std::string& upper_dir, const UpperScanOptions& options,
+Status ScanUpperLayer(const std::string& upper_dir,
+                      const UpperScanOptions& options,
                       const UpperVisitor& visit) {
   Scanner scanner(options, visit);
   return scanner.ScanRoot(upper_dir);

@@ -51,8 +51,8 @@ struct UpperEntry {
   // Regular files: the file, open for reading while the visitor runs (the
   // scanner closes it afterwards; dup() it to keep it).
   int fd = -1;
-  bool opaque = false;     // directory: replaces the lower one entirely
-  std::string symlink;     // symlink target
+  bool opaque = false;  // directory: replaces the lower one entirely
+  std::string symlink;  // symlink target
   std::vector<std::pair<std::string, std::string>> xattrs;
 };
 
@@ -66,7 +66,8 @@ using UpperVisitor = std::function<cvmfs::Status(const UpperEntry&)>;
 
 // Visits every change recorded in `upper_dir`; stops at the first error of
 // the scan or of the visitor.
-cvmfs::Status ScanUpperLayer(const std::string& upper_dir, const UpperScanOptions& options,
+cvmfs::Status ScanUpperLayer(const std::string& upper_dir,
+                             const UpperScanOptions& options,
                              const UpperVisitor& visit);
 
 // True for the magic attribute names of CVMFS clients ("user.hash", ...).

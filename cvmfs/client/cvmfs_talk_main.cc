@@ -36,7 +36,8 @@ void Usage(std::ostream& out) {
          "  timeout set <proxy> [<direct>] | internal affairs | reset error "
          "counters |\n"
          "  parameters | pid | pid cachemgr | mountpoint | version |\n"
-         "  prefetch info | prefetch record start|stop|status | prefetch lists\n";
+         "  prefetch info | prefetch record start|stop|status | prefetch "
+         "lists\n";
 }
 
 // Sends and prints; false if the repository did not answer.

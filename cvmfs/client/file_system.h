@@ -237,8 +237,8 @@ class FileSystem {
   TaskQueue readahead_;
   time_t mount_time_;
 
-  // Prefetch triggers (the "Prefetch triggers" section of file_system.cc). Directories are planned
-  // once per revision: `planned_` holds their paths.
+  // Prefetch triggers (the "Prefetch triggers" section of file_system.cc).
+  // Directories are planned once per revision: `planned_` holds their paths.
   void PrefetchDirectory(const InodeInfo& dir);
   void PrefetchListed(const InodeInfo& dir,
                       const std::vector<DirectoryEntry>& rows);
@@ -246,8 +246,8 @@ class FileSystem {
   void PrefetchChunks(std::vector<ObjectRequest> chunks);
   void NotePrefetchRevision();
   std::unique_ptr<Prefetcher> prefetcher_;
-  TaskQueue planner_;        // catalog queries of the triggers
-  std::mutex planned_mu_;    // guards planned_ (leaf lock)
+  TaskQueue planner_;      // catalog queries of the triggers
+  std::mutex planned_mu_;  // guards planned_ (leaf lock)
   // When a file was last opened for reading (steady clock, ns since its
   // epoch): a listing queues its files only while a program reads files.
   std::atomic<int64_t> last_open_ns_{0};

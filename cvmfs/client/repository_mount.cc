@@ -44,7 +44,7 @@ class RepositoryMount::HttpView : public NetworkView {
 RepositoryMount::~RepositoryMount() {
   StopUpdater();
   prefetch_lists_.reset();  // joins its worker, which uses fs_'s prefetcher
-  fs_.reset();  // unpins catalogs, closes cache handles
+  fs_.reset();              // unpins catalogs, closes cache handles
   objects_.reset();
   view_.reset();
   fetcher_.reset();

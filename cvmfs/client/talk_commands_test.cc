@@ -263,9 +263,8 @@ TEST_F(TalkCommandsTest, PrefetchInfoAndCounters) {
   EXPECT_NE(std::string::npos, info.find("\nState: ")) << info;
   const std::string affairs = Talk("internal affairs");
   const PrefetchCounters c = fs()->prefetcher()->counters();
-  EXPECT_NE(std::string::npos,
-            affairs.find("\nprefetch.n_queued|" + std::to_string(c.queued) +
-                         "|"))
+  EXPECT_NE(std::string::npos, affairs.find("\nprefetch.n_queued|" +
+                                            std::to_string(c.queued) + "|"))
       << affairs;
   EXPECT_NE(std::string::npos, affairs.find("\nprefetch.sz_wasted_bytes|"));
 }

@@ -221,8 +221,7 @@ Status ReadKernel(const OptionReader& r, ClientSettings* s) {
       ReadBool(r, "CVMFS_CHECK_PERMISSIONS", &s->check_permissions));
   CVMFS_RETURN_IF_ERROR(
       ReadBool(r, "CVMFS_HIDE_MAGIC_XATTRS", &s->hide_magic_xattrs));
-  CVMFS_RETURN_IF_ERROR(
-      ReadBool(r, "CVMFS_ENFORCE_ACLS", &s->enforce_acls));
+  CVMFS_RETURN_IF_ERROR(ReadBool(r, "CVMFS_ENFORCE_ACLS", &s->enforce_acls));
   if (s->enforce_acls && !s->check_permissions)
     return Status::InvalidArgument(
         "CVMFS_ENFORCE_ACLS=yes needs CVMFS_CHECK_PERMISSIONS=yes (the kernel "

@@ -53,10 +53,10 @@ struct ClientSettings {
   int max_connections = 128;
 
   // Prefetch (ours; doc/client.md, "Prefetch").
-  bool prefetch = true;           // CVMFS_PREFETCH
-  int prefetch_files = 4096;      // CVMFS_PREFETCH_FILES, objects; 0 = off
+  bool prefetch = true;             // CVMFS_PREFETCH
+  int prefetch_files = 4096;        // CVMFS_PREFETCH_FILES, objects; 0 = off
   int64_t prefetch_budget_mb = 32;  // CVMFS_PREFETCH_BUDGET, megabytes
-  int prefetch_parallel = 64;     // CVMFS_PREFETCH_PARALLEL, transfers
+  int prefetch_parallel = 64;       // CVMFS_PREFETCH_PARALLEL, transfers
 
   // Cache (client.md 4.3).
   std::string cache_base;         // CVMFS_CACHE_BASE, default /var/lib/cvmfs

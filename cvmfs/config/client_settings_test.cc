@@ -261,9 +261,10 @@ TEST_F(ClientSettingsTest, BackoffMaxMustNotBeBelowInit) {
 
 TEST_F(ClientSettingsTest, EnforceAclsNeedsPermissionChecks) {
   opts_.Set("CVMFS_ENFORCE_ACLS", "yes", "test");
-  EXPECT_NE(ErrorFor("CVMFS_CHECK_PERMISSIONS", "no")
-                .find("CVMFS_ENFORCE_ACLS=yes needs CVMFS_CHECK_PERMISSIONS=yes"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorFor("CVMFS_CHECK_PERMISSIONS", "no")
+          .find("CVMFS_ENFORCE_ACLS=yes needs CVMFS_CHECK_PERMISSIONS=yes"),
+      std::string::npos);
 }
 
 TEST_F(ClientSettingsTest, ServerUrlsAreSplitAndSubstituted) {

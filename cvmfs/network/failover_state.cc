@@ -60,8 +60,9 @@ Status FailoverState::Validate(const std::vector<std::string>& hosts,
   for (const std::string& host : hosts) {
     if (!HasPrefix(host, "http://") && !HasPrefix(host, "https://") &&
         !HasPrefix(host, "file://")) {
-      return Status::InvalidArgument("repository URL '" + host +
-                                     "' is not an http://, https:// or file:// URL");
+      return Status::InvalidArgument(
+          "repository URL '" + host +
+          "' is not an http://, https:// or file:// URL");
     }
   }
   for (size_t g = 0; g < proxy_groups.size(); ++g) {

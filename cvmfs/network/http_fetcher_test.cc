@@ -349,7 +349,8 @@ TEST(HttpFetcherTest, FileUrlReadsLocalStorage) {
   StringSink missing;
   r = fetcher->Fetch({"data/00/missing"}, &missing);
   EXPECT_TRUE(r.status.IsNotFound()) << r.status.ToString();
-  EXPECT_NE(r.status.message().find(dir.Sub("repo/data/00/missing")), std::string::npos)
+  EXPECT_NE(r.status.message().find(dir.Sub("repo/data/00/missing")),
+            std::string::npos)
       << r.status.message();
   EXPECT_TRUE(missing.body().empty());
   EXPECT_EQ(fetcher->counters().failovers, 0u);
@@ -667,7 +668,8 @@ TEST(HttpFetcherTest, AdministrativeSwitchesAndTimeouts) {
   EXPECT_EQ(fetcher->CurrentProxy(), "http://p1:3128");
   fetcher->SwitchProxy();
   EXPECT_EQ(fetcher->CurrentProxy(), "http://p2:3128");
-  EXPECT_EQ(fetcher->counters().failovers, 2u) << "explicit switches are failovers too";
+  EXPECT_EQ(fetcher->counters().failovers, 2u)
+      << "explicit switches are failovers too";
   fetcher->SetTimeouts(7, 0);
   EXPECT_EQ(fetcher->timeout_s(), 7);
   EXPECT_EQ(fetcher->timeout_direct_s(), 1);

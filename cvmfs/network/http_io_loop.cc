@@ -189,8 +189,9 @@ CURLcode HttpFetcher::IoLoop::Configure(Transfer* t, CURL* curl) {
 #if LIBCURL_VERSION_NUM >= 0x075500  // 7.85.0
   set(CURLOPT_PROTOCOLS_STR, file ? "file" : "http,https");
 #else
-  set(CURLOPT_PROTOCOLS, file ? static_cast<long>(CURLPROTO_FILE)
-                              : static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+  set(CURLOPT_PROTOCOLS,
+      file ? static_cast<long>(CURLPROTO_FILE)
+           : static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
   return rc;
 }
