@@ -29,7 +29,8 @@ int FailMessage(const cvmfs::Status& st);
 }
 
 // The repository named on the command line, or the only one there is.
-cvmfs::Result<std::string> ResolveFqrn(const cvmfs::SystemPaths& paths, const std::string& given);
+cvmfs::Result<std::string> ResolveFqrn(const cvmfs::SystemPaths& paths,
+                                       const std::string& given);
 
 }  // namespace publisher
 

@@ -32,7 +32,8 @@ class StringSource : public ByteSource {
   size_t pos_ = 0;
 };
 
-cvmfs::Digest Publish(cvmfs::ObjectStore* store, ContentIndex* index, const std::string& data,
+cvmfs::Digest Publish(cvmfs::ObjectStore* store, ContentIndex* index,
+                      const std::string& data,
                       IngestStats* stats_out = nullptr) {
   IngestOptions options;
   options.content_index = index;
@@ -54,7 +55,8 @@ TEST(ContentIndexTest, KeyCoversSizeCompressionAndAlgorithm) {
   auto a = ContentIndex::KeyOf("abc", Compression::kZlib, HashAlgorithm::kSha1);
   EXPECT_EQ(a.sha256.size(), 32u);
   EXPECT_EQ(a.size, 3u);
-  auto b = ContentIndex::KeyOf("abc", Compression::kZlib, HashAlgorithm::kShake128);
+  auto b =
+      ContentIndex::KeyOf("abc", Compression::kZlib, HashAlgorithm::kShake128);
   auto c = ContentIndex::KeyOf("abd", Compression::kZlib, HashAlgorithm::kSha1);
   EXPECT_TRUE(a < b || b < a);
   EXPECT_NE(a.sha256, c.sha256);
@@ -63,7 +65,8 @@ TEST(ContentIndexTest, KeyCoversSizeCompressionAndAlgorithm) {
 TEST(ContentIndexTest, EntriesSurviveReopening) {
   TempDir dir;
   const std::string path = dir.Sub("index.db");
-  auto key = ContentIndex::KeyOf("content", Compression::kZlib, HashAlgorithm::kSha1);
+  auto key =
+      ContentIndex::KeyOf("content", Compression::kZlib, HashAlgorithm::kSha1);
   auto digest = cvmfs::HashString(HashAlgorithm::kSha1, "compressed");
   {
     auto index = ContentIndex::Open(path);
@@ -76,7 +79,8 @@ TEST(ContentIndexTest, EntriesSurviveReopening) {
   auto index = ContentIndex::Open(path);
   ASSERT_TRUE(index.ok());
   EXPECT_EQ((*index)->Lookup(key), digest);
-  auto other = ContentIndex::KeyOf("content", Compression::kZlib, HashAlgorithm::kShake128);
+  auto other = ContentIndex::KeyOf("content", Compression::kZlib,
+                                   HashAlgorithm::kShake128);
   EXPECT_FALSE((*index)->Lookup(other));
   EXPECT_EQ((*index)->lookup_errors(), 0u);
 }
@@ -113,7 +117,8 @@ TEST(ContentIndexTest, PipelineReusesExistingObjectsOnly) {
   EXPECT_EQ(second.objects_stored.load(), 0u);
   EXPECT_EQ(store.puts(), puts);
 
-  ASSERT_TRUE(store.Remove(cvmfs::ObjectPath(d1, cvmfs::ObjectSuffix::kNone)).ok());
+  ASSERT_TRUE(
+      store.Remove(cvmfs::ObjectPath(d1, cvmfs::ObjectSuffix::kNone)).ok());
   cvmfs::Digest d3 = Publish(&store, index->get(), data, &third);
   EXPECT_EQ(d3, d1);
   EXPECT_EQ(third.objects_recognized.load(), 0u);

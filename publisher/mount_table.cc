@@ -14,9 +14,10 @@ bool IsOctal(char c) { return c >= '0' && c <= '7'; }
 std::string Unescape(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() &&
-        IsOctal(s[i + 1]) && IsOctal(s[i + 2]) && IsOctal(s[i + 3])) {
-      out += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+    if (s[i] == '\\' && i + 3 < s.size() && IsOctal(s[i + 1]) &&
+        IsOctal(s[i + 2]) && IsOctal(s[i + 3])) {
+      out += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 +
+                               (s[i + 3] - '0'));
       i += 3;
     } else {
       out += s[i];
@@ -47,7 +48,10 @@ std::vector<MountEntry> ParseMountInfo(std::string_view text) {
     // id parent dev root mountpoint options [optional...] - fstype source super
     size_t dash = 0;
     for (size_t i = 6; i < f.size(); ++i)
-      if (f[i] == "-") { dash = i; break; }
+      if (f[i] == "-") {
+        dash = i;
+        break;
+      }
     if (dash == 0 || dash + 1 >= f.size()) continue;
     MountEntry e;
     e.mountpoint = Unescape(f[4]);
@@ -64,12 +68,14 @@ std::optional<MountEntry> FindMount(const std::vector<MountEntry>& table,
                                     const std::string& mountpoint) {
   std::optional<MountEntry> found;
   for (const MountEntry& e : table)
-    if (e.mountpoint == mountpoint) found = e;  // later lines are mounted on top
+    if (e.mountpoint == mountpoint)
+      found = e;  // later lines are mounted on top
   return found;
 }
 
 cvmfs::Result<std::vector<MountEntry>> ReadMountTable() {
-  CVMFS_ASSIGN_OR_RETURN(std::string text, cvmfs::ReadFile("/proc/self/mountinfo"));
+  CVMFS_ASSIGN_OR_RETURN(std::string text,
+                         cvmfs::ReadFile("/proc/self/mountinfo"));
   return ParseMountInfo(text);
 }
 

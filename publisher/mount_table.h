@@ -17,9 +17,9 @@ namespace publisher {
 
 struct MountEntry {
   std::string mountpoint;
-  std::string fstype;         // "overlay", "fuse" (FUSE mounts without subtype)...
-  std::string source;         // e.g. "overlay_<fqrn>", "cvmfs2"
-  bool read_only = false;     // per-mount "ro"
+  std::string fstype;      // "overlay", "fuse" (FUSE mounts without subtype)...
+  std::string source;      // e.g. "overlay_<fqrn>", "cvmfs2"
+  bool read_only = false;  // per-mount "ro"
   std::string super_options;  // e.g. "lowerdir=...,upperdir=..."
 };
 

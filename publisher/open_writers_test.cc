@@ -25,13 +25,16 @@ void AddFd(const TempDir& proc, const std::string& pid, const std::string& fd,
   ASSERT_TRUE(cvmfs::WriteFileAtomic(proc.Sub(pid + "/comm"), "editor\n").ok());
   ASSERT_EQ(::symlink(target.c_str(), proc.Sub(pid + "/fd/" + fd).c_str()), 0);
   char info[64];
-  std::snprintf(info, sizeof(info), "pos:\t0\nflags:\t0%o\nmnt_id:\t1\n", flags);
-  ASSERT_TRUE(cvmfs::WriteFileAtomic(proc.Sub(pid + "/fdinfo/" + fd), info).ok());
+  std::snprintf(info, sizeof(info), "pos:\t0\nflags:\t0%o\nmnt_id:\t1\n",
+                flags);
+  ASSERT_TRUE(
+      cvmfs::WriteFileAtomic(proc.Sub(pid + "/fdinfo/" + fd), info).ok());
 }
 
 TEST(OpenWritersTest, FindsWritersBelowTheDirectoryOnly) {
   TempDir proc;
-  AddFd(proc, "100", "3", "/cvmfs/x.org/a/file", O_WRONLY | O_CREAT | O_LARGEFILE);
+  AddFd(proc, "100", "3", "/cvmfs/x.org/a/file",
+        O_WRONLY | O_CREAT | O_LARGEFILE);
   AddFd(proc, "100", "4", "/cvmfs/x.org/b/read-only", O_RDONLY | O_LARGEFILE);
   AddFd(proc, "200", "5", "/cvmfs/x.org.other/file", O_RDWR);
   AddFd(proc, "300", "6", "/cvmfs/x.org", O_RDWR);
@@ -39,14 +42,16 @@ TEST(OpenWritersTest, FindsWritersBelowTheDirectoryOnly) {
 
   auto writers = FindOpenWriters("/cvmfs/x.org", proc.path());
   ASSERT_EQ(writers.size(), 2u);
-  std::sort(writers.begin(), writers.end(),
-            [](const OpenWriter& a, const OpenWriter& b) { return a.pid < b.pid; });
+  std::sort(
+      writers.begin(), writers.end(),
+      [](const OpenWriter& a, const OpenWriter& b) { return a.pid < b.pid; });
   EXPECT_EQ(writers[0].pid, 100);
   EXPECT_EQ(writers[0].command, "editor");
   EXPECT_EQ(writers[0].path, "/cvmfs/x.org/a/file");
   EXPECT_EQ(writers[1].pid, 300);
-  EXPECT_NE(DescribeOpenWriters(writers).find("pid 100 (editor) has /cvmfs/x.org/a/file open "
-                                              "for writing"),
+  EXPECT_NE(DescribeOpenWriters(writers).find(
+                "pid 100 (editor) has /cvmfs/x.org/a/file open "
+                "for writing"),
             std::string::npos);
 }
 

@@ -30,22 +30,28 @@ using cvmfs::Status;
 
 KeyFiles KeyFiles::In(const std::string& keys_dir, const std::string& fqrn) {
   std::string base = keys_dir + "/" + fqrn;
-  return KeyFiles{base + ".masterkey", base + ".pub", base + ".key", base + ".crt"};
+  return KeyFiles{base + ".masterkey", base + ".pub", base + ".key",
+                  base + ".crt"};
 }
 
 Status ValidateFqrn(const std::string& fqrn) {
   if (fqrn.empty() || fqrn.size() > 60)
-    return Status::InvalidArgument("repository name '" + fqrn + "' must have 1 to 60 characters");
+    return Status::InvalidArgument("repository name '" + fqrn +
+                                   "' must have 1 to 60 characters");
   if (!std::isalnum(static_cast<unsigned char>(fqrn[0])))
-    return Status::InvalidArgument("repository name '" + fqrn + "' must start with a letter or digit");
+    return Status::InvalidArgument("repository name '" + fqrn +
+                                   "' must start with a letter or digit");
   for (char c : fqrn) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
-      return Status::InvalidArgument("repository name '" + fqrn +
-                                     "' may only contain letters, digits, '-', '_' and '.'");
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' &&
+        c != '.')
+      return Status::InvalidArgument(
+          "repository name '" + fqrn +
+          "' may only contain letters, digits, '-', '_' and '.'");
   }
   if (fqrn.find('.') == std::string::npos)
-    return Status::InvalidArgument("repository name '" + fqrn +
-                                   "' must be fully qualified (e.g. software.example.org)");
+    return Status::InvalidArgument(
+        "repository name '" + fqrn +
+        "' must be fully qualified (e.g. software.example.org)");
   return Status::Ok();
 }
 
@@ -57,8 +63,8 @@ Repository::~Repository() {
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
-Result<std::unique_ptr<Repository>> Repository::Open(const cvmfs::SystemPaths& paths,
-                                                     const std::string& fqrn) {
+Result<std::unique_ptr<Repository>> Repository::Open(
+    const cvmfs::SystemPaths& paths, const std::string& fqrn) {
   CVMFS_RETURN_IF_ERROR(ValidateFqrn(fqrn));
   CVMFS_ASSIGN_OR_RETURN(ServerConfig config, ServerConfig::Load(paths, fqrn));
   std::unique_ptr<Repository> repo(new Repository(paths, std::move(config)));
@@ -84,23 +90,27 @@ Result<std::string> Repository::MakeTempDir() {
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(base, 0700));
   std::string tmpl = TempDirTemplate(base, "work");
   if (!::mkdtemp(tmpl.data()))
-    return Status::FromErrno(errno, "creating a temporary directory in " + base);
+    return Status::FromErrno(errno,
+                             "creating a temporary directory in " + base);
   return tmpl;
 }
 
 Status Repository::Lock() {
   if (lock_fd_ >= 0) return Status::Ok();
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config_.spool_dir));
-  const std::string path = SpoolLayout::For(paths_, config_.fqrn, config_.spool_dir).lock;
+  const std::string path =
+      SpoolLayout::For(paths_, config_.fqrn, config_.spool_dir).lock;
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Status::FromErrno(errno, "open " + path);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
     auto holder = cvmfs::ReadFile(path);
-    std::string who = holder.ok() && !holder->empty() ? "pid " + *holder : "another process";
+    std::string who =
+        holder.ok() && !holder->empty() ? "pid " + *holder : "another process";
     while (!who.empty() && who.back() == '\n') who.pop_back();
-    return Status::Busy("another publish, transaction or tag operation on " + config_.fqrn +
-                        " is running (" + who + " holds " + path + ")");
+    return Status::Busy("another publish, transaction or tag operation on " +
+                        config_.fqrn + " is running (" + who + " holds " +
+                        path + ")");
   }
   // For the message above; the flock itself is the lock, so a holder that
   // died (even by kill -9) never blocks anyone.
@@ -112,16 +122,19 @@ Status Repository::Lock() {
 
 Status Repository::RefuseDuringTransaction(const PublishOptions& options) {
   if (options.from_transaction) return Status::Ok();
-  const std::string state = SpoolLayout::For(paths_, config_.fqrn, config_.spool_dir).in_transaction;
+  const std::string state =
+      SpoolLayout::For(paths_, config_.fqrn, config_.spool_dir).in_transaction;
   if (!cvmfs::PathExists(state)) return Status::Ok();
-  return Status::Busy("a transaction is open on " + config_.fqrn + " (" + state +
-                      "); publish or abort it first (cvmfs_server publish|abort " +
-                      config_.fqrn + ")");
+  return Status::Busy(
+      "a transaction is open on " + config_.fqrn + " (" + state +
+      "); publish or abort it first (cvmfs_server publish|abort " +
+      config_.fqrn + ")");
 }
 
 // Under the lock no other publish runs; what a killed one left is garbage.
 Status Repository::RemoveStaleTemporaries() {
-  for (const std::string& dir : {config_.spool_dir + "/tmp", store_.root() + "/data/txn"}) {
+  for (const std::string& dir :
+       {config_.spool_dir + "/tmp", store_.root() + "/data/txn"}) {
     CVMFS_ASSIGN_OR_RETURN(size_t n, publisher::RemoveStaleTemporaries(dir));
     stale_temporaries_removed_ += n;
   }
@@ -132,18 +145,21 @@ Result<cvmfs::SignedManifest> Repository::CurrentManifest() {
   auto text = store_.Get(std::string(cvmfs::kManifestName));
   if (!text.ok()) return text.status().Annotate("manifest of " + config_.fqrn);
   auto manifest = cvmfs::Manifest::Parse(*text);
-  if (!manifest.ok()) return manifest.status().Annotate("manifest of " + config_.fqrn);
+  if (!manifest.ok())
+    return manifest.status().Annotate("manifest of " + config_.fqrn);
   CVMFS_RETURN_IF_ERROR(cvmfs::VerifyManifest(*manifest, *certificate_)
                             .Annotate("manifest of " + config_.fqrn));
   return manifest;
 }
 
 Result<cvmfs::SignedWhitelist> Repository::CurrentWhitelist() {
-  CVMFS_ASSIGN_OR_RETURN(std::string text, store_.Get(std::string(cvmfs::kWhitelistName)));
+  CVMFS_ASSIGN_OR_RETURN(std::string text,
+                         store_.Get(std::string(cvmfs::kWhitelistName)));
   return cvmfs::Whitelist::Parse(text);
 }
 
-Result<Digest> Repository::StoreCompressed(const std::string& data, cvmfs::ObjectSuffix suffix) {
+Result<Digest> Repository::StoreCompressed(const std::string& data,
+                                           cvmfs::ObjectSuffix suffix) {
   std::string compressed = cvmfs::ZlibCompress(data);
   Digest digest = cvmfs::HashString(config_.hash_algorithm, compressed);
   std::string name = cvmfs::ObjectPath(digest, suffix);
@@ -151,18 +167,22 @@ Result<Digest> Repository::StoreCompressed(const std::string& data, cvmfs::Objec
   return digest;
 }
 
-Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(bool writable) {
+Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(
+    bool writable) {
   if (temp_dir_.empty()) {
     CVMFS_ASSIGN_OR_RETURN(temp_dir_, MakeTempDir());
   }
   CVMFS_ASSIGN_OR_RETURN(auto manifest, CurrentManifest());
-  std::string file = temp_dir_ + "/history." + std::to_string(::time(nullptr)) + "." +
-                     std::to_string(::getpid()) + ".db";
+  std::string file = temp_dir_ + "/history." + std::to_string(::time(nullptr)) +
+                     "." + std::to_string(::getpid()) + ".db";
   (void)::unlink(file.c_str());
   history_file_ = file;
-  if (!manifest.manifest.history) return cvmfs::HistoryDb::Create(file, config_.fqrn);
-  CVMFS_ASSIGN_OR_RETURN(std::string raw, cvmfs::ReadVerifiedObject(&store_, *manifest.manifest.history,
-                                                            cvmfs::ObjectSuffix::kHistory));
+  if (!manifest.manifest.history)
+    return cvmfs::HistoryDb::Create(file, config_.fqrn);
+  CVMFS_ASSIGN_OR_RETURN(
+      std::string raw,
+      cvmfs::ReadVerifiedObject(&store_, *manifest.manifest.history,
+                                cvmfs::ObjectSuffix::kHistory));
   CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(file, raw, 0600));
   if (writable) return cvmfs::HistoryDb::OpenForWriting(file);
   return cvmfs::HistoryDb::OpenReadOnly(file);
@@ -177,10 +197,12 @@ static std::string IsoTime(int64_t t) {
   return buf;
 }
 
-Status Repository::WriteManifest(cvmfs::Manifest manifest, const Digest* history) {
+Status Repository::WriteManifest(cvmfs::Manifest manifest,
+                                 const Digest* history) {
   // Certificate and metainfo are stored once; make sure they exist.
-  CVMFS_ASSIGN_OR_RETURN(Digest cert, StoreCompressed(certificate_->ToPem(),
-                                                      cvmfs::ObjectSuffix::kCertificate));
+  CVMFS_ASSIGN_OR_RETURN(Digest cert,
+                         StoreCompressed(certificate_->ToPem(),
+                                         cvmfs::ObjectSuffix::kCertificate));
   manifest.certificate = cert;
   if (history) manifest.history = *history;
   manifest.fqrn = config_.fqrn;
@@ -198,28 +220,41 @@ Status Repository::WriteManifest(cvmfs::Manifest manifest, const Digest* history
   auto existing = store_.Get(std::string(cvmfs::kReflogName));
   if (existing.ok()) {
     CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(reflog_file, *existing, 0600));
-    CVMFS_ASSIGN_OR_RETURN(reflog, cvmfs::ReflogDb::OpenForWriting(reflog_file));
+    CVMFS_ASSIGN_OR_RETURN(reflog,
+                           cvmfs::ReflogDb::OpenForWriting(reflog_file));
   } else {
-    CVMFS_ASSIGN_OR_RETURN(reflog, cvmfs::ReflogDb::Create(reflog_file, config_.fqrn));
+    CVMFS_ASSIGN_OR_RETURN(reflog,
+                           cvmfs::ReflogDb::Create(reflog_file, config_.fqrn));
   }
-  CVMFS_RETURN_IF_ERROR(reflog->AddCatalog(manifest.root_catalog, static_cast<int64_t>(*manifest.publish_timestamp)));
-  CVMFS_RETURN_IF_ERROR(reflog->AddCertificate(cert, static_cast<int64_t>(*manifest.publish_timestamp)));
-  if (manifest.history) CVMFS_RETURN_IF_ERROR(reflog->AddHistory(*manifest.history, static_cast<int64_t>(*manifest.publish_timestamp)));
-  if (manifest.metainfo) CVMFS_RETURN_IF_ERROR(reflog->AddMetainfo(*manifest.metainfo, static_cast<int64_t>(*manifest.publish_timestamp)));
+  CVMFS_RETURN_IF_ERROR(
+      reflog->AddCatalog(manifest.root_catalog,
+                         static_cast<int64_t>(*manifest.publish_timestamp)));
+  CVMFS_RETURN_IF_ERROR(reflog->AddCertificate(
+      cert, static_cast<int64_t>(*manifest.publish_timestamp)));
+  if (manifest.history)
+    CVMFS_RETURN_IF_ERROR(reflog->AddHistory(
+        *manifest.history, static_cast<int64_t>(*manifest.publish_timestamp)));
+  if (manifest.metainfo)
+    CVMFS_RETURN_IF_ERROR(reflog->AddMetainfo(
+        *manifest.metainfo, static_cast<int64_t>(*manifest.publish_timestamp)));
   CVMFS_RETURN_IF_ERROR(reflog->Close());
   reflog.reset();
-  CVMFS_ASSIGN_OR_RETURN(std::string reflog_bytes, cvmfs::ReadFile(reflog_file));
+  CVMFS_ASSIGN_OR_RETURN(std::string reflog_bytes,
+                         cvmfs::ReadFile(reflog_file));
   manifest.reflog = cvmfs::HashString(config_.hash_algorithm, reflog_bytes);
   CVMFS_RETURN_IF_ERROR(
-      store_.Put(std::string(cvmfs::kReflogName), reflog_bytes).Annotate("storing the reflog"));
+      store_.Put(std::string(cvmfs::kReflogName), reflog_bytes)
+          .Annotate("storing the reflog"));
 
-  CVMFS_ASSIGN_OR_RETURN(std::string signed_manifest, cvmfs::SignManifest(manifest, *repo_key_));
+  CVMFS_ASSIGN_OR_RETURN(std::string signed_manifest,
+                         cvmfs::SignManifest(manifest, *repo_key_));
   // The commit point: after this rename clients see the new revision.
   return store_.Put(std::string(cvmfs::kManifestName), signed_manifest)
       .Annotate("storing the manifest");
 }
 
-Result<PublishStats> Repository::CommitRevision(CatalogTree* tree, uint64_t revision,
+Result<PublishStats> Repository::CommitRevision(CatalogTree* tree,
+                                                uint64_t revision,
                                                 const PublishOptions& options) {
   const int64_t now = ::time(nullptr);
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
@@ -244,24 +279,30 @@ Result<PublishStats> Repository::CommitRevision(CatalogTree* tree, uint64_t revi
   CVMFS_RETURN_IF_ERROR(history->Insert(trunk));
   if (!options.tag_name.empty() || config_.auto_tag) {
     cvmfs::Tag tag = trunk;
-    tag.name = options.tag_name.empty() ? "generic-" + IsoTime(now) : options.tag_name;
+    tag.name =
+        options.tag_name.empty() ? "generic-" + IsoTime(now) : options.tag_name;
     tag.description = options.tag_description;
     CVMFS_RETURN_IF_ERROR(history->Insert(tag));
   }
   if (current.manifest.history)
-    CVMFS_RETURN_IF_ERROR(history->SetPreviousRevision(*current.manifest.history));
+    CVMFS_RETURN_IF_ERROR(
+        history->SetPreviousRevision(*current.manifest.history));
   CVMFS_RETURN_IF_ERROR(history->Close());
   history.reset();
   const std::string history_file = history_file_;
-  CVMFS_ASSIGN_OR_RETURN(std::string history_bytes, cvmfs::ReadFile(history_file));
-  auto history_hash = StoreCompressed(history_bytes, cvmfs::ObjectSuffix::kHistory);
-  if (!history_hash.ok()) return history_hash.status().Annotate("storing the history database");
+  CVMFS_ASSIGN_OR_RETURN(std::string history_bytes,
+                         cvmfs::ReadFile(history_file));
+  auto history_hash =
+      StoreCompressed(history_bytes, cvmfs::ObjectSuffix::kHistory);
+  if (!history_hash.ok())
+    return history_hash.status().Annotate("storing the history database");
 
   cvmfs::Manifest manifest = current.manifest;
   manifest.root_catalog = commit.root_hash;
   manifest.catalog_size = commit.root_size;
   manifest.revision = revision;
-  if (options.before_commit) CVMFS_RETURN_IF_ERROR(options.before_commit(commit.root_hash, revision));
+  if (options.before_commit)
+    CVMFS_RETURN_IF_ERROR(options.before_commit(commit.root_hash, revision));
   CVMFS_RETURN_IF_ERROR(WriteManifest(manifest, &*history_hash));
 
   PublishStats stats;
@@ -271,16 +312,19 @@ Result<PublishStats> Repository::CommitRevision(CatalogTree* tree, uint64_t revi
   return stats;
 }
 
-Result<PublishStats> Repository::Publish(const BuildFn& build, const PublishOptions& options) {
+Result<PublishStats> Repository::Publish(const BuildFn& build,
+                                         const PublishOptions& options) {
   CVMFS_RETURN_IF_ERROR(Lock());
   CVMFS_RETURN_IF_ERROR(RefuseDuringTransaction(options));
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
   CVMFS_ASSIGN_OR_RETURN(std::string work, MakeTempDir());
   RemoveOnExit cleanup{work};
 
-  const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl, work};
-  CVMFS_ASSIGN_OR_RETURN(auto tree, CatalogTree::Open(&store_, current.manifest.root_catalog,
-                                                      tree_options));
+  const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl,
+                                        work};
+  CVMFS_ASSIGN_OR_RETURN(
+      auto tree,
+      CatalogTree::Open(&store_, current.manifest.root_catalog, tree_options));
   IngestOptions ingest;
   ingest.hash_algorithm = config_.hash_algorithm;
   ingest.compression = config_.compression;
@@ -301,12 +345,14 @@ Result<PublishStats> Repository::Publish(const BuildFn& build, const PublishOpti
   pipeline.Drain();
   if (index.ok()) {
     Status flushed = (*index)->Flush();
-    if (!flushed.ok()) warnings.push_back("content index not updated: " + flushed.ToString());
+    if (!flushed.ok())
+      warnings.push_back("content index not updated: " + flushed.ToString());
   }
   CVMFS_RETURN_IF_ERROR(built);
 
-  CVMFS_ASSIGN_OR_RETURN(PublishStats stats,
-                         CommitRevision(tree.get(), current.manifest.revision + 1, options));
+  CVMFS_ASSIGN_OR_RETURN(
+      PublishStats stats,
+      CommitRevision(tree.get(), current.manifest.revision + 1, options));
   const IngestStats& is = pipeline.stats();
   stats.files = is.files;
   stats.bytes_in = is.bytes_in;
@@ -326,8 +372,10 @@ Result<PublishStats> Repository::PublishOldRoot(const Digest& old_root,
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
   CVMFS_ASSIGN_OR_RETURN(std::string work, MakeTempDir());
   RemoveOnExit cleanup{work};
-  const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl, work};
-  CVMFS_ASSIGN_OR_RETURN(auto tree, CatalogTree::Open(&store_, old_root, tree_options));
+  const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl,
+                                        work};
+  CVMFS_ASSIGN_OR_RETURN(auto tree,
+                         CatalogTree::Open(&store_, old_root, tree_options));
   // Touch the root so that it is re-committed with the new revision number.
   CVMFS_ASSIGN_OR_RETURN(auto root, tree->Lookup(""));
   if (!root) return Status::Corruption("root catalog without root entry");
@@ -339,12 +387,14 @@ Status Repository::CommitHistory(std::unique_ptr<cvmfs::HistoryDb> history) {
   CVMFS_RETURN_IF_ERROR(Lock());
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
   if (current.manifest.history)
-    CVMFS_RETURN_IF_ERROR(history->SetPreviousRevision(*current.manifest.history));
+    CVMFS_RETURN_IF_ERROR(
+        history->SetPreviousRevision(*current.manifest.history));
   CVMFS_RETURN_IF_ERROR(history->Close());
   history.reset();
   const std::string file = history_file_;
   CVMFS_ASSIGN_OR_RETURN(std::string bytes, cvmfs::ReadFile(file));
-  CVMFS_ASSIGN_OR_RETURN(Digest hash, StoreCompressed(bytes, cvmfs::ObjectSuffix::kHistory));
+  CVMFS_ASSIGN_OR_RETURN(Digest hash,
+                         StoreCompressed(bytes, cvmfs::ObjectSuffix::kHistory));
   return WriteManifest(current.manifest, &hash);
 }
 
@@ -352,10 +402,14 @@ Status Repository::Resign(int days) {
   KeyFiles keys = KeyFiles::In(config_.keys_dir, config_.fqrn);
   auto master_pem = cvmfs::ReadFile(keys.master_key);
   if (!master_pem.ok())
-    return master_pem.status().Annotate("master key (needed to sign the whitelist)");
+    return master_pem.status().Annotate(
+        "master key (needed to sign the whitelist)");
   CVMFS_ASSIGN_OR_RETURN(auto master, cvmfs::PrivateKey::FromPem(*master_pem));
-  auto wl = cvmfs::Whitelist::Create(config_.fqrn, certificate_->Fingerprint(), ::time(nullptr), days);
-  CVMFS_ASSIGN_OR_RETURN(std::string bytes, cvmfs::SignWhitelist(wl, master, config_.hash_algorithm));
+  auto wl = cvmfs::Whitelist::Create(config_.fqrn, certificate_->Fingerprint(),
+                                     ::time(nullptr), days);
+  CVMFS_ASSIGN_OR_RETURN(
+      std::string bytes,
+      cvmfs::SignWhitelist(wl, master, config_.hash_algorithm));
   return store_.Put(std::string(cvmfs::kWhitelistName), bytes);
 }
 
@@ -375,10 +429,12 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
   config.garbage_collection = options.garbage_collection;
   std::string config_file = config.ConfigFile(paths);
   if (cvmfs::PathExists(config_file))
-    return Status::AlreadyExists("repository " + options.fqrn + " already exists (" +
-                                 config_file + "); remove it first with cvmfs_server rmfs");
+    return Status::AlreadyExists("repository " + options.fqrn +
+                                 " already exists (" + config_file +
+                                 "); remove it first with cvmfs_server rmfs");
   if (cvmfs::PathExists(config.storage_dir + "/.cvmfspublished"))
-    return Status::AlreadyExists("storage " + config.storage_dir + " already holds a repository");
+    return Status::AlreadyExists("storage " + config.storage_dir +
+                                 " already holds a repository");
 
   // Keys: a master key is reused if one exists for this name.
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.keys_dir));
@@ -390,32 +446,43 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
     master.emplace(std::move(k));
   } else {
     CVMFS_ASSIGN_OR_RETURN(auto k, cvmfs::PrivateKey::Generate(2048));
-    CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(keys.master_key, k.ToPem(), 0400));
+    CVMFS_RETURN_IF_ERROR(
+        cvmfs::WriteFileAtomic(keys.master_key, k.ToPem(), 0400));
     master.emplace(std::move(k));
   }
-  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(keys.master_pub, master->PublicPem(), 0444));
+  CVMFS_RETURN_IF_ERROR(
+      cvmfs::WriteFileAtomic(keys.master_pub, master->PublicPem(), 0444));
   CVMFS_ASSIGN_OR_RETURN(auto repo_key, cvmfs::PrivateKey::Generate(2048));
-  CVMFS_ASSIGN_OR_RETURN(auto cert, cvmfs::Certificate::CreateSelfSigned(
-                                        repo_key, options.fqrn + " CernVM-FS Release Managers", 365));
-  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(keys.repo_key, repo_key.ToPem(), 0400));
-  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(keys.repo_crt, cert.ToPem(), 0444));
+  CVMFS_ASSIGN_OR_RETURN(
+      auto cert,
+      cvmfs::Certificate::CreateSelfSigned(
+          repo_key, options.fqrn + " CernVM-FS Release Managers", 365));
+  CVMFS_RETURN_IF_ERROR(
+      cvmfs::WriteFileAtomic(keys.repo_key, repo_key.ToPem(), 0400));
+  CVMFS_RETURN_IF_ERROR(
+      cvmfs::WriteFileAtomic(keys.repo_crt, cert.ToPem(), 0444));
 
   // Storage layout and spool.
   cvmfs::LocalObjectStore store(config.storage_dir);
   CVMFS_RETURN_IF_ERROR(store.CreateLayout());
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir + "/tmp", 0700));
-  CVMFS_RETURN_IF_ERROR(store.Put(std::string(cvmfs::kMasterReplicaName),
-                                  "This file marks the repository as replicatable to stratum 1 servers\n"));
+  CVMFS_RETURN_IF_ERROR(store.Put(
+      std::string(cvmfs::kMasterReplicaName),
+      "This file marks the repository as replicatable to stratum 1 servers\n"));
 
   // Whitelist.
-  auto wl = cvmfs::Whitelist::Create(options.fqrn, cert.Fingerprint(), ::time(nullptr),
-                                     options.whitelist_days);
-  CVMFS_ASSIGN_OR_RETURN(std::string wl_bytes, cvmfs::SignWhitelist(wl, *master, config.hash_algorithm));
-  CVMFS_RETURN_IF_ERROR(store.Put(std::string(cvmfs::kWhitelistName), wl_bytes));
+  auto wl = cvmfs::Whitelist::Create(options.fqrn, cert.Fingerprint(),
+                                     ::time(nullptr), options.whitelist_days);
+  CVMFS_ASSIGN_OR_RETURN(
+      std::string wl_bytes,
+      cvmfs::SignWhitelist(wl, *master, config.hash_algorithm));
+  CVMFS_RETURN_IF_ERROR(
+      store.Put(std::string(cvmfs::kWhitelistName), wl_bytes));
 
   // Revision 1: an empty root directory, its history and the manifest.
   std::string tmp = TempDirTemplate(config.spool_dir + "/tmp", "mkfs");
-  if (!::mkdtemp(tmp.data())) return Status::FromErrno(errno, "creating " + tmp);
+  if (!::mkdtemp(tmp.data()))
+    return Status::FromErrno(errno, "creating " + tmp);
   RemoveOnExit cleanup{tmp};
   cvmfs::DirectoryEntry root;
   root.mode = 040755;
@@ -423,24 +490,32 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
   root.mtime = ::time(nullptr);
   root.linkcount = 2;
   CatalogTreeOptions tree_options{config.hash_algorithm, config.ttl, tmp};
-  CVMFS_ASSIGN_OR_RETURN(auto tree, CatalogTree::CreateEmpty(&store, root, tree_options));
+  CVMFS_ASSIGN_OR_RETURN(auto tree,
+                         CatalogTree::CreateEmpty(&store, root, tree_options));
   const int64_t now = ::time(nullptr);
   CVMFS_ASSIGN_OR_RETURN(CommitResult commit, tree->Commit(1, now));
 
   std::string metainfo =
-      "{\n  \"administrator\" : \"Your Name\",\n  \"email\"         : \"you@organisation.org\",\n"
-      "  \"organisation\"  : \"Your Organisation\",\n  \"description\"   : \"Repository content\",\n"
-      "  \"url\"           : \"Project website\",\n  \"recommended-stratum0\":  \"stratum 0 url\",\n"
-      "  \"recommended-stratum1s\" : [ \"stratum1 url\", \"stratum1 url\" ],\n\n"
-      "  \"custom\" : {\n    \"_comment\" : \"Put arbitrary structured data here\"\n  }\n}\n";
+      "{\n  \"administrator\" : \"Your Name\",\n  \"email\"         : "
+      "\"you@organisation.org\",\n"
+      "  \"organisation\"  : \"Your Organisation\",\n  \"description\"   : "
+      "\"Repository content\",\n"
+      "  \"url\"           : \"Project website\",\n  \"recommended-stratum0\": "
+      " \"stratum 0 url\",\n"
+      "  \"recommended-stratum1s\" : [ \"stratum1 url\", \"stratum1 url\" "
+      "],\n\n"
+      "  \"custom\" : {\n    \"_comment\" : \"Put arbitrary structured data "
+      "here\"\n  }\n}\n";
   std::string compressed = cvmfs::ZlibCompress(metainfo);
   Digest meta_hash = cvmfs::HashString(config.hash_algorithm, compressed);
-  CVMFS_RETURN_IF_ERROR(store.Put(cvmfs::ObjectPath(meta_hash, cvmfs::ObjectSuffix::kMetainfo),
-                                  compressed));
+  CVMFS_RETURN_IF_ERROR(
+      store.Put(cvmfs::ObjectPath(meta_hash, cvmfs::ObjectSuffix::kMetainfo),
+                compressed));
 
   // Write the configuration last: until then the repository does not exist.
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(paths.ServerConfigDir(options.fqrn)));
-  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(config_file, config.ToKeyValues().Serialize()));
+  CVMFS_RETURN_IF_ERROR(
+      cvmfs::WriteFileAtomic(config_file, config.ToKeyValues().Serialize()));
   {
     // A placeholder manifest so that Repository::Open and WriteManifest
     // can run: it is replaced below before anything serves it.
@@ -451,7 +526,8 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
     manifest.revision = 1;
     manifest.metainfo = meta_hash;
     std::string history_file = tmp + "/history.db";
-    CVMFS_ASSIGN_OR_RETURN(auto history, cvmfs::HistoryDb::Create(history_file, options.fqrn));
+    CVMFS_ASSIGN_OR_RETURN(
+        auto history, cvmfs::HistoryDb::Create(history_file, options.fqrn));
     cvmfs::Tag trunk;
     trunk.name = "trunk";
     trunk.root_hash = commit.root_hash;
@@ -464,8 +540,8 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
     CVMFS_ASSIGN_OR_RETURN(std::string hbytes, cvmfs::ReadFile(history_file));
     std::string hcompressed = cvmfs::ZlibCompress(hbytes);
     Digest hhash = cvmfs::HashString(config.hash_algorithm, hcompressed);
-    CVMFS_RETURN_IF_ERROR(store.Put(cvmfs::ObjectPath(hhash, cvmfs::ObjectSuffix::kHistory),
-                                    hcompressed));
+    CVMFS_RETURN_IF_ERROR(store.Put(
+        cvmfs::ObjectPath(hhash, cvmfs::ObjectSuffix::kHistory), hcompressed));
     CVMFS_RETURN_IF_ERROR(repo->WriteManifest(manifest, &hhash));
   }
   return Status::Ok();

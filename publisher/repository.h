@@ -43,7 +43,8 @@ struct PublishOptions {
   // Runs after the catalogs and the history are stored, right before the
   // manifest (the commit point) is written, with the new root catalog and
   // revision; a failure stops the publish.
-  std::function<cvmfs::Status(const cvmfs::Digest& root, uint64_t revision)> before_commit;
+  std::function<cvmfs::Status(const cvmfs::Digest& root, uint64_t revision)>
+      before_commit;
 };
 
 struct PublishStats {
@@ -52,7 +53,7 @@ struct PublishStats {
   size_t catalogs_written = 0;
   uint64_t files = 0, bytes_in = 0, objects_stored = 0, objects_existing = 0,
            bytes_stored = 0;
-  uint64_t objects_recognized = 0;  // reused through the content index
+  uint64_t objects_recognized = 0;       // reused through the content index
   size_t stale_temporaries_removed = 0;  // left by killed publishes
   std::vector<std::string> warnings;     // e.g. the content index was unusable
 };
@@ -65,8 +66,8 @@ struct KeyFiles {
 
 class Repository {
  public:
-  static cvmfs::Result<std::unique_ptr<Repository>> Open(const cvmfs::SystemPaths& paths,
-                                                          const std::string& fqrn);
+  static cvmfs::Result<std::unique_ptr<Repository>> Open(
+      const cvmfs::SystemPaths& paths, const std::string& fqrn);
   ~Repository();
 
   const ServerConfig& config() const { return config_; }
@@ -79,7 +80,8 @@ class Repository {
   using BuildFn = std::function<cvmfs::Status(CatalogTree*, IngestPipeline*)>;
   // Builds and publishes a new revision; `build` changes the tree and feeds
   // file content through the pipeline.
-  cvmfs::Result<PublishStats> Publish(const BuildFn& build, const PublishOptions& options);
+  cvmfs::Result<PublishStats> Publish(const BuildFn& build,
+                                      const PublishOptions& options);
 
   // Publishes the root catalog of an earlier revision as a new revision
   // (rollback): its content is re-committed with the new revision number.
@@ -104,15 +106,19 @@ class Repository {
   cvmfs::Result<std::string> MakeTempDir();
 
  private:
-  friend cvmfs::Status Mkfs(const cvmfs::SystemPaths& paths, const struct MkfsOptions& options);
+  friend cvmfs::Status Mkfs(const cvmfs::SystemPaths& paths,
+                            const struct MkfsOptions& options);
   Repository(const cvmfs::SystemPaths& paths, ServerConfig config);
   cvmfs::Status LoadKeys();
   cvmfs::Status RefuseDuringTransaction(const PublishOptions& options);
   cvmfs::Status RemoveStaleTemporaries();
-  cvmfs::Result<PublishStats> CommitRevision(CatalogTree* tree, uint64_t revision,
+  cvmfs::Result<PublishStats> CommitRevision(CatalogTree* tree,
+                                             uint64_t revision,
                                              const PublishOptions& options);
-  cvmfs::Status WriteManifest(cvmfs::Manifest manifest, const cvmfs::Digest* history);
-  cvmfs::Result<cvmfs::Digest> StoreCompressed(const std::string& data, cvmfs::ObjectSuffix suffix);
+  cvmfs::Status WriteManifest(cvmfs::Manifest manifest,
+                              const cvmfs::Digest* history);
+  cvmfs::Result<cvmfs::Digest> StoreCompressed(const std::string& data,
+                                               cvmfs::ObjectSuffix suffix);
 
   cvmfs::SystemPaths paths_;
   ServerConfig config_;

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <ctime>
 #include <chrono>
+#include <ctime>
 #include <thread>
 #include <vector>
 
@@ -36,11 +36,13 @@ constexpr auto kCacheReleaseTimeout = std::chrono::seconds(30);
 // overlayfs splits its options at ',' and lowerdir at ':'.
 Status CheckOverlayPath(const std::string& path) {
   if (path.find_first_of(",:\\") == std::string::npos) return Status::Ok();
-  return Status::InvalidArgument("path " + path +
-                                 " contains ',', ':' or '\\', which overlayfs options cannot hold");
+  return Status::InvalidArgument(
+      "path " + path +
+      " contains ',', ':' or '\\', which overlayfs options cannot hold");
 }
 
-Result<int> RunAndWait(const std::vector<std::string>& args, const std::string& log) {
+Result<int> RunAndWait(const std::vector<std::string>& args,
+                       const std::string& log) {
   std::vector<char*> argv;
   std::vector<std::string> copy = args;
   for (auto& a : copy) argv.push_back(a.data());
@@ -49,16 +51,19 @@ Result<int> RunAndWait(const std::vector<std::string>& args, const std::string& 
   posix_spawn_file_actions_init(&actions);
   // The client daemonizes; its output goes to a file, never to a pipe a
   // daemon could hold open.
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   pid_t pid;
-  int rc = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  int rc =
+      ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return Status::FromErrno(rc, "starting " + args[0]);
   int wstatus = 0;
   while (::waitpid(pid, &wstatus, 0) < 0) {
-    if (errno != EINTR) return Status::FromErrno(errno, "waiting for " + args[0]);
+    if (errno != EINTR)
+      return Status::FromErrno(errno, "waiting for " + args[0]);
   }
   return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
 }
@@ -75,11 +80,14 @@ std::string Tail(const std::string& file) {
 Status Unmount(const std::string& mountpoint, bool force) {
   if (::umount2(mountpoint.c_str(), 0) == 0) return Status::Ok();
   int err = errno;
-  if (err == EBUSY && force && ::umount2(mountpoint.c_str(), MNT_DETACH) == 0) return Status::Ok();
+  if (err == EBUSY && force && ::umount2(mountpoint.c_str(), MNT_DETACH) == 0)
+    return Status::Ok();
   if (err == EBUSY)
-    return Status::Busy("cannot unmount " + mountpoint +
-                        ": it is in use (a shell or process has its working directory or a "
-                        "file there; see fuser -vm " + mountpoint + ")");
+    return Status::Busy(
+        "cannot unmount " + mountpoint +
+        ": it is in use (a shell or process has its working directory or a "
+        "file there; see fuser -vm " +
+        mountpoint + ")");
   return Status::FromErrno(err, "unmount " + mountpoint);
 }
 
@@ -91,7 +99,8 @@ bool IsMounted(const std::vector<MountEntry>& table, const std::string& path) {
 
 std::string MountHealth::Problems(const SpoolLayout& layout) const {
   std::string out;
-  if (!rdonly_mounted) out += layout.rdonly + " (read-only layer) is not mounted";
+  if (!rdonly_mounted)
+    out += layout.rdonly + " (read-only layer) is not mounted";
   if (!union_mounted) {
     if (!out.empty()) out += "; ";
     out += layout.union_mount + " (union file system) is not mounted";
@@ -101,13 +110,17 @@ std::string MountHealth::Problems(const SpoolLayout& layout) const {
 
 Status RepositoryMounts::CheckSupport() {
   if (::geteuid() != 0)
-    return Status::NotSupported("transactions need root (mounting FUSE and overlayfs)");
-  if (!cvmfs::PathExists("/dev/fuse")) return Status::NotSupported("/dev/fuse is missing");
+    return Status::NotSupported(
+        "transactions need root (mounting FUSE and overlayfs)");
+  if (!cvmfs::PathExists("/dev/fuse"))
+    return Status::NotSupported("/dev/fuse is missing");
   auto fs = cvmfs::ReadFile("/proc/filesystems");
   if (!fs.ok() || fs->find("\toverlay\n") == std::string::npos)
-    return Status::NotSupported("the kernel has no overlayfs (modprobe overlay)");
+    return Status::NotSupported(
+        "the kernel has no overlayfs (modprobe overlay)");
   if (fs->find("\tfuse\n") == std::string::npos)
-    return Status::NotSupported("the kernel has no FUSE support (modprobe fuse)");
+    return Status::NotSupported(
+        "the kernel has no FUSE support (modprobe fuse)");
   return Status::Ok();
 }
 
@@ -119,14 +132,15 @@ Result<std::string> RepositoryMounts::ClientBinary() {
   dir = dir.substr(0, dir.rfind('/'));
   std::string client = dir + "/cvmfs2";
   if (::access(client.c_str(), X_OK) != 0)
-    return Status::NotFound("the client " + client +
-                            " (needed for the read-only layer) is missing; install cvmfs2 beside "
-                            "cvmfs_server");
+    return Status::NotFound(
+        "the client " + client +
+        " (needed for the read-only layer) is missing; install cvmfs2 beside "
+        "cvmfs_server");
   return client;
 }
 
-Status RepositoryMounts::WriteClientConfig(const std::string& storage_dir,
-                                           const std::string& public_key) const {
+Status RepositoryMounts::WriteClientConfig(
+    const std::string& storage_dir, const std::string& public_key) const {
   KeyValueFile kv;
   kv.Set("CVMFS_SERVER_URL", "file://" + storage_dir);
   kv.Set("CVMFS_HTTP_PROXY", "DIRECT");
@@ -140,9 +154,9 @@ Status RepositoryMounts::WriteClientConfig(const std::string& storage_dir,
   // Owners as published, and no magic attributes copied up by overlayfs.
   kv.Set("CVMFS_CLAIM_OWNERSHIP", "no");
   kv.Set("CVMFS_HIDE_MAGIC_XATTRS", "yes");
-  std::string text =
-      "# The read-only layer of " + fqrn_ + "'s transactions; written by cvmfs_server mkfs.\n" +
-      kv.Serialize();
+  std::string text = "# The read-only layer of " + fqrn_ +
+                     "'s transactions; written by cvmfs_server mkfs.\n" +
+                     kv.Serialize();
   return cvmfs::WriteFileAtomic(layout_.client_config, text, 0644);
 }
 
@@ -170,26 +184,31 @@ Status RepositoryMounts::MountReadOnlyLayer(const cvmfs::Digest& root) const {
   CVMFS_RETURN_IF_ERROR(layout_.CreateDirectories());
   CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(
       layout_.client_local, "CVMFS_ROOT_HASH=" + root.ToString() + "\n", 0644));
-  const std::string options =
-      "config=" + layout_.client_config + ":" + layout_.client_local + ",allow_other";
+  const std::string options = "config=" + layout_.client_config + ":" +
+                              layout_.client_local + ",allow_other";
   CVMFS_ASSIGN_OR_RETURN(
-      int rc, RunAndWait({client, "-o", options, fqrn_, layout_.rdonly}, layout_.client_log));
+      int rc, RunAndWait({client, "-o", options, fqrn_, layout_.rdonly},
+                         layout_.client_log));
   if (rc != 0)
-    return Status::Unavailable("mounting the read-only layer " + layout_.rdonly + " (" + client +
-                               ") failed with exit status " + std::to_string(rc) + ": " +
-                               Tail(layout_.client_log));
+    return Status::Unavailable(
+        "mounting the read-only layer " + layout_.rdonly + " (" + client +
+        ") failed with exit status " + std::to_string(rc) + ": " +
+        Tail(layout_.client_log));
   return Status::Ok();
 }
 
 Status RepositoryMounts::WaitForCacheRelease() const {
-  const std::string lock = layout_.client_cache + "/" + fqrn_ + "/" + kCacheLockName;
+  const std::string lock =
+      layout_.client_cache + "/" + fqrn_ + "/" + kCacheLockName;
   cvmfs::UniqueFd fd(::open(lock.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Status::Ok();  // no managed cache: nothing to wait for
+  if (!fd.valid())
+    return Status::Ok();  // no managed cache: nothing to wait for
   auto deadline = std::chrono::steady_clock::now() + kCacheReleaseTimeout;
   while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     if (std::chrono::steady_clock::now() > deadline)
-      return Status::Busy("the client of " + layout_.rdonly + " did not exit after the unmount (" +
-                          lock + " still locked)");
+      return Status::Busy("the client of " + layout_.rdonly +
+                          " did not exit after the unmount (" + lock +
+                          " still locked)");
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ::flock(fd.get(), LOCK_UN);
@@ -204,28 +223,33 @@ Status RepositoryMounts::UnmountReadOnlyLayer(bool force) const {
 }
 
 Status RepositoryMounts::MountUnion(bool writable) const {
-  for (const std::string& p : {layout_.rdonly, layout_.scratch_current, layout_.ofs_workdir})
+  for (const std::string& p :
+       {layout_.rdonly, layout_.scratch_current, layout_.ofs_workdir})
     CVMFS_RETURN_IF_ERROR(CheckOverlayPath(p));
   CVMFS_RETURN_IF_ERROR(layout_.CreateDirectories());
-  const std::string data = "lowerdir=" + layout_.rdonly + ",upperdir=" + layout_.scratch_current +
-                           ",workdir=" + layout_.ofs_workdir + ",redirect_dir=off,metacopy=off";
+  const std::string data =
+      "lowerdir=" + layout_.rdonly + ",upperdir=" + layout_.scratch_current +
+      ",workdir=" + layout_.ofs_workdir + ",redirect_dir=off,metacopy=off";
   unsigned long flags = MS_NODEV | (writable ? 0 : MS_RDONLY);
-  if (::mount(("overlay_" + fqrn_).c_str(), layout_.union_mount.c_str(), "overlay", flags,
-              data.c_str()) != 0)
-    return Status::FromErrno(errno, "mounting overlayfs at " + layout_.union_mount + " (" + data +
-                                        ")");
+  if (::mount(("overlay_" + fqrn_).c_str(), layout_.union_mount.c_str(),
+              "overlay", flags, data.c_str()) != 0)
+    return Status::FromErrno(
+        errno,
+        "mounting overlayfs at " + layout_.union_mount + " (" + data + ")");
   return Status::Ok();
 }
 
 Status RepositoryMounts::RemountUnion(bool writable) const {
   unsigned long flags = MS_REMOUNT | MS_NODEV | (writable ? 0 : MS_RDONLY);
-  if (::mount(nullptr, layout_.union_mount.c_str(), nullptr, flags, nullptr) == 0)
+  if (::mount(nullptr, layout_.union_mount.c_str(), nullptr, flags, nullptr) ==
+      0)
     return Status::Ok();
   if (errno == EBUSY && !writable)
     return Status::Busy("cannot make " + layout_.union_mount +
                         " read-only: files there are open for writing");
-  return Status::FromErrno(errno, std::string("remounting ") + layout_.union_mount +
-                                      (writable ? " read-write" : " read-only"));
+  return Status::FromErrno(errno,
+                           std::string("remounting ") + layout_.union_mount +
+                               (writable ? " read-write" : " read-only"));
 }
 
 Status RepositoryMounts::UnmountUnion(bool force) const {
@@ -243,7 +267,8 @@ void RepositoryMounts::EmptyWastebinInBackground() const {
     if (::fork() != 0) ::_exit(0);
     int null = ::open("/dev/null", O_RDWR);
     for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
-    ::execl("/bin/rm", "rm", "-rf", "--one-file-system", layout_.wastebin.c_str(), nullptr);
+    ::execl("/bin/rm", "rm", "-rf", "--one-file-system",
+            layout_.wastebin.c_str(), nullptr);
     ::_exit(127);
   }
   int wstatus;
@@ -254,25 +279,32 @@ void RepositoryMounts::EmptyWastebinInBackground() const {
 Status RepositoryMounts::ResetScratch() const {
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(layout_.wastebin, 0700));
   if (cvmfs::PathExists(layout_.scratch_current)) {
-    const std::string base = layout_.wastebin + "/" + std::to_string(::getpid()) + "." +
+    const std::string base = layout_.wastebin + "/" +
+                             std::to_string(::getpid()) + "." +
                              std::to_string(::time(nullptr));
     std::string old = base;
-    for (int n = 1; cvmfs::PathExists(old); ++n) old = base + "." + std::to_string(n);
+    for (int n = 1; cvmfs::PathExists(old); ++n)
+      old = base + "." + std::to_string(n);
     if (::rename(layout_.scratch_current.c_str(), old.c_str()) != 0)
-      return Status::FromErrno(errno, "moving " + layout_.scratch_current + " to " + old);
+      return Status::FromErrno(
+          errno, "moving " + layout_.scratch_current + " to " + old);
   }
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(layout_.scratch_current, 0755));
   CVMFS_RETURN_IF_ERROR(cvmfs::RemoveTree(layout_.ofs_workdir));
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(layout_.ofs_workdir, 0755));
   EmptyWastebinInBackground();
   struct stat root;
-  if (::stat(layout_.rdonly.c_str(), &root) != 0) return Status::Ok();  // not mounted
+  if (::stat(layout_.rdonly.c_str(), &root) != 0)
+    return Status::Ok();  // not mounted
   const char* upper = layout_.scratch_current.c_str();
-  if (::chmod(upper, root.st_mode & 07777) != 0 || ::chown(upper, root.st_uid, root.st_gid) != 0)
-    return Status::FromErrno(errno, "setting the attributes of " + layout_.scratch_current);
+  if (::chmod(upper, root.st_mode & 07777) != 0 ||
+      ::chown(upper, root.st_uid, root.st_gid) != 0)
+    return Status::FromErrno(
+        errno, "setting the attributes of " + layout_.scratch_current);
   struct timespec times[2] = {root.st_atim, root.st_mtim};
   if (::utimensat(AT_FDCWD, upper, times, 0) != 0)
-    return Status::FromErrno(errno, "setting the times of " + layout_.scratch_current);
+    return Status::FromErrno(errno,
+                             "setting the times of " + layout_.scratch_current);
   return Status::Ok();
 }
 

@@ -4,7 +4,8 @@
 
 namespace publisher {
 
-SpoolLayout SpoolLayout::For(const cvmfs::SystemPaths& paths, const std::string& fqrn,
+SpoolLayout SpoolLayout::For(const cvmfs::SystemPaths& paths,
+                             const std::string& fqrn,
                              const std::string& spool_dir) {
   SpoolLayout l;
   l.spool = spool_dir;
@@ -27,7 +28,8 @@ SpoolLayout SpoolLayout::For(const cvmfs::SystemPaths& paths, const std::string&
 }
 
 cvmfs::Status SpoolLayout::CreateDirectories() const {
-  for (const std::string& dir : {rdonly, scratch_current, ofs_workdir, client_cache, union_mount})
+  for (const std::string& dir :
+       {rdonly, scratch_current, ofs_workdir, client_cache, union_mount})
     CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(dir, 0755));
   return cvmfs::MakeDirs(tmp, 0700);
 }

@@ -13,8 +13,9 @@
 //     client.log         output of the last cvmfs2 start
 //     in_transaction     state of an open transaction (transaction_state.h)
 //     publishing         root hash of a publish that reached its commit
-//     content_index.db   uncompressed content -> stored object (content_index.h)
-//     is_publishing.lock flock()ed by whoever changes the repository
+//     content_index.db   uncompressed content -> stored object
+//     (content_index.h) is_publishing.lock flock()ed by whoever changes the
+//     repository
 //   cvmfs/<fqrn>         the union mount (overlayfs) release managers edit
 //
 // Thread safety: plain values.
@@ -47,8 +48,8 @@ struct SpoolLayout {
   std::string union_mount;
 
   // `spool_dir` is the repository's CVMFS_SPOOL_DIR.
-  static SpoolLayout For(const cvmfs::SystemPaths& paths, const std::string& fqrn,
-                         const std::string& spool_dir);
+  static SpoolLayout For(const cvmfs::SystemPaths& paths,
+                         const std::string& fqrn, const std::string& spool_dir);
 
   // Creates the directories (rdonly, scratch/current, ofs_workdir, tmp,
   // cache and the union mount point); existing ones are kept.

@@ -37,7 +37,8 @@ std::string FormatTime(int64_t t) {
 Transaction::Transaction(const cvmfs::SystemPaths& paths, Repository* repo)
     : paths_(paths),
       repo_(repo),
-      layout_(SpoolLayout::For(paths, repo->config().fqrn, repo->config().spool_dir)),
+      layout_(SpoolLayout::For(paths, repo->config().fqrn,
+                               repo->config().spool_dir)),
       mounts_(layout_, repo->config().fqrn) {}
 
 Status Transaction::Hook(const std::string& name) {
@@ -46,7 +47,8 @@ Status Transaction::Hook(const std::string& name) {
 
 Result<RepositoryState> Transaction::State() {
   RepositoryState s;
-  CVMFS_ASSIGN_OR_RETURN(s.transaction, TransactionState::Load(layout_.in_transaction));
+  CVMFS_ASSIGN_OR_RETURN(s.transaction,
+                         TransactionState::Load(layout_.in_transaction));
   s.mounts_configured = mounts_.HasClientConfig();
   CVMFS_ASSIGN_OR_RETURN(s.mounts, mounts_.Health());
   return s;
@@ -59,7 +61,8 @@ Status Transaction::SetUp() {
 
 // The mounts as they should be: rdonly at `root`, the union on top of it
 // (read-write in a transaction). Only what is missing or wrong is redone.
-Status Transaction::EnsureMounts(const Digest& root, bool writable, std::string* repaired) {
+Status Transaction::EnsureMounts(const Digest& root, bool writable,
+                                 std::string* repaired) {
   CVMFS_ASSIGN_OR_RETURN(MountHealth h, mounts_.Health());
   if (h.rdonly_mounted && h.rdonly_root != root) {
     CVMFS_RETURN_IF_ERROR(mounts_.UnmountUnion());
@@ -67,17 +70,20 @@ Status Transaction::EnsureMounts(const Digest& root, bool writable, std::string*
     h.rdonly_mounted = h.union_mounted = false;
   }
   if (!h.rdonly_mounted) {
-    CVMFS_RETURN_IF_ERROR(mounts_.UnmountUnion());  // never over an empty lower layer
+    CVMFS_RETURN_IF_ERROR(
+        mounts_.UnmountUnion());  // never over an empty lower layer
     h.union_mounted = false;
     CVMFS_RETURN_IF_ERROR(mounts_.MountReadOnlyLayer(root));
     *repaired += "mounted " + layout_.rdonly + " at " + root.ToString() + "; ";
   }
   if (!h.union_mounted) {
     CVMFS_RETURN_IF_ERROR(mounts_.MountUnion(writable));
-    *repaired += "mounted " + layout_.union_mount + (writable ? " read-write" : " read-only") + "; ";
+    *repaired += "mounted " + layout_.union_mount +
+                 (writable ? " read-write" : " read-only") + "; ";
   } else if (h.union_writable != writable) {
     CVMFS_RETURN_IF_ERROR(mounts_.RemountUnion(writable));
-    *repaired += "remounted " + layout_.union_mount + (writable ? " read-write" : " read-only") + "; ";
+    *repaired += "remounted " + layout_.union_mount +
+                 (writable ? " read-write" : " read-only") + "; ";
   }
   return Status::Ok();
 }
@@ -89,11 +95,12 @@ Status Transaction::Mount(std::string* repaired) {
     CVMFS_RETURN_IF_ERROR(RepositoryMounts::CheckSupport());
     CVMFS_RETURN_IF_ERROR(layout_.CreateDirectories());
     const ServerConfig& c = repo_->config();
-    CVMFS_RETURN_IF_ERROR(
-        mounts_.WriteClientConfig(c.storage_dir, KeyFiles::In(c.keys_dir, c.fqrn).master_pub));
+    CVMFS_RETURN_IF_ERROR(mounts_.WriteClientConfig(
+        c.storage_dir, KeyFiles::In(c.keys_dir, c.fqrn).master_pub));
     *repaired += "wrote " + layout_.client_config + "; ";
   }
-  CVMFS_ASSIGN_OR_RETURN(auto state, TransactionState::Load(layout_.in_transaction));
+  CVMFS_ASSIGN_OR_RETURN(auto state,
+                         TransactionState::Load(layout_.in_transaction));
   if (state) {
     CVMFS_ASSIGN_OR_RETURN(bool committed, CommittedBefore(*state));
     if (!committed) return EnsureMounts(state->base_root, true, repaired);
@@ -112,39 +119,47 @@ Result<bool> Transaction::CommittedBefore(const TransactionState& state) {
   CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
   const Digest& root = current.manifest.root_catalog;
   if (root == state.base_root) return false;
-  CVMFS_ASSIGN_OR_RETURN(auto publishing, PublishingState::Load(layout_.publishing));
+  CVMFS_ASSIGN_OR_RETURN(auto publishing,
+                         PublishingState::Load(layout_.publishing));
   if (publishing && publishing->new_root == root) return true;
   return Status::Corruption(
       "the transaction on " + repo_->config().fqrn + " is based on " +
-      Revision(state.base_revision) + " (" + state.base_root.ToString() + "), but " +
-      Revision(current.manifest.revision) + " was published since; its changes cannot be "
-      "published on top: abort the transaction (cvmfs_server abort -f " + repo_->config().fqrn +
-      ")");
+      Revision(state.base_revision) + " (" + state.base_root.ToString() +
+      "), but " + Revision(current.manifest.revision) +
+      " was published since; its changes cannot be "
+      "published on top: abort the transaction (cvmfs_server abort -f " +
+      repo_->config().fqrn + ")");
 }
 
 Status Transaction::Open() {
   const std::string& fqrn = repo_->config().fqrn;
   CVMFS_RETURN_IF_ERROR(repo_->Lock());
-  CVMFS_ASSIGN_OR_RETURN(auto state, TransactionState::Load(layout_.in_transaction));
+  CVMFS_ASSIGN_OR_RETURN(auto state,
+                         TransactionState::Load(layout_.in_transaction));
   if (state)
-    return Status::Busy("a transaction is already open on " + fqrn + " (since " +
-                        FormatTime(state->opened_at) + ", based on " +
-                        Revision(state->base_revision) + "); publish or abort it first");
+    return Status::Busy("a transaction is already open on " + fqrn +
+                        " (since " + FormatTime(state->opened_at) +
+                        ", based on " + Revision(state->base_revision) +
+                        "); publish or abort it first");
   CVMFS_ASSIGN_OR_RETURN(MountHealth h, mounts_.Health());
   if (!mounts_.HasClientConfig() || !h.healthy())
-    return Status::Unavailable(
-        fqrn + " is not ready for a transaction: " +
-        (mounts_.HasClientConfig() ? h.Problems(layout_) : layout_.client_config + " is missing") +
-        "; run cvmfs_server mount " + fqrn);
+    return Status::Unavailable(fqrn + " is not ready for a transaction: " +
+                               (mounts_.HasClientConfig()
+                                    ? h.Problems(layout_)
+                                    : layout_.client_config + " is missing") +
+                               "; run cvmfs_server mount " + fqrn);
   CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
-  CVMFS_RETURN_IF_ERROR(RemoveStateFile(layout_.publishing));  // of a finished publish
+  CVMFS_RETURN_IF_ERROR(
+      RemoveStateFile(layout_.publishing));  // of a finished publish
   if (h.rdonly_root != current.manifest.root_catalog)
     CVMFS_RETURN_IF_ERROR(RemountAt(current.manifest.root_catalog));
   CVMFS_RETURN_IF_ERROR(Hook("transaction_before_hook"));
-  TransactionState s{current.manifest.root_catalog, current.manifest.revision, ::time(nullptr)};
+  TransactionState s{current.manifest.root_catalog, current.manifest.revision,
+                     ::time(nullptr)};
   CVMFS_RETURN_IF_ERROR(s.Store(layout_.in_transaction));
   CVMFS_RETURN_IF_ERROR(mounts_.RemountUnion(true));
-  return Hook("transaction_after_hook").Annotate("the transaction is open, but");
+  return Hook("transaction_after_hook")
+      .Annotate("the transaction is open, but");
 }
 
 Status Transaction::RefuseOpenWriters() {
@@ -152,8 +167,9 @@ Status Transaction::RefuseOpenWriters() {
   auto direct = FindOpenWriters(layout_.scratch_current);
   writers.insert(writers.end(), direct.begin(), direct.end());
   if (writers.empty()) return Status::Ok();
-  return Status::Busy("files of " + repo_->config().fqrn + " are open for writing: " +
-                      DescribeOpenWriters(writers) + "; close them and try again");
+  return Status::Busy("files of " + repo_->config().fqrn +
+                      " are open for writing: " + DescribeOpenWriters(writers) +
+                      "; close them and try again");
 }
 
 // Shows revision `root` in both layers; the scratch area is emptied.
@@ -172,9 +188,9 @@ Status Transaction::FinishCommitted(const Digest& root) {
   return RemoveStateFile(layout_.publishing);
 }
 
-Result<PublishStats> Transaction::BuildAndCommit(const TransactionState& state,
-                                                 const PublishOptions& options,
-                                                 TransactionPublishResult* result) {
+Result<PublishStats> Transaction::BuildAndCommit(
+    const TransactionState& state, const PublishOptions& options,
+    TransactionPublishResult* result) {
   const ServerConfig& c = repo_->config();
   UpperApplyOptions apply;
   apply.hash_algorithm = c.hash_algorithm;
@@ -183,7 +199,8 @@ Result<PublishStats> Transaction::BuildAndCommit(const TransactionState& state,
   apply.scan.include_xattrs = c.include_xattrs;
   PublishOptions opts = options;
   opts.from_transaction = true;
-  opts.before_commit = [this, &state](const Digest& root, uint64_t revision) -> Status {
+  opts.before_commit = [this, &state](const Digest& root,
+                                      uint64_t revision) -> Status {
     CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
     if (current.manifest.root_catalog != state.base_root)
       return Status::Corruption("the repository changed during the publish");
@@ -192,8 +209,8 @@ Result<PublishStats> Transaction::BuildAndCommit(const TransactionState& state,
   const auto start = Clock::now();
   auto stats = repo_->Publish(
       [&](CatalogTree* tree, IngestPipeline* pipeline) {
-        Status st = ApplyUpperLayer(layout_.scratch_current, apply, tree, pipeline,
-                                    &result->changes);
+        Status st = ApplyUpperLayer(layout_.scratch_current, apply, tree,
+                                    pipeline, &result->changes);
         pipeline->Drain();
         result->scan_seconds = SecondsSince(start);
         return st;
@@ -203,13 +220,16 @@ Result<PublishStats> Transaction::BuildAndCommit(const TransactionState& state,
   return stats;
 }
 
-Result<TransactionPublishResult> Transaction::Publish(const PublishOptions& options) {
+Result<TransactionPublishResult> Transaction::Publish(
+    const PublishOptions& options) {
   const std::string& fqrn = repo_->config().fqrn;
   CVMFS_RETURN_IF_ERROR(repo_->Lock());
-  CVMFS_ASSIGN_OR_RETURN(auto state, TransactionState::Load(layout_.in_transaction));
+  CVMFS_ASSIGN_OR_RETURN(auto state,
+                         TransactionState::Load(layout_.in_transaction));
   if (!state)
     return Status::InvalidArgument("no transaction is open on " + fqrn +
-                                   "; open one with cvmfs_server transaction " + fqrn);
+                                   "; open one with cvmfs_server transaction " +
+                                   fqrn);
   TransactionPublishResult result;
   CVMFS_ASSIGN_OR_RETURN(bool committed, CommittedBefore(*state));
   if (committed) {
@@ -228,18 +248,21 @@ Result<TransactionPublishResult> Transaction::Publish(const PublishOptions& opti
   CVMFS_RETURN_IF_ERROR(mounts_.RemountUnion(false));
   auto stats = BuildAndCommit(*state, options, &result);
   if (!stats.ok()) {
-    (void)RemoveStateFile(layout_.publishing);  // names a root that was never committed
+    (void)RemoveStateFile(
+        layout_.publishing);  // names a root that was never committed
     // The transaction stays open: make the union writable again.
     Status reopened = mounts_.RemountUnion(true);
-    if (!reopened.ok()) return reopened.Annotate(stats.status().ToString() + "; afterwards");
+    if (!reopened.ok())
+      return reopened.Annotate(stats.status().ToString() + "; afterwards");
     return stats.status();
   }
   result.stats = *stats;
   const auto cleanup_start = Clock::now();
-  CVMFS_RETURN_IF_ERROR(FinishCommitted(stats->root_hash)
-                            .Annotate("published " + Revision(stats->revision) +
-                                      ", but the cleanup failed (run cvmfs_server publish " +
-                                      fqrn + " again to finish it)"));
+  CVMFS_RETURN_IF_ERROR(
+      FinishCommitted(stats->root_hash)
+          .Annotate("published " + Revision(stats->revision) +
+                    ", but the cleanup failed (run cvmfs_server publish " +
+                    fqrn + " again to finish it)"));
   result.cleanup_seconds = SecondsSince(cleanup_start);
   Status after = Hook("publish_after_hook");
   if (!after.ok()) result.stats.warnings.push_back(after.ToString());
@@ -250,8 +273,10 @@ Status Transaction::Abort(bool* finished_interrupted) {
   const std::string& fqrn = repo_->config().fqrn;
   *finished_interrupted = false;
   CVMFS_RETURN_IF_ERROR(repo_->Lock());
-  CVMFS_ASSIGN_OR_RETURN(auto state, TransactionState::Load(layout_.in_transaction));
-  if (!state) return Status::InvalidArgument("no transaction is open on " + fqrn);
+  CVMFS_ASSIGN_OR_RETURN(auto state,
+                         TransactionState::Load(layout_.in_transaction));
+  if (!state)
+    return Status::InvalidArgument("no transaction is open on " + fqrn);
   CVMFS_RETURN_IF_ERROR(Hook("abort_before_hook"));
   CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
   auto committed = CommittedBefore(*state);
@@ -264,7 +289,8 @@ Status Transaction::Abort(bool* finished_interrupted) {
 Status Transaction::FollowCurrentRevision() {
   if (!mounts_.HasClientConfig()) return Status::Ok();
   CVMFS_ASSIGN_OR_RETURN(MountHealth h, mounts_.Health());
-  if (!h.rdonly_mounted) return Status::Ok();  // `cvmfs_server mount` will do it
+  if (!h.rdonly_mounted)
+    return Status::Ok();  // `cvmfs_server mount` will do it
   CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
   if (h.rdonly_root == current.manifest.root_catalog) return Status::Ok();
   return RemountAt(current.manifest.root_catalog);

@@ -63,7 +63,8 @@ class Transaction {
   // of a repository created without mounts); `repaired` says what was done.
   cvmfs::Status Mount(std::string* repaired);
   cvmfs::Status Open();
-  cvmfs::Result<TransactionPublishResult> Publish(const PublishOptions& options);
+  cvmfs::Result<TransactionPublishResult> Publish(
+      const PublishOptions& options);
   // `finished_interrupted` is set when the transaction had in fact been
   // published by a killed publisher: only its cleanup ran.
   cvmfs::Status Abort(bool* finished_interrupted);
@@ -78,7 +79,8 @@ class Transaction {
 
  private:
   cvmfs::Status Hook(const std::string& name);
-  cvmfs::Status EnsureMounts(const cvmfs::Digest& root, bool writable, std::string* repaired);
+  cvmfs::Status EnsureMounts(const cvmfs::Digest& root, bool writable,
+                             std::string* repaired);
   cvmfs::Status RefuseOpenWriters();
   cvmfs::Status RemountAt(const cvmfs::Digest& root);
   cvmfs::Status FinishCommitted(const cvmfs::Digest& root);

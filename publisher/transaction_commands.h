@@ -25,15 +25,18 @@ void AddTransactionCommands(CLI::App& app, const cvmfs::SystemPaths& paths);
 // stderr when this machine cannot mount (not root, no FUSE or overlayfs) or
 // CVMFS_SERVER_NO_MOUNT=1 is set. Fails only when mounting was possible but
 // went wrong.
-cvmfs::Status SetUpTransactions(const cvmfs::SystemPaths& paths, const std::string& fqrn);
+cvmfs::Status SetUpTransactions(const cvmfs::SystemPaths& paths,
+                                const std::string& fqrn);
 
 // rmfs: unmounts the union and the read-only layer (lazily with `force`) of
 // the repository whose spool directory is `spool_dir`.
-cvmfs::Status TearDownTransactions(const cvmfs::SystemPaths& paths, const std::string& fqrn,
+cvmfs::Status TearDownTransactions(const cvmfs::SystemPaths& paths,
+                                   const std::string& fqrn,
                                    const std::string& spool_dir, bool force);
 
 // list: " - in transaction", " - mounts missing" or "".
-std::string DescribeTransactionState(const cvmfs::SystemPaths& paths, const std::string& fqrn);
+std::string DescribeTransactionState(const cvmfs::SystemPaths& paths,
+                                     const std::string& fqrn);
 
 // After ingest and rollback: the read-only layer follows the new revision.
 // Problems are printed as warnings (the revision is published already).

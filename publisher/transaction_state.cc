@@ -22,12 +22,14 @@ Result<std::optional<KeyValueFile>> LoadIfPresent(const std::string& file) {
 }
 
 Status Damaged(const std::string& file, const std::string& why) {
-  return Status::Corruption("state file " + file + " is damaged (" + why +
-                            "); remove it only after checking the repository with "
-                            "cvmfs_server check");
+  return Status::Corruption(
+      "state file " + file + " is damaged (" + why +
+      "); remove it only after checking the repository with "
+      "cvmfs_server check");
 }
 
-Result<cvmfs::Digest> ParseDigest(const KeyValueFile& kv, const std::string& key,
+Result<cvmfs::Digest> ParseDigest(const KeyValueFile& kv,
+                                  const std::string& key,
                                   const std::string& file) {
   auto d = cvmfs::Digest::Parse(kv.Get(key));
   if (!d.ok()) return Damaged(file, key + ": " + d.status().message());
@@ -52,18 +54,21 @@ Status SyncDirectoryOf(const std::string& file) {
 }
 
 Status StoreDurably(const std::string& file, const KeyValueFile& kv) {
-  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(file, kv.Serialize(), 0644, /*sync=*/true));
+  CVMFS_RETURN_IF_ERROR(
+      cvmfs::WriteFileAtomic(file, kv.Serialize(), 0644, /*sync=*/true));
   return SyncDirectoryOf(file);
 }
 
 }  // namespace
 
-Result<std::optional<TransactionState>> TransactionState::Load(const std::string& file) {
+Result<std::optional<TransactionState>> TransactionState::Load(
+    const std::string& file) {
   CVMFS_ASSIGN_OR_RETURN(auto kv, LoadIfPresent(file));
   if (!kv) return std::optional<TransactionState>();
   TransactionState s;
   CVMFS_ASSIGN_OR_RETURN(s.base_root, ParseDigest(*kv, "BASE_ROOT_HASH", file));
-  CVMFS_ASSIGN_OR_RETURN(s.base_revision, ParseNumber(*kv, "BASE_REVISION", file));
+  CVMFS_ASSIGN_OR_RETURN(s.base_revision,
+                         ParseNumber(*kv, "BASE_REVISION", file));
   CVMFS_ASSIGN_OR_RETURN(uint64_t opened, ParseNumber(*kv, "OPENED_AT", file));
   s.opened_at = static_cast<int64_t>(opened);
   return std::optional<TransactionState>(s);
@@ -77,12 +82,14 @@ Status TransactionState::Store(const std::string& file) const {
   return StoreDurably(file, kv);
 }
 
-Result<std::optional<PublishingState>> PublishingState::Load(const std::string& file) {
+Result<std::optional<PublishingState>> PublishingState::Load(
+    const std::string& file) {
   CVMFS_ASSIGN_OR_RETURN(auto kv, LoadIfPresent(file));
   if (!kv) return std::optional<PublishingState>();
   PublishingState s;
   CVMFS_ASSIGN_OR_RETURN(s.new_root, ParseDigest(*kv, "NEW_ROOT_HASH", file));
-  CVMFS_ASSIGN_OR_RETURN(s.new_revision, ParseNumber(*kv, "NEW_REVISION", file));
+  CVMFS_ASSIGN_OR_RETURN(s.new_revision,
+                         ParseNumber(*kv, "NEW_REVISION", file));
   return std::optional<PublishingState>(s);
 }
 

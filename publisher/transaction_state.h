@@ -34,7 +34,8 @@ struct TransactionState {
   int64_t opened_at = 0;  // seconds since the epoch
 
   // nullopt when the file does not exist; Corruption for a damaged file.
-  static cvmfs::Result<std::optional<TransactionState>> Load(const std::string& file);
+  static cvmfs::Result<std::optional<TransactionState>> Load(
+      const std::string& file);
   cvmfs::Status Store(const std::string& file) const;
 };
 
@@ -42,7 +43,8 @@ struct PublishingState {
   cvmfs::Digest new_root;
   uint64_t new_revision = 0;
 
-  static cvmfs::Result<std::optional<PublishingState>> Load(const std::string& file);
+  static cvmfs::Result<std::optional<PublishingState>> Load(
+      const std::string& file);
   cvmfs::Status Store(const std::string& file) const;
 };
 

@@ -21,7 +21,8 @@ TEST(TransactionStateTest, MissingFileIsNoTransaction) {
 TEST(TransactionStateTest, RoundTripsAndRemoves) {
   TempDir dir;
   const std::string file = dir.Sub("in_transaction");
-  TransactionState s{cvmfs::HashString(cvmfs::HashAlgorithm::kShake128, "root"), 42, 1700000000};
+  TransactionState s{cvmfs::HashString(cvmfs::HashAlgorithm::kShake128, "root"),
+                     42, 1700000000};
   ASSERT_TRUE(s.Store(file).ok());
   auto loaded = TransactionState::Load(file);
   ASSERT_TRUE(loaded.ok() && *loaded) << loaded.status().ToString();
@@ -42,11 +43,14 @@ TEST(TransactionStateTest, RoundTripsAndRemoves) {
 TEST(TransactionStateTest, DamagedFileIsCorruptionNamingIt) {
   TempDir dir;
   const std::string file = dir.Sub("in_transaction");
-  ASSERT_TRUE(cvmfs::WriteFileAtomic(file, "BASE_ROOT_HASH=zz\nBASE_REVISION=1\n").ok());
+  ASSERT_TRUE(
+      cvmfs::WriteFileAtomic(file, "BASE_ROOT_HASH=zz\nBASE_REVISION=1\n")
+          .ok());
   auto s = TransactionState::Load(file);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), cvmfs::Status::Code::kCorruption);
-  EXPECT_NE(s.status().message().find(file), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find(file), std::string::npos)
+      << s.status().message();
 }
 
 }  // namespace

@@ -25,11 +25,14 @@ void Write(const std::string& path, const std::string& data) {
   ASSERT_TRUE(cvmfs::WriteFileAtomic(path, data).ok()) << path;
 }
 
-bool SetXattr(const std::string& path, const std::string& name, const std::string& value) {
-  return ::lsetxattr(path.c_str(), name.c_str(), value.data(), value.size(), 0) == 0;
+bool SetXattr(const std::string& path, const std::string& name,
+              const std::string& value) {
+  return ::lsetxattr(path.c_str(), name.c_str(), value.data(), value.size(),
+                     0) == 0;
 }
 
-std::vector<UpperEntry> Scan(const std::string& dir, UpperScanOptions options = {}) {
+std::vector<UpperEntry> Scan(const std::string& dir,
+                             UpperScanOptions options = {}) {
   std::vector<UpperEntry> out;
   cvmfs::Status st = ScanUpperLayer(dir, options, [&](const UpperEntry& e) {
     out.push_back(e);
@@ -52,9 +55,10 @@ TEST(UpperScannerTest, VisitsChangesDirectoryFirstWhiteoutsBeforeEntries) {
   std::vector<std::pair<Kind, std::string>> got;
   for (auto& e : entries) got.emplace_back(e.kind, e.path);
   std::vector<std::pair<Kind, std::string>> want = {
-      {Kind::kDirectory, ""},         {Kind::kDirectory, "/a"},  {Kind::kWhiteout, "/a/gone"},
-      {Kind::kDirectory, "/a/b"},     {Kind::kRegular, "/a/b/new.txt"},
-      {Kind::kSymlink, "/a/link"},    {Kind::kSpecial, "/fifo"}, {Kind::kRegular, "/z"}};
+      {Kind::kDirectory, ""},           {Kind::kDirectory, "/a"},
+      {Kind::kWhiteout, "/a/gone"},     {Kind::kDirectory, "/a/b"},
+      {Kind::kRegular, "/a/b/new.txt"}, {Kind::kSymlink, "/a/link"},
+      {Kind::kSpecial, "/fifo"},        {Kind::kRegular, "/z"}};
   EXPECT_EQ(got, want);
   EXPECT_EQ(entries[5].symlink, "target");
   EXPECT_EQ(entries[4].st.st_size, 3);
@@ -84,7 +88,8 @@ TEST(UpperScannerTest, CharacterDeviceZeroZeroIsAWhiteout) {
   TempDir upper;
   if (::mknod(upper.Sub("deleted").c_str(), S_IFCHR | 0, makedev(0, 0)) != 0)
     GTEST_SKIP() << "mknod needs CAP_MKNOD";
-  ASSERT_EQ(::mknod(upper.Sub("tty").c_str(), S_IFCHR | 0600, makedev(4, 1)), 0);
+  ASSERT_EQ(::mknod(upper.Sub("tty").c_str(), S_IFCHR | 0600, makedev(4, 1)),
+            0);
   auto entries = Scan(upper.path());
   ASSERT_EQ(entries.size(), 3u);
   EXPECT_EQ(entries[1].kind, Kind::kWhiteout);
@@ -96,12 +101,15 @@ TEST(UpperScannerTest, CharacterDeviceZeroZeroIsAWhiteout) {
 TEST(UpperScannerTest, KeepsUserXattrsButNotMagicOrOverlayOnes) {
   TempDir upper;
   Write(upper.Sub("f"), "x");
-  if (!SetXattr(upper.Sub("f"), "user.mine", "value")) GTEST_SKIP() << "no user xattrs";
-  ASSERT_TRUE(SetXattr(upper.Sub("f"), "user.hash", "copied-up-from-the-client"));
+  if (!SetXattr(upper.Sub("f"), "user.mine", "value"))
+    GTEST_SKIP() << "no user xattrs";
+  ASSERT_TRUE(
+      SetXattr(upper.Sub("f"), "user.hash", "copied-up-from-the-client"));
   ASSERT_TRUE(SetXattr(upper.Sub("f"), "user.overlay.origin", "x"));
   auto entries = Scan(upper.path());
   ASSERT_EQ(entries.size(), 2u);
-  std::vector<std::pair<std::string, std::string>> want = {{"user.mine", "value"}};
+  std::vector<std::pair<std::string, std::string>> want = {
+      {"user.mine", "value"}};
   EXPECT_EQ(entries[1].xattrs, want);
   UpperScanOptions no_xattrs;
   no_xattrs.include_xattrs = false;
@@ -111,11 +119,13 @@ TEST(UpperScannerTest, KeepsUserXattrsButNotMagicOrOverlayOnes) {
 TEST(UpperScannerTest, RedirectedDirectoryIsRefused) {
   TempDir upper;
   ASSERT_TRUE(cvmfs::MakeDirs(upper.Sub("moved")).ok());
-  if (!SetXattr(upper.Sub("moved"), "user.overlay.redirect", "/old")) GTEST_SKIP();
+  if (!SetXattr(upper.Sub("moved"), "user.overlay.redirect", "/old"))
+    GTEST_SKIP();
   UpperScanOptions options;
   options.overlay_xattr_prefix = "user.overlay.";
-  cvmfs::Status st = ScanUpperLayer(upper.path(), options,
-                                    [](const UpperEntry&) { return cvmfs::Status::Ok(); });
+  cvmfs::Status st =
+      ScanUpperLayer(upper.path(), options,
+                     [](const UpperEntry&) { return cvmfs::Status::Ok(); });
   EXPECT_EQ(st.code(), cvmfs::Status::Code::kNotSupported);
   EXPECT_NE(st.message().find("/moved"), std::string::npos) << st.message();
 }

@@ -10,7 +10,8 @@ namespace {
 using cvmfs::Status;
 
 // The snippet, with @NAME@ placeholders filled in by ApacheConfigFor().
-constexpr char kTemplate[] = R"APACHE(# Serves the CernVM-FS repository @FQRN@ at
+constexpr char kTemplate[] =
+    R"APACHE(# Serves the CernVM-FS repository @FQRN@ at
 # http://<this host>/cvmfs/@FQRN@ (written by cvmfs_server mkfs;
 # see doc/serving.md). Needs mod_alias, mod_mime, mod_expires, mod_headers.
 

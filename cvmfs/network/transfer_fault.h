@@ -43,7 +43,9 @@ enum class TransferFault {
 
 // A "file://" URL: a repository on the local file system (a Stratum 0's
 // own storage). Proxies do not apply to it.
-inline bool IsFileUrl(const std::string& url) { return url.rfind("file://", 0) == 0; }
+inline bool IsFileUrl(const std::string& url) {
+  return url.rfind("file://", 0) == 0;
+}
 
 // Faults that may be retried on the same route (after a backoff).
 inline bool IsRetryable(TransferFault f) {
