@@ -264,7 +264,9 @@ Status CacheManager::Dispatch(Client* c, const protocol::Request& req,
     case R::kInsert:
       return Insert(c, req);
     case R::kOpen:
-      return Open(c, id);
+      return Open(c, id,
+                  req.open().speculative() ? Access::kSpeculative
+                                           : Access::kUse);
     case R::kClose:
       return Close(c, id);
     case R::kPin:
@@ -320,14 +322,15 @@ Status CacheManager::Insert(Client* c, const protocol::Request& req) {
   if (store_->Find(id) == nullptr) {
     ObjectType type = in.type() == protocol::CATALOG ? ObjectType::kCatalog
                                                      : ObjectType::kRegular;
-    CVMFS_RETURN_IF_ERROR(
-        store_->Insert(id, in.size(), type, in.description()));
+    CVMFS_RETURN_IF_ERROR(store_->Insert(
+        id, in.size(), type, in.description(),
+        in.speculative() ? Access::kSpeculative : Access::kUse));
   }
-  return Open(c, id);
+  return Open(c, id, Access::kSpeculative);  // held; Insert ordered it
 }
 
-Status CacheManager::Open(Client* c, const Digest& id) {
-  CVMFS_RETURN_IF_ERROR(store_->Open(id));
+Status CacheManager::Open(Client* c, const Digest& id, Access access) {
+  CVMFS_RETURN_IF_ERROR(store_->Open(id, access));
   ++c->held[id].opens;
   return Status::Ok();
 }
@@ -364,7 +367,8 @@ Status CacheManager::Restore(Client* c, const protocol::Request& req,
   for (const protocol::Hold& hold : req.restore().holds()) {
     auto id = Digest::Parse(hold.id());
     for (uint32_t i = 0; i < hold.opens(); ++i, ++total)
-      if (!id.ok() || !Open(c, *id).ok()) ++skipped;
+      // Re-registering a hold is not a use.
+      if (!id.ok() || !Open(c, *id, Access::kSpeculative).ok()) ++skipped;
     for (uint32_t i = 0; i < hold.pins(); ++i, ++total)
       if (!id.ok() || !Pin(c, *id).ok()) ++skipped;
   }

@@ -98,7 +98,7 @@ class CacheManager {
   cvmfs::Status Dispatch(Client* c, const protocol::Request& req,
                          protocol::Reply* reply);
   cvmfs::Status Insert(Client* c, const protocol::Request& req);
-  cvmfs::Status Open(Client* c, const cvmfs::Digest& id);
+  cvmfs::Status Open(Client* c, const cvmfs::Digest& id, Access access);
   cvmfs::Status Close(Client* c, const cvmfs::Digest& id);
   cvmfs::Status Pin(Client* c, const cvmfs::Digest& id);
   cvmfs::Status Unpin(Client* c, const cvmfs::Digest& id);

@@ -177,6 +177,21 @@ TEST_F(CacheManagerTest, TwoClientsShareOneQuotaAndOneLruOrder) {
   auto h = a->Open(IdOf(Content(10, 100)));
   ASSERT_TRUE(h.ok()) << h.status().ToString();
   EXPECT_EQ(h->size(), 100u);
+  // A prefetched object stored through the manager is volatile there: the
+  // next cleanup takes it first, although it is the newest. x7 is then the
+  // least recently used; a reader's open of x7 makes it the newest.
+  {
+    auto txn = a->StartTxn(IdOf(Content(12, 100)), ObjectType::kRegular,
+                           "/prefetched", Access::kSpeculative);
+    ASSERT_TRUE(txn.ok());
+    ASSERT_TRUE((*txn)->Write(Content(12, 100).data(), 100).ok());
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  EXPECT_EQ(b->List(false).front().hash, IdOf(Content(12, 100)).ToString());
+  ASSERT_TRUE(b->Open(IdOf(Content(7, 100)), Access::kSpeculative).ok());
+  EXPECT_EQ(b->List(false)[1].hash, IdOf(Content(7, 100)).ToString());
+  ASSERT_TRUE(b->Open(IdOf(Content(7, 100))).ok());
+  EXPECT_EQ(b->List(false).back().hash, IdOf(Content(7, 100)).ToString());
   // An object larger than half the limit is refused before it is written.
   auto txn = b->StartTxn(IdOf(Content(99, 600)), ObjectType::kRegular, "/big");
   ASSERT_TRUE(txn.ok());
@@ -228,7 +243,7 @@ TEST_F(CacheManagerTest, DisconnectReleasesOpensAndPins) {
     options.client_name = "crashing.test.org";
     auto crashing = RemoteQuota::Connect(options);
     ASSERT_TRUE(crashing.ok()) << crashing.status().ToString();
-    ASSERT_TRUE((*crashing)->Open(IdOf(Content(1, 100))).ok());
+    ASSERT_TRUE((*crashing)->Open(IdOf(Content(1, 100)), Access::kUse).ok());
     ASSERT_TRUE((*crashing)->Pin(IdOf(Content(2, 100))).ok());
     EXPECT_EQ(a->usage().pinned, 100u);
     EXPECT_EQ(a->Evict(IdOf(Content(1, 100))).code(), Code::kBusy);

@@ -13,14 +13,15 @@ using cvmfs::Status;
 CacheTransaction::CacheTransaction(PosixCache* owner, const cvmfs::Digest& id,
                                    ObjectType type, std::string description,
                                    std::string temp_path, cvmfs::UniqueFd fd,
-                                   uint64_t max_size)
+                                   uint64_t max_size, Access access)
     : owner_(owner),
       id_(id),
       type_(type),
       description_(std::move(description)),
       temp_path_(std::move(temp_path)),
       fd_(std::move(fd)),
-      max_size_(max_size) {}
+      max_size_(max_size),
+      access_(access) {}
 
 Status CacheTransaction::Write(const void* data, size_t size) {
   if (finished_)

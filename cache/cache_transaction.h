@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cache/access.h"
 #include "cache/cache_handle.h"
 #include "cache/object_type.h"
 #include "cvmfs/file_util.h"
@@ -50,7 +51,7 @@ class CacheTransaction {
   friend class PosixCache;
   CacheTransaction(PosixCache* owner, const cvmfs::Digest& id, ObjectType type,
                    std::string description, std::string temp_path,
-                   cvmfs::UniqueFd fd, uint64_t max_size);
+                   cvmfs::UniqueFd fd, uint64_t max_size, Access access);
 
   PosixCache* owner_;  // borrowed; outlives the transaction
   const cvmfs::Digest id_;
@@ -59,6 +60,7 @@ class CacheTransaction {
   std::string temp_path_;  // empty once renamed or removed
   cvmfs::UniqueFd fd_;
   const uint64_t max_size_;  // largest object the quota accepts
+  const Access access_;
   uint64_t size_ = 0;
   cvmfs::Status error_;  // first Write() failure
   bool finished_ = false;

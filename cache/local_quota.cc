@@ -26,7 +26,7 @@ Result<std::unique_ptr<LocalQuota>> LocalQuota::Open(const std::string& dir,
   return std::unique_ptr<LocalQuota>(new LocalQuota(std::move(store)));
 }
 
-Result<UniqueFd> LocalQuota::Open(const Digest& id) {
+Result<UniqueFd> LocalQuota::Open(const Digest& id, Access access) {
   std::lock_guard<std::mutex> lock(mu_);
   if (store_->Find(id) == nullptr)
     return Status::NotFound(id.ToString() + " is not in the cache " +
@@ -40,7 +40,7 @@ Result<UniqueFd> LocalQuota::Open(const Digest& id) {
     store_->Forget(id);
     return Status::NotFound(path + " vanished from the cache");
   }
-  CVMFS_RETURN_IF_ERROR(store_->Open(id));
+  CVMFS_RETURN_IF_ERROR(store_->Open(id, access));
   return fd;
 }
 
@@ -56,20 +56,20 @@ Result<uint64_t> LocalQuota::MaxObjectSize() {
 
 Status LocalQuota::Commit(const Digest& id, uint64_t size, ObjectType type,
                           const std::string& description,
-                          const std::string& temp_path) {
+                          const std::string& temp_path, Access access) {
   std::string path = ObjectPath(store_->dir(), id);
   std::lock_guard<std::mutex> lock(mu_);
   // A known object was stored concurrently (or its file vanished): the
   // content is the same by its name, so the rename below just refreshes it.
   const bool known = store_->Find(id) != nullptr;
   if (!known)
-    CVMFS_RETURN_IF_ERROR(store_->Insert(id, size, type, description));
+    CVMFS_RETURN_IF_ERROR(store_->Insert(id, size, type, description, access));
   if (::rename(temp_path.c_str(), path.c_str()) != 0) {
     Status st = Status::FromErrno(errno, "rename " + temp_path + " to " + path);
     if (!known) store_->Forget(id);
     return st;
   }
-  return store_->Open(id);
+  return store_->Open(id, Access::kSpeculative);  // held; Insert ordered it
 }
 
 Status LocalQuota::Pin(const Digest& id) {

@@ -64,7 +64,8 @@ Status LruQuota::Restore(const Digest& id, uint64_t size, int64_t acseq,
 }
 
 Status LruQuota::Insert(const Digest& id, uint64_t size, ObjectType type,
-                        std::string description, std::vector<Digest>* evicted) {
+                        std::string description, std::vector<Digest>* evicted,
+                        Access access) {
   if (entries_.count(id) != 0)
     return Status::AlreadyExists(id.ToString() + " is already in the cache");
   if (!unlimited()) {
@@ -88,7 +89,7 @@ Status LruQuota::Insert(const Digest& id, uint64_t size, ObjectType type,
   }
   Entry e;
   e.size = size;
-  e.acseq = NextSeq(0);
+  e.acseq = NextSeq(access == Access::kSpeculative ? kVolatileFlag : 0);
   e.type = type;
   e.description = std::move(description);
   lru_.emplace(e.acseq, id);
@@ -141,7 +142,7 @@ Status LruQuota::Unpin(const Digest& id) {
   return Status::Ok();
 }
 
-Status LruQuota::Open(const Digest& id) {
+Status LruQuota::Open(const Digest& id, Access access) {
   auto it = entries_.find(id);
   if (it == entries_.end())
     return Status::NotFound(id.ToString() + " is not in the cache");
@@ -149,7 +150,12 @@ Status LruQuota::Open(const Digest& id) {
   bool was_locked = e.locked();
   ++e.opens;
   Account(e, e.pins > 0, was_locked);
-  return Touch(id);
+  if (access == Access::kUse) {
+    lru_.erase(e.acseq);
+    e.acseq = NextSeq(0);
+    lru_.emplace(e.acseq, id);
+  }
+  return Status::Ok();
 }
 
 Status LruQuota::Close(const Digest& id) {

@@ -24,8 +24,10 @@
 //   after a successful Insert() size() <= limit(); acseq values are unique.
 //
 // An acseq with bit 63 set is "volatile" (CVMFS's InsertVolatile): as a
-// signed number it sorts before all others and so is evicted first; Touch()
-// keeps the bit. Entries restored from a CVMFS cachedb may carry it.
+// signed number it sorts before all others and so is evicted first. Our
+// client stores prefetched objects so (Access::kSpeculative, access.h);
+// Touch() keeps the bit, an Open() for use clears it: volatile means "never
+// used yet". Entries restored from cachedb keep it.
 //
 // Thread safety: none; the owner (PosixCache) serializes calls.
 #ifndef CACHE_LRU_QUOTA_H_
@@ -38,6 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cache/access.h"
 #include "cache/object_type.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/status.h"
@@ -84,12 +87,14 @@ class LruQuota {
   cvmfs::Status Restore(const cvmfs::Digest& id, uint64_t size, int64_t acseq,
                         ObjectType type, std::string description);
 
-  // Adds a new object as the most recently used one, evicting as described
-  // above; evicted ids are appended to `evicted` (oldest first).
+  // Adds a new object as the most recently used one (kSpeculative: as the
+  // most recent volatile one), evicting as described above; evicted ids are
+  // appended to `evicted` (oldest first).
   // AlreadyExists if present, NoSpace if it cannot fit.
   cvmfs::Status Insert(const cvmfs::Digest& id, uint64_t size, ObjectType type,
                        std::string description,
-                       std::vector<cvmfs::Digest>* evicted);
+                       std::vector<cvmfs::Digest>* evicted,
+                       Access access = Access::kUse);
 
   // Marks the object most recently used. NotFound if absent.
   cvmfs::Status Touch(const cvmfs::Digest& id);
@@ -99,8 +104,11 @@ class LruQuota {
   cvmfs::Status Pin(const cvmfs::Digest& id);    // NotFound, NoSpace
   cvmfs::Status Unpin(const cvmfs::Digest& id);  // NotFound, InvalidArgument
 
-  // Opens are counted like pins; Open() also touches.
-  cvmfs::Status Open(const cvmfs::Digest& id);   // NotFound
+  // Opens are counted like pins. An open for use also makes the object the
+  // most recently used one and clears its volatile bit; a speculative open
+  // leaves its place in the order alone.
+  cvmfs::Status Open(const cvmfs::Digest& id,
+                     Access access = Access::kUse);  // NotFound
   cvmfs::Status Close(const cvmfs::Digest& id);  // NotFound, InvalidArgument
 
   // Drops an unlocked object. NotFound if absent, Busy if locked.

@@ -137,6 +137,38 @@ TEST(LruQuotaTest, RestoreKeepsOrderAndVolatileEntriesGoFirst) {
   EXPECT_EQ(q.Find(Id(4))->acseq, 11);
 }
 
+TEST(LruQuotaTest, SpeculativeEntriesGoFirstUntilOpenedForUse) {
+  LruQuota q(100);
+  std::vector<Digest> evicted;
+  Insert(&q, 0, 20);
+  ASSERT_TRUE(q.Insert(Id(1), 20, ObjectType::kRegular, "/p1", &evicted,
+                       Access::kSpeculative).ok());
+  ASSERT_TRUE(q.Insert(Id(2), 20, ObjectType::kRegular, "/p2", &evicted,
+                       Access::kSpeculative).ok());
+  Insert(&q, 3, 20);
+  // Prefetched but never used: older than anything used, in their order.
+  auto order = q.InLruOrder();
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order[0].first, Id(1));
+  EXPECT_EQ(order[1].first, Id(2));
+  // A prefetcher's own open (or a touch) does not make them used...
+  ASSERT_TRUE(q.Open(Id(1), Access::kSpeculative).ok());
+  ASSERT_TRUE(q.Close(Id(1)).ok());
+  ASSERT_TRUE(q.Touch(Id(2)).ok());
+  EXPECT_LT(q.Find(Id(1))->acseq, 0);
+  EXPECT_LT(q.Find(Id(2))->acseq, 0);
+  // ...a reader's does: 2 becomes the most recently used object.
+  ASSERT_TRUE(q.Open(Id(2), Access::kUse).ok());
+  ASSERT_TRUE(q.Close(Id(2)).ok());
+  EXPECT_GT(q.Find(Id(2))->acseq, q.Find(Id(3))->acseq);
+  // 80 + 40 > 100: clean to 50. The unused prefetch goes first, then the
+  // least recently used: 1, 0.
+  evicted = Insert(&q, 4, 40);
+  EXPECT_EQ(evicted, (std::vector<Digest>{Id(1), Id(0)}));
+  EXPECT_NE(q.Find(Id(2)), nullptr);
+  EXPECT_NE(q.Find(Id(3)), nullptr);
+}
+
 // ---------------------------------------------------------------------------
 // Randomized comparison against a trivially correct model: a vector scanned
 // linearly, written straight from the policy in lru_quota.h.

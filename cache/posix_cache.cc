@@ -54,10 +54,11 @@ Result<std::unique_ptr<PosixCache>> PosixCache::Open(
 
 PosixCache::~PosixCache() = default;
 
-Result<CacheHandle> PosixCache::Open(const Digest& id) {
-  auto fd = quota_->Open(id);
+Result<CacheHandle> PosixCache::Open(const Digest& id, Access access) {
+  const bool use = access == Access::kUse;
+  auto fd = quota_->Open(id, access);
   if (!fd.ok()) {
-    if (fd.status().IsNotFound()) ++misses_;
+    if (fd.status().IsNotFound() && use) ++misses_;
     return fd.status();
   }
   struct stat st;
@@ -66,25 +67,28 @@ Result<CacheHandle> PosixCache::Open(const Digest& id) {
     quota_->Close(id);
     return err;
   }
-  ++hits_;
+  if (use) ++hits_;
   return CacheHandle(this, id, std::move(fd).value(),
                      static_cast<uint64_t>(st.st_size));
 }
 
 Result<std::unique_ptr<CacheTransaction>> PosixCache::StartTxn(
-    const Digest& id, ObjectType type, std::string description) {
+    const Digest& id, ObjectType type, std::string description,
+    Access access) {
   CVMFS_ASSIGN_OR_RETURN(uint64_t max_size, quota_->MaxObjectSize());
   std::string tmpl =
       cvmfs::JoinPath(cvmfs::JoinPath(options_.dir, kTxnDir), kTxnTemplate);
   UniqueFd fd(::mkostemp(tmpl.data(), O_CLOEXEC));  // mode 0600
   if (!fd.valid()) return Status::FromErrno(errno, "create " + tmpl);
   return std::unique_ptr<CacheTransaction>(new CacheTransaction(
-      this, id, type, std::move(description), tmpl, std::move(fd), max_size));
+      this, id, type, std::move(description), tmpl, std::move(fd), max_size,
+      access));
 }
 
 Result<CacheHandle> PosixCache::CommitTxn(CacheTransaction* txn) {
   CVMFS_RETURN_IF_ERROR(quota_->Commit(txn->id_, txn->size_, txn->type_,
-                                       txn->description_, txn->temp_path_));
+                                       txn->description_, txn->temp_path_,
+                                       txn->access_));
   txn->temp_path_.clear();  // renamed into place
   UniqueFd fd = std::move(txn->fd_);
   ::lseek(fd.get(), 0, SEEK_SET);

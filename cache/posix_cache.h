@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "cache/access.h"
 #include "cache/breadcrumb.h"
 #include "cache/cache_handle.h"
 #include "cache/cache_transaction.h"
@@ -83,12 +84,16 @@ class PosixCache {
   PosixCache(const PosixCache&) = delete;
   PosixCache& operator=(const PosixCache&) = delete;
 
-  // Opens a cached object; NotFound if absent. Counts as a use (LRU).
-  cvmfs::Result<CacheHandle> Open(const cvmfs::Digest& id);
+  // Opens a cached object; NotFound if absent. kUse counts as a use (LRU,
+  // hit rate); kSpeculative (a prefetch) only holds it open (access.h).
+  cvmfs::Result<CacheHandle> Open(const cvmfs::Digest& id,
+                                  Access access = Access::kUse);
   // Starts writing an object. `description` is the repository path, shown
-  // by `cvmfs_talk cache list`.
+  // by `cvmfs_talk cache list`. A kSpeculative object is stored volatile:
+  // evicted before every used object until a kUse Open().
   cvmfs::Result<std::unique_ptr<CacheTransaction>> StartTxn(
-      const cvmfs::Digest& id, ObjectType type, std::string description);
+      const cvmfs::Digest& id, ObjectType type, std::string description,
+      Access access = Access::kUse);
 
   // Pins are counted (see LruQuota). A pinned object is never evicted.
   // NotFound if absent (pin while holding the handle from Commit() or

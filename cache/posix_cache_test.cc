@@ -201,6 +201,43 @@ TEST_F(PosixCacheTest, EvictsLeastRecentlyUsedToHalfTheLimit) {
   EXPECT_EQ(cache->SetLimit(0).code(), Code::kInvalidArgument);
 }
 
+// Prefetched objects (Access::kSpeculative) are evicted before used ones
+// until a reader opens them, also after a restart (the volatile bit is kept
+// in cachedb), and a prefetcher's open is not counted as a hit.
+TEST_F(PosixCacheTest, UnusedPrefetchedObjectsAreEvictedFirst) {
+  std::vector<std::string> c = {Content(0, 200), Content(1, 200),
+                                Content(2, 200), Content(3, 200)};
+  auto store = [&](PosixCache* cache, const std::string& content,
+                   cache::Access access) {
+    auto txn = cache->StartTxn(IdOf(content), ObjectType::kRegular, "/p",
+                               access);
+    ASSERT_TRUE(txn.ok()) << txn.status().ToString();
+    ASSERT_TRUE((*txn)->Write(content.data(), content.size()).ok());
+    ASSERT_TRUE((*txn)->Commit().ok());
+  };
+  {
+    auto cache = OpenCache(1000);
+    Put(cache.get(), c[0]);
+    store(cache.get(), c[1], cache::Access::kSpeculative);
+    store(cache.get(), c[2], cache::Access::kSpeculative);
+    Put(cache.get(), c[3]);
+    ASSERT_TRUE(cache->Open(IdOf(c[1]), cache::Access::kSpeculative).ok());
+    EXPECT_EQ(cache->usage().hits, 0u);
+    ASSERT_TRUE(cache->Open(IdOf(c[2])).ok());  // a reader: used now
+    EXPECT_EQ(cache->usage().hits, 1u);
+  }
+  auto cache = OpenCache(1000);
+  EXPECT_EQ(ListedHashes(*cache),
+            (std::vector<std::string>{IdOf(c[1]).ToString(),
+                                      IdOf(c[0]).ToString(),
+                                      IdOf(c[3]).ToString(),
+                                      IdOf(c[2]).ToString()}));
+  Put(cache.get(), Content(9, 300));  // 1100 > 1000: clean to 500
+  EXPECT_FALSE(cvmfs::PathExists(PathOf(c[1])));
+  EXPECT_FALSE(cvmfs::PathExists(PathOf(c[0])));
+  EXPECT_TRUE(cvmfs::PathExists(PathOf(c[2])));
+}
+
 TEST_F(PosixCacheTest, PinningRules) {
   auto cache = OpenCache(1000);
   std::string a = Content(1, 300), b = Content(2, 300), c = Content(3, 100);

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "cache/access.h"
 #include "cache/object_type.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/hash.h"
@@ -48,20 +49,23 @@ class QuotaBackend {
   // False for an unmanaged cache (no limit, nothing evicted).
   virtual bool managed() const = 0;
 
-  // Opens the object's file read-only and counts it open (touching it in
-  // the LRU order). NotFound if the object is absent.
-  virtual cvmfs::Result<cvmfs::UniqueFd> Open(const cvmfs::Digest& id) = 0;
+  // Opens the object's file read-only and counts it open (kUse: touching
+  // it in the LRU order; access.h). NotFound if the object is absent.
+  virtual cvmfs::Result<cvmfs::UniqueFd> Open(const cvmfs::Digest& id,
+                                              Access access) = 0;
   // Releases one Open() or Commit().
   virtual void Close(const cvmfs::Digest& id) = 0;
 
   // The largest object Commit() can accept now.
   virtual cvmfs::Result<uint64_t> MaxObjectSize() = 0;
   // Charges the object (evicting others as needed; NoSpace if it cannot
-  // fit), renames `temp_path` to the object's name and counts it open.
-  // On failure `temp_path` is left for the caller to delete.
+  // fit; kSpeculative stores it volatile), renames `temp_path` to the
+  // object's name and counts it open. On failure `temp_path` is left for
+  // the caller to delete.
   virtual cvmfs::Status Commit(const cvmfs::Digest& id, uint64_t size,
                                ObjectType type, const std::string& description,
-                               const std::string& temp_path) = 0;
+                               const std::string& temp_path,
+                               Access access) = 0;
 
   virtual cvmfs::Status Pin(const cvmfs::Digest& id) = 0;
   virtual cvmfs::Status Unpin(const cvmfs::Digest& id) = 0;

@@ -182,9 +182,9 @@ Status QuotaStore::Flush() {
 }
 
 Status QuotaStore::Insert(const Digest& id, uint64_t size, ObjectType type,
-                          const std::string& description) {
+                          const std::string& description, Access access) {
   std::vector<Digest> evicted;
-  Status st = quota_.Insert(id, size, type, description, &evicted);
+  Status st = quota_.Insert(id, size, type, description, &evicted, access);
   DropFiles(evicted);
   if (!st.ok()) return st.Annotate("cache " + dir_);
   MarkDirty(id);
@@ -192,10 +192,10 @@ Status QuotaStore::Insert(const Digest& id, uint64_t size, ObjectType type,
   return Status::Ok();
 }
 
-Status QuotaStore::Open(const Digest& id) {
+Status QuotaStore::Open(const Digest& id, Access access) {
   if (Find(id) == nullptr)
     return Status::NotFound(id.ToString() + " is not in the cache " + dir_);
-  CVMFS_RETURN_IF_ERROR(quota_.Open(id));
+  CVMFS_RETURN_IF_ERROR(quota_.Open(id, access));
   MarkDirty(id);  // the access sequence changed
   MaybeFlush();
   return Status::Ok();

@@ -57,8 +57,10 @@ class QuotaStore {
   // A new object, most recently used; evicted objects' files are deleted.
   // AlreadyExists, NoSpace (nothing changed then).
   cvmfs::Status Insert(const cvmfs::Digest& id, uint64_t size, ObjectType type,
-                       const std::string& description);
-  cvmfs::Status Open(const cvmfs::Digest& id);  // counts an open, touches
+                       const std::string& description,
+                       Access access = Access::kUse);
+  // Counts an open; kUse also touches (LruQuota::Open).
+  cvmfs::Status Open(const cvmfs::Digest& id, Access access = Access::kUse);
   cvmfs::Status Close(const cvmfs::Digest& id);
   cvmfs::Status Pin(const cvmfs::Digest& id);
   cvmfs::Status Unpin(const cvmfs::Digest& id);

@@ -141,10 +141,12 @@ void RemoteQuota::Count(const Digest& id, int opens, int pins) {
   if (h.opens == 0 && h.pins == 0) held_.erase(id);
 }
 
-Result<UniqueFd> RemoteQuota::Open(const Digest& id) {
+Result<UniqueFd> RemoteQuota::Open(const Digest& id, Access access) {
   std::lock_guard<std::mutex> lock(mu_);
   protocol::Reply reply;
-  Status st = Call(ObjectRequest(&protocol::Request::mutable_open, id), &reply);
+  protocol::Request req = ObjectRequest(&protocol::Request::mutable_open, id);
+  req.mutable_open()->set_speculative(access == Access::kSpeculative);
+  Status st = Call(req, &reply);
   // Without a manager, cached files stay readable; the open is registered
   // with the next one (RestoreHolds).
   if (!st.ok() && st.code() != Status::Code::kUnavailable) return st;
@@ -181,7 +183,7 @@ Result<uint64_t> RemoteQuota::MaxObjectSize() {
 
 Status RemoteQuota::Commit(const Digest& id, uint64_t size, ObjectType type,
                            const std::string& description,
-                           const std::string& temp_path) {
+                           const std::string& temp_path, Access access) {
   std::lock_guard<std::mutex> lock(mu_);
   protocol::Request req;
   protocol::InsertRequest* in = req.mutable_insert();
@@ -190,6 +192,7 @@ Status RemoteQuota::Commit(const Digest& id, uint64_t size, ObjectType type,
   in->set_type(type == ObjectType::kCatalog ? protocol::CATALOG
                                             : protocol::REGULAR);
   in->set_description(description);
+  in->set_speculative(access == Access::kSpeculative);
   protocol::Reply reply;
   CVMFS_RETURN_IF_ERROR(Call(req, &reply));
   Count(id, 1, 0);

@@ -51,12 +51,13 @@ class RemoteQuota : public QuotaBackend {
   ~RemoteQuota() override;
 
   bool managed() const override { return true; }
-  cvmfs::Result<cvmfs::UniqueFd> Open(const cvmfs::Digest& id) override;
+  cvmfs::Result<cvmfs::UniqueFd> Open(const cvmfs::Digest& id,
+                                      Access access) override;
   void Close(const cvmfs::Digest& id) override;
   cvmfs::Result<uint64_t> MaxObjectSize() override;
   cvmfs::Status Commit(const cvmfs::Digest& id, uint64_t size, ObjectType type,
                        const std::string& description,
-                       const std::string& temp_path) override;
+                       const std::string& temp_path, Access access) override;
   cvmfs::Status Pin(const cvmfs::Digest& id) override;
   cvmfs::Status Unpin(const cvmfs::Digest& id) override;
   bool Contains(const cvmfs::Digest& id) override;

@@ -82,7 +82,11 @@ FetchCounters ObjectFetcher::counters() const {
 }
 
 Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
-  auto cached = cache_->Open(request.digest);
+  // A prefetch neither counts as a use of what it finds nor stores what it
+  // downloads as used: unused prefetched data is evicted first.
+  const cache::Access access =
+      request.speculative ? cache::Access::kSpeculative : cache::Access::kUse;
+  auto cached = cache_->Open(request.digest, access);
   if (cached.ok()) {
     ++hits_;
     return cached;
@@ -127,7 +131,7 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
     ++io_errors_;
     return st;
   }
-  return cache_->Open(request.digest);
+  return cache_->Open(request.digest, access);
 }
 
 Result<cache::CacheHandle> ObjectFetcher::OpenReferenced(
@@ -193,7 +197,9 @@ Status ObjectFetcher::DownloadOnce(const ObjectRequest& request,
   auto start_txn = [&]() {
     txn.reset();
     auto t =
-        cache_->StartTxn(request.digest, request.type, request.description);
+        cache_->StartTxn(request.digest, request.type, request.description,
+                         request.speculative ? cache::Access::kSpeculative
+                                             : cache::Access::kUse);
     if (t.ok()) {
       txn = std::move(t).value();
     } else {

@@ -144,5 +144,44 @@ TEST_F(ObjectFetcherTest, MissingEverywhereIsIoErrorForReferencedObjects) {
   EXPECT_EQ(2u, server_.total_requests());
 }
 
+// A prefetch stores its object as "never used" (volatile): it leads the
+// eviction order until a reader opens it, and a reader who waited for the
+// prefetch's download makes it used.
+TEST_F(ObjectFetcherTest, PrefetchedObjectsStayFirstToGoUntilRead) {
+  cache::CacheOptions options;
+  options.dir = tmp_.Sub("managed");
+  options.quota_limit = 1 << 20;
+  auto managed = cache::PosixCache::Open(options);
+  ASSERT_TRUE(managed.ok()) << managed.status().ToString();
+  ObjectFetcher objects(&server_, managed->get());
+  auto put = [&](const std::string& content, const std::string& name) {
+    ObjectRequest r;
+    const std::string stored = ZlibCompress(content);
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.description = name;
+    server_.Put(ObjectPath(r.digest, ObjectSuffix::kNone), stored);
+    return r;
+  };
+  ObjectRequest used = put("read by a reader", "/used");
+  ObjectRequest prefetched = put("only prefetched", "/prefetched");
+  prefetched.speculative = true;
+  auto order = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : (*managed)->List(false))
+      names.push_back(e.description);
+    return names;
+  };
+  ASSERT_TRUE(objects.Open(used).ok());
+  const uint64_t hits = (*managed)->usage().hits;
+  ASSERT_TRUE(objects.Open(prefetched).ok());
+  ASSERT_TRUE(objects.Open(prefetched).ok());  // found again: still unused
+  EXPECT_EQ((std::vector<std::string>{"/prefetched", "/used"}), order());
+  EXPECT_EQ(hits, (*managed)->usage().hits);  // a prefetch is not a hit
+  prefetched.speculative = false;  // now a reader wants it
+  ASSERT_TRUE(objects.Open(prefetched).ok());
+  EXPECT_EQ((std::vector<std::string>{"/used", "/prefetched"}), order());
+  EXPECT_EQ(hits + 1, (*managed)->usage().hits);
+}
+
 }  // namespace
 }  // namespace cvmfs::client

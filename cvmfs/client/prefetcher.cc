@@ -335,7 +335,8 @@ void Prefetcher::Run() {
     if (cache_->Contains(item.request.digest)) {
       uint64_t size = item.request.expected_size;
       if (item.priority == PrefetchPriority::kNext) {
-        auto cached = cache_->Open(item.request.digest);
+        auto cached =
+            cache_->Open(item.request.digest, cache::Access::kSpeculative);
         if (cached.ok()) {
           (void)::posix_fadvise(cached->fd(), 0, 0, POSIX_FADV_WILLNEED);
           size = cached->size();
