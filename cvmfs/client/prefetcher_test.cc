@@ -40,6 +40,7 @@ class GatedFetcher : public Fetcher {
       cv_.notify_all();
       cv_.wait(lock, [&] { return !Holds(request.url_path); });
       --waiting_;
+      if (on_fetch_) on_fetch_();
     }
     DownloadResult result = inner_->Fetch(request, sink);
     std::lock_guard<std::mutex> lock(mu_);
@@ -67,6 +68,11 @@ class GatedFetcher : public Fetcher {
     return cv_.wait_for(lock, std::chrono::seconds(10),
                         [&] { return waiting_ >= n; });
   }
+  // Called (under the gate's lock) as each request passes the gate.
+  void set_on_fetch(std::function<void()> f) {
+    std::lock_guard<std::mutex> lock(mu_);
+    on_fetch_ = std::move(f);
+  }
   int max_running() const {
     std::lock_guard<std::mutex> lock(mu_);
     return max_running_;
@@ -81,6 +87,7 @@ class GatedFetcher : public Fetcher {
   std::condition_variable cv_;
   std::set<std::string> held_;
   bool hold_all_ = false;
+  std::function<void()> on_fetch_;
   int waiting_ = 0, running_ = 0, max_running_ = 0;
 };
 
@@ -253,6 +260,36 @@ TEST_F(PrefetcherTest, StopsAtTheByteBudget) {
   ASSERT_TRUE(Idle());
   EXPECT_EQ(3u, server_.total_requests());
   EXPECT_EQ(kObjects - 3, engine_->counters().backlog);
+}
+
+// A link that needs 1 s per 1000-byte object (1000 B/s) fetches 4000 bytes
+// in drain_seconds = 4: the byte budget shrinks from 12000 to that, so
+// fewer objects are in flight or waiting to be read, and the rest waits in
+// the backlog.
+TEST_F(PrefetcherTest, SlowLinkShrinksTheBudget) {
+  ManualClock clock;
+  gate_.set_on_fetch([&clock] { clock.Advance(std::chrono::seconds(1)); });
+  PrefetchOptions o = Options(1);
+  o.max_bytes = kObjects * kSize;
+  o.drain_seconds = 4;
+  o.clock = &clock;
+  Start(o);
+  EXPECT_EQ(6u, engine_->Enqueue(Range(0, 6), PrefetchPriority::kNext));
+  ASSERT_TRUE(Idle());
+  PrefetchCounters c = engine_->counters();
+  EXPECT_EQ(1000u, c.rate);
+  EXPECT_EQ(4 * kSize, c.budget_bytes);
+  for (size_t i = 0; i < 6; ++i) engine_->OnDemand(requests_[i].digest);
+  EXPECT_EQ(4u, engine_->Enqueue(Range(6, 12), PrefetchPriority::kNext));
+  ASSERT_TRUE(Idle());
+  EXPECT_EQ(2u, engine_->counters().backlog);
+  EXPECT_EQ(10u, server_.total_requests());
+  // The floor: never less than 1/8 of the configured budget.
+  gate_.set_on_fetch(
+      [&clock] { clock.Advance(std::chrono::seconds(1000)); });
+  for (size_t i = 6; i < 10; ++i) engine_->OnDemand(requests_[i].digest);
+  ASSERT_TRUE(Idle());
+  EXPECT_EQ(o.max_bytes / 8, engine_->counters().budget_bytes);
 }
 
 TEST_F(PrefetcherTest, UnusedObjectsStopCountingAfterTheGracePeriod) {
