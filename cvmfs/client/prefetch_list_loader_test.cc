@@ -9,10 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdlib>
-#include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 
@@ -22,6 +19,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
+#include "cvmfs/testing/storage_fetcher.h"
 #include "cvmfs/testing/test_env.h"
 #include "publisher/prefetch_lists.h"
 #include "publisher/repository.h"
@@ -30,62 +28,7 @@
 namespace cvmfs::client {
 namespace {
 
-// Serves a Stratum 0 storage directory, counts requests per path, answers
-// 404 for paths it is told to hide, and can hold back one path until
-// released.
-class StorageFetcher : public Fetcher {
- public:
-  explicit StorageFetcher(std::string root) : store_(std::move(root)) {}
-  DownloadResult Fetch(const DownloadRequest& request,
-                       DownloadSink* sink) override {
-    DownloadResult r;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      ++requests_[request.url_path];
-      gate_cv_.wait(lock, [&] { return request.url_path != held_; });
-      if (hidden_.count(request.url_path)) {
-        r.status = Status::NotFound(request.url_path + ": 404");
-        return r;
-      }
-    }
-    auto got = store_.Get(request.url_path);
-    if (!got.ok()) {
-      r.status = got.status();
-      return r;
-    }
-    r.status = sink->Write(got->data(), got->size());
-    r.bytes = got->size();
-    return r;
-  }
-  int Requests(const std::string& path) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = requests_.find(path);
-    return it == requests_.end() ? 0 : it->second;
-  }
-  void Hide(const std::string& path) {
-    std::lock_guard<std::mutex> lock(mu_);
-    hidden_.insert(path);
-  }
-  void Hold(const std::string& path) {
-    std::lock_guard<std::mutex> lock(mu_);
-    held_ = path;
-  }
-  void Release() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      held_.clear();
-    }
-    gate_cv_.notify_all();
-  }
-
- private:
-  LocalObjectStore store_;
-  std::mutex mu_;
-  std::condition_variable gate_cv_;
-  std::map<std::string, int> requests_;
-  std::set<std::string> hidden_;
-  std::string held_;
-};
+using testing::StorageFetcher;
 
 class PrefetchListTest : public ::testing::Test {
  protected:

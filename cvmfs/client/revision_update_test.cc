@@ -7,13 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <mutex>
 
 #include "cvmfs/client/open_file.h"
 #include "cvmfs/client/repository_mount.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/signature.h"
+#include "cvmfs/testing/storage_fetcher.h"
 #include "cvmfs/testing/test_env.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
@@ -21,41 +21,7 @@
 namespace cvmfs::client {
 namespace {
 
-// Serves a Stratum 0 storage directory as it is at the time of each request.
-class StorageFetcher : public Fetcher {
- public:
-  explicit StorageFetcher(std::string root) : store_(std::move(root)) {}
-  DownloadResult Fetch(const DownloadRequest& request,
-                       DownloadSink* sink) override {
-    DownloadResult r;
-    std::string bytes;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = overrides_.find(request.url_path);
-      if (it != overrides_.end()) bytes = it->second;
-    }
-    if (bytes.empty()) {
-      auto got = store_.Get(request.url_path);
-      if (!got.ok()) {
-        r.status = got.status();
-        return r;
-      }
-      bytes = std::move(got).value();
-    }
-    r.status = sink->Write(bytes.data(), bytes.size());
-    r.bytes = bytes.size();
-    return r;
-  }
-  void Override(const std::string& path, std::string bytes) {
-    std::lock_guard<std::mutex> lock(mu_);
-    overrides_[path] = std::move(bytes);
-  }
-
- private:
-  LocalObjectStore store_;
-  std::mutex mu_;
-  std::map<std::string, std::string> overrides_;
-};
+using testing::StorageFetcher;
 
 class RevisionUpdateTest : public ::testing::Test {
  protected:
