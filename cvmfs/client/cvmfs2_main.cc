@@ -13,6 +13,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -379,6 +380,9 @@ int main(int argc, char** argv) {
   if (settings->check_permissions)
     fuse.mount_options.push_back("default_permissions");
   fuse.enforce_acls = settings->enforce_acls;
+  // Every connection CVMFS_MAX_CONNECTIONS allows can serve a reader: the
+  // FUSE loop never caps demand concurrency below it.
+  fuse.max_threads = std::max(fuse.max_threads, settings->max_connections);
   for (const std::string& o : cl->fuse_options)
     if (o != "allow_other" || ::getuid() != 0) fuse.mount_options.push_back(o);
   std::unique_ptr<cvmfs::client::TalkServer>

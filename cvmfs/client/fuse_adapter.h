@@ -21,7 +21,8 @@ struct FuseOptions {
   std::vector<std::string> mount_options;
   bool debug = false;
   int max_idle_threads = 16;
-  int max_threads = 64;  // FUSE worker threads at most
+  // FUSE worker threads at most (cvmfs2: CVMFS_MAX_CONNECTIONS, >= 64).
+  int max_threads = 64;
   // CVMFS_ENFORCE_ACLS: negotiate POSIX ACLs, so that the kernel checks the
   // ACLs stored in catalogs (needs "default_permissions").
   bool enforce_acls = false;
