@@ -431,16 +431,28 @@ Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
 // read, its files are queued as likely next (kNext), those of its
 // subdirectories as speculation (kLater). The catalog queries run on the
 // planner thread, never on a FUSE thread; each directory is planned once
-// per revision (the engine itself never queues an object twice).
+// per revision (the engine itself never queues an object twice). A
+// directory that an earlier plan listed as part of its subtree is not
+// planned again with its own subtree: its files move up to next work, and
+// its subdirectories were listed by that plan too, or are where that plan
+// stopped (not listed, so they are planned in full when reached). A walk
+// of the tree thus lists each directory about once, not once for every
+// ancestor.
 
-void FileSystem::PrefetchDirectory(const InodeInfo& dir) {
+void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued) {
   if (!prefetcher_->enabled()) return;
+  bool listed;
   {
     std::lock_guard<std::mutex> lock(planned_mu_);
     // A bound on the memory, not a policy: planning again is harmless.
-    if (planned_.size() >= 65536) planned_.clear();
+    if (planned_.size() >= 65536 || listed_.size() >= 65536) {
+      planned_.clear();
+      listed_.clear();
+    }
     if (!planned_.insert(dir.path).second) return;
+    listed = listed_.count(dir.path) > 0;
   }
+  if (listed && files_queued) return;
   std::shared_ptr<CatalogSet> set = dir.set;
   MountedCatalog* catalog = dir.catalog;
   std::string path = dir.path;
@@ -452,13 +464,19 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir) {
   limits.max_objects = o.max_objects * Prefetcher::kBacklogFactor;
   limits.max_bytes = o.max_bytes * Prefetcher::kBacklogFactor;
   limits.max_object_size = o.max_object_size;
-  limits.max_directories = 256;
-  const bool posted = planner_.Post([set, catalog, path, engine, limits] {
+  limits.max_directories = listed ? 1 : 256;
+  const bool posted = planner_.Post([this, set, catalog, path, engine,
+                                     limits] {
     // A nested catalog's mountpoint is listed from the nested catalog.
     MountedCatalog* holder = catalog;
     for (const MountedCatalog* c : set->Attached())
       if (c->mountpoint() == path) holder = const_cast<MountedCatalog*>(c);
     PrefetchPlan plan = PlanDirectoryPrefetch(*set, holder, path, limits);
+    engine->NotePlanned(plan.listed.size());
+    if (plan.listed.size() > 1) {
+      std::lock_guard<std::mutex> lock(planned_mu_);
+      listed_.insert(plan.listed.begin() + 1, plan.listed.end());
+    }
     engine->Enqueue(plan.next, PrefetchPriority::kNext);
     engine->Enqueue(plan.later, PrefetchPriority::kLater);
   });
@@ -492,7 +510,7 @@ void FileSystem::PrefetchListed(const InodeInfo& dir,
     if (request) files.push_back(std::move(*request));
   }
   prefetcher_->Enqueue(files, PrefetchPriority::kNext);
-  PrefetchDirectory(dir);
+  PrefetchDirectory(dir, /*files_queued=*/true);
 }
 
 void FileSystem::PrefetchParentOf(const InodeInfo& file) {
@@ -515,6 +533,7 @@ void FileSystem::NotePrefetchRevision() {
   {
     std::lock_guard<std::mutex> lock(planned_mu_);
     planned_.clear();
+    listed_.clear();
   }
   prefetcher_->NewGeneration();
 }

@@ -238,8 +238,10 @@ class FileSystem {
   time_t mount_time_;
 
   // Prefetch triggers (the "Prefetch triggers" section of file_system.cc).
-  // Directories are planned once per revision: `planned_` holds their paths.
-  void PrefetchDirectory(const InodeInfo& dir);
+  // Directories are planned once per revision: `planned_` holds their paths,
+  // `listed_` those whose files an earlier plan listed already (as another
+  // directory's subtree). `files_queued`: the caller queued dir's files.
+  void PrefetchDirectory(const InodeInfo& dir, bool files_queued = false);
   void PrefetchListed(const InodeInfo& dir,
                       const std::vector<DirectoryEntry>& rows);
   void PrefetchParentOf(const InodeInfo& file);
@@ -247,11 +249,12 @@ class FileSystem {
   void NotePrefetchRevision();
   std::unique_ptr<Prefetcher> prefetcher_;
   TaskQueue planner_;      // catalog queries of the triggers
-  std::mutex planned_mu_;  // guards planned_ (leaf lock)
+  std::mutex planned_mu_;  // guards planned_ and listed_ (leaf lock)
   // When a file was last opened for reading (steady clock, ns since its
   // epoch): a listing queues its files only while a program reads files.
   std::atomic<int64_t> last_open_ns_{0};
   std::unordered_set<std::string> planned_;
+  std::unordered_set<std::string> listed_;
 
   // Hardlink group leaders: (catalog base, directory, group) -> inode.
   std::mutex hardlink_mu_;  // guards hardlink_leaders_ (leaf lock)

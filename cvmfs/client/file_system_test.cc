@@ -367,6 +367,46 @@ TEST_P(FixtureMountTest, ListingPrefetchesTheSubtree) {
   EXPECT_EQ(1u, fs->prefetcher()->counters().used);
 }
 
+// A tree walk lists each directory for planning about once: a directory
+// that its parent's plan listed already is not planned again with its own
+// subtree (d00 .. d23 is a chain: planning each level's subtree would list
+// 24 + 23 + ... + 1 = 300 directories).
+TEST_P(FixtureMountTest, TreeWalkPlansEachDirectoryOnce) {
+  auto mount = Mount(Server());
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  auto bin = fs->Lookup(kRootInode, "bin");
+  ASSERT_TRUE(bin.ok());
+  auto first = fs->Lookup(bin->inode, "tool.sh");
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(ReadAll(fs, first->inode).ok());  // a program reads files
+  ASSERT_TRUE(PrefetchIdle(fs));
+  const uint64_t before = fs->prefetcher()->counters().directories_planned;
+  auto dir = fs->Lookup(kRootInode, "d00");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
+  auto planned = [&] {
+    return fs->prefetcher()->counters().directories_planned - before;
+  };
+  for (int i = 0; i < 1000 && planned() < 24; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(24u, planned());  // d00 and the 23 below it
+  uint64_t inode = dir->inode;
+  for (int depth = 1; depth < 24; ++depth) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "d%02d", depth);
+    auto next = fs->Lookup(inode, name);
+    ASSERT_TRUE(next.ok()) << name;
+    inode = next->inode;
+    ASSERT_TRUE(fs->ReadDir(inode).ok());
+  }
+  auto leaf = fs->Lookup(inode, "leaf.txt");
+  ASSERT_TRUE(leaf.ok());
+  ASSERT_TRUE(ReadAll(fs, leaf->inode).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(24u, planned());
+}
+
 TEST_P(FixtureMountTest, PrefetchOffFetchesNothingAhead) {
   auto server = Server();
   MemoryFetcher* s = server.get();

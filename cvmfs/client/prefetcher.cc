@@ -384,7 +384,13 @@ void Prefetcher::Finish(const Item& item, Status status, bool downloaded,
         counts_.fetched_bytes += size;
         MeasureRate(size, started);
       }
-      if (k != nullptr && (k->demanded || !downloaded)) {
+      if (k != nullptr && !downloaded && !k->demanded &&
+          item.priority == PrefetchPriority::kLater) {
+        // Cached speculation cost nothing and was not read ahead: forgotten,
+        // so that it is read ahead from the disk once it becomes next work.
+        Release(k);
+        known_.erase(it);
+      } else if (k != nullptr && (k->demanded || !downloaded)) {
         // A cached object costs nothing; one a reader waited for is used.
         if (k->demanded && downloaded) {
           ++counts_.used;
@@ -424,6 +430,11 @@ void Prefetcher::MeasureRate(uint64_t bytes, TimePoint started) {
   const uint64_t floor = std::max<uint64_t>(options_.max_bytes / 8, 1);
   budget_bytes_ = std::clamp<uint64_t>(static_cast<uint64_t>(drainable), floor,
                                        options_.max_bytes);
+}
+
+void Prefetcher::NotePlanned(size_t directories) {
+  std::lock_guard<std::mutex> lock(mu_);
+  counts_.directories_planned += directories;
 }
 
 PrefetchCounters Prefetcher::counters() const {

@@ -116,6 +116,7 @@ struct PrefetchCounters {
   uint64_t skipped_throttled = 0;  // not queued or dropped: full cache,
                                    // offline, or stopping
   uint64_t errors = 0;             // prefetch downloads that failed
+  uint64_t directories_planned = 0;  // directories listed to plan prefetch
   // Now:
   uint64_t pending = 0;    // queued objects
   uint64_t backlog = 0;    // objects waiting for budget (both backlogs)
@@ -153,6 +154,9 @@ class Prefetcher {
 
   // A demand read is about to open `digest` (see the contract above).
   void OnDemand(const Digest& digest);
+
+  // Counts directories the caller listed to plan prefetch (a cost figure).
+  void NotePlanned(size_t directories);
 
   // Forgets which objects were prefetched (queued and running work stays).
   void NewGeneration();

@@ -42,14 +42,14 @@ PrefetchPlan PlanDirectoryPrefetch(const CatalogSet& set,
   };
   std::deque<std::pair<MountedCatalog*, std::string>> dirs{{catalog, dir}};
   while (!dirs.empty() && !full() &&
-         plan.directories < limits.max_directories) {
+         plan.listed.size() < limits.max_directories) {
     auto [c, path] = std::move(dirs.front());
     dirs.pop_front();
     auto rows = c->With([&](Catalog& cat) { return cat.List(path); });
-    ++plan.directories;
+    plan.listed.push_back(path);
     if (!rows.ok()) continue;  // a hint only: the reader will see the error
     std::vector<ObjectRequest>& out =
-        plan.directories == 1 ? plan.next : plan.later;
+        plan.listed.size() == 1 ? plan.next : plan.later;
     for (const DirectoryEntry& e : *rows) {
       std::string child = path + "/" + e.name;
       if (e.IsDirectory()) {

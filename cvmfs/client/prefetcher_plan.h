@@ -7,6 +7,9 @@
 //   dir ─► its files, in listing order ─────────────────► `next`
 //      └─► subdirectories, level by level ─► their files ─► `later`
 //
+// `listed` names the directories whose files the plan holds (the last one
+// possibly in part, when a limit was reached).
+//
 // Limits: files larger than `max_object_size`, chunked files and files
 // without content hash are left out (large files are read ahead chunk by
 // chunk instead); the plan stops at `max_objects` objects, `max_bytes`
@@ -38,7 +41,7 @@ struct PrefetchPlanLimits {
 struct PrefetchPlan {
   std::vector<ObjectRequest> next;   // the directory's own files
   std::vector<ObjectRequest> later;  // files of its subdirectories
-  size_t directories = 0;            // directories listed
+  std::vector<std::string> listed;   // the directories listed
 };
 
 // `dir` is a repository path ("" for the root, else "/a/b") held by

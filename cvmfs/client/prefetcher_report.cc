@@ -32,6 +32,8 @@ std::vector<Counter> PrefetchCounterList(const PrefetchCounters& c) {
       {"prefetch.n_skipped_throttled", c.skipped_throttled,
        "objects not prefetched: cache nearly full or offline"},
       {"prefetch.n_errors", c.errors, "prefetch downloads that failed"},
+      {"prefetch.n_dirs_planned", c.directories_planned,
+       "directories listed to plan prefetch"},
   };
 }
 

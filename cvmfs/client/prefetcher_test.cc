@@ -395,6 +395,26 @@ TEST_F(PrefetcherTest, CachedObjectsCostNoRequest) {
   EXPECT_EQ(1u, c.fetched);
 }
 
+// Speculation over cached objects costs no I/O; when the same objects become
+// next work (the program reached their directory), they are read ahead
+// from the disk after all, once.
+TEST_F(PrefetcherTest, CachedSpeculationIsReadAheadWhenItBecomesNext) {
+  for (size_t i = 0; i < 4; ++i) ASSERT_TRUE(objects_->Open(requests_[i]).ok());
+  Start(Options(2));
+  EXPECT_EQ(4u, engine_->Enqueue(Range(0, 4), PrefetchPriority::kLater));
+  ASSERT_TRUE(Idle());
+  EXPECT_EQ(4u, engine_->counters().cached);
+  EXPECT_EQ(4u, engine_->Enqueue(Range(0, 4), PrefetchPriority::kNext));
+  ASSERT_TRUE(Idle());
+  EXPECT_EQ(0u, engine_->Enqueue(Range(0, 4), PrefetchPriority::kNext));
+  EXPECT_EQ(0u, engine_->Enqueue(Range(0, 4), PrefetchPriority::kLater));
+  ASSERT_TRUE(Idle());
+  PrefetchCounters c = engine_->counters();
+  EXPECT_EQ(8u, c.cached);
+  EXPECT_EQ(0u, c.fetched);
+  EXPECT_EQ(4u, server_.total_requests());  // the demand reads only
+}
+
 TEST_F(PrefetcherTest, NearlyFullCacheStopsPrefetchAndEvictsNothing) {
   engine_.reset();
   cache_.reset();
