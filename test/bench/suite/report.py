@@ -207,8 +207,9 @@ class Report:
                 self.slower.append(f"{label} {workload} {state}: ours **timed out** "
                                    f"(> {self.meta.get('timeout', '?')} s)")
             return
-        for other in ordered({k[3] for k in self.keys(section)} - {"ours", "local"},
-                             SYSTEM_ORDER):
+        # ours-nopf is our own client: the prefetch section compares it.
+        for other in ordered({k[3] for k in self.keys(section)}
+                             - {"ours", "local", "ours-nopf"}, SYSTEM_ORDER):
             theirs_state = state
             c = self.cell(section, workload, param, other, state, cond)
             if (c is None or not c.ok) and state == "COLD":
@@ -398,6 +399,100 @@ class Report:
                 self.w(f"| {SYSTEM_LABEL.get(sys_, sys_)} | {state} | " + " | ".join(cols) + " |")
             self.w()
 
+    # -------------------------------------------------------------- prefetch
+    def prefetch_section(self):
+        """Our client with prefetch on (ours) against off (ours-nopf), for
+        every measurement made with both."""
+        pairs = []
+        for k in self.cells:
+            if k[3] != "ours" or k[0] == "publish":
+                continue
+            off = self.cell(k[0], k[1], k[2], "ours-nopf", k[4], k[5])
+            if off is not None:
+                pairs.append((k, self.cells[k], off))
+        if not pairs:
+            return
+        section_rank = {s: i for i, s in enumerate(SECTIONS)}
+
+        def order(p):
+            k = p[0]
+            ms, _, mbit = k[5].partition("+")
+            return (section_rank.get(k[0], 9), k[1], k[2],
+                    STATE_ORDER.index(k[4]) if k[4] in STATE_ORDER else 99,
+                    1 if mbit else 0, int(ms or 0), int(mbit or 0))
+        pairs.sort(key=order)
+        timeout = self.meta.get("timeout", "?")
+        self.w("## Prefetch on against off")
+        self.w()
+        self.w("Our client with prefetch on (the default) and with `CVMFS_PREFETCH=no`, "
+               "in the same runs. `on/off` divides the medians (below 1: prefetch "
+               "helped). `extra bytes` is what the run with prefetch fetched beyond "
+               "the run without (median bytes on the wire, on minus off): data "
+               "prefetched that the workload never read.")
+        self.w()
+        self.w("| section | workload | state | condition | on s | off s | on/off "
+               "| requests on / off | extra bytes |")
+        self.w("|---|---|---|---|---|---|---|---|---|")
+        slower, compared = [], 0
+        for k, on, off in pairs:
+            label = k[1] if k[2] in ("-", "linux") else f"{k[1]} ({k[2]})"
+            r = ratio(on, off)
+            if r is not None:
+                compared += 1
+            verdict = fmt_ratio(r)
+            if r is not None and r > 1 + NOISE:
+                verdict = f"**{verdict} slower**"
+                slower.append(f"{k[0]} {label} {k[4]} at {cond_label(k[5])}: on "
+                              f"{fmt_s(on.median())} s, off {fmt_s(off.median())} s")
+            elif not on.ok and off.ok:
+                slower.append(f"{k[0]} {label} {k[4]} at {cond_label(k[5])}: on "
+                              f"{fmt_range(on, timeout)[0]}, off {fmt_s(off.median())} s")
+            reqs = "-"
+            extra = "-"
+            if on.ok and off.ok:
+                reqs = (f"{statistics.median(on.requests):,.0f} / "
+                        f"{statistics.median(off.requests):,.0f}")
+                diff = statistics.median(on.bytes) - statistics.median(off.bytes)
+                extra = fmt_bytes(diff) if diff > 0 else "0"
+            self.w(f"| {k[0]} | {label} | {k[4]} | {cond_label(k[5])} "
+                   f"| {fmt_range(on, timeout)[0]} | {fmt_range(off, timeout)[0]} "
+                   f"| {verdict} | {reqs} | {extra} |")
+        self.w()
+        if slower:
+            self.w(f"Prefetch on was **slower** than off (median more than {NOISE:.0%} "
+                   f"above) in {len(slower)} of {compared} comparisons:")
+            self.w()
+            for s in slower:
+                self.w(f"- {s}")
+        else:
+            self.w(f"Prefetch on was never slower than off (by more than {NOISE:.0%}) "
+                   f"in any of the {compared} comparisons.")
+        self.w()
+        self.prefetch_penalty()
+
+    def prefetch_penalty(self):
+        """Issue 7's view: time at each latency against our own time at 0 ms
+        (COLD), prefetch on and off."""
+        conds = [c for c in self.conditions() if c != "0"]
+        if not conds:
+            return
+        self.w("Latency penalty: our COLD time at each condition divided by our own "
+               "COLD time at 0 ms, prefetch on / off.")
+        self.w()
+        self.w("| workload | " + " | ".join(cond_label(c) for c in conds) + " |")
+        self.w("|---|" + "---|" * len(conds))
+        for wl, param in self.workloads("latency"):
+            cols = []
+            for cond in conds:
+                parts = []
+                for sys_ in ("ours", "ours-nopf"):
+                    base = self.cell("latency", wl, param, sys_, "COLD", "0")
+                    c = self.cell("latency", wl, param, sys_, "COLD", cond)
+                    parts.append(fmt_ratio(ratio(c, base)))
+                cols.append(" / ".join(parts))
+            self.w(f"| {wl} | " + " | ".join(cols) + " |")
+        self.w()
+
     # --------------------------------------------------------------- publish
     def publish_section(self):
         keys = self.keys("publish")
@@ -455,6 +550,7 @@ class Report:
         self.states_section()
         self.latency_section()
         self.fio_section()
+        self.prefetch_section()
         self.publish_section()
         self.failures_section()
         with open(os.path.join(self.dir, "report.md"), "w") as f:
