@@ -464,7 +464,8 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued) {
   limits.max_objects = o.max_objects * Prefetcher::kBacklogFactor;
   limits.max_bytes = o.max_bytes * Prefetcher::kBacklogFactor;
   limits.max_object_size = o.max_object_size;
-  limits.max_directories = listed ? 1 : 256;
+  // Without speculation only the directory's own files are planned.
+  limits.max_directories = listed || !engine->speculating() ? 1 : 256;
   const bool posted = planner_.Post([this, set, catalog, path, engine,
                                      limits] {
     // A nested catalog's mountpoint is listed from the nested catalog.
@@ -491,11 +492,13 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued) {
 // subtree), the subtree is planned in the background. Only while files are
 // being read (one opened within kReadingWindowNs): a metadata walk (find,
 // ls -lR) reads no file, and prefetching what it lists would only cost it
-// time and bandwidth; a tree reader (tar) opens files all the time.
+// time and bandwidth; a tree reader (tar) opens files all the time. Still
+// a guess (Python's import system lists every directory it searches and
+// reads few of the files): only while speculation pays.
 void FileSystem::PrefetchListed(const InodeInfo& dir,
                                 const std::vector<DirectoryEntry>& rows) {
   constexpr int64_t kReadingWindowNs = 2'000'000'000;
-  if (!prefetcher_->enabled()) return;
+  if (!prefetcher_->speculating()) return;
   if (SteadyNowNs() - last_open_ns_.load(std::memory_order_relaxed) >
       kReadingWindowNs)
     return;

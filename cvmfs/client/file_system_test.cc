@@ -67,6 +67,9 @@ class FixtureMountTest : public ::testing::TestWithParam<std::string> {
       if (name == "CVMFS_ARCH") return std::string("x86_64");
       return std::nullopt;
     };
+    // The in-memory server answers in microseconds: speculate anyway, as
+    // over a real network (NoSpeculationWhileMissesAreCheap tests the gate).
+    c.fs.prefetch.speculate_after = std::chrono::milliseconds(0);
     return c;
   }
 
@@ -405,6 +408,50 @@ TEST_P(FixtureMountTest, TreeWalkPlansEachDirectoryOnce) {
   ASSERT_TRUE(ReadAll(fs, leaf->inode).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(24u, planned());
+}
+
+// Demand downloads that take less than speculate_after (here the in-memory
+// server's microseconds against 1 s) turn speculation off: a listing
+// queues nothing, and a read plans only its own directory's files, not its
+// subdirectories'.
+TEST_P(FixtureMountTest, NoSpeculationWhileMissesAreCheap) {
+  MountConfig config = Config();
+  config.fs.prefetch.speculate_after = std::chrono::seconds(1);
+  auto mount = Mount(Server(), std::move(config));
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  auto bin = fs->Lookup(kRootInode, "bin");
+  ASSERT_TRUE(bin.ok());
+  auto first = fs->Lookup(bin->inode, "tool.sh");
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(ReadAll(fs, first->inode).ok());
+  const uint64_t before = fs->prefetcher()->counters().directories_planned;
+  auto dir = fs->Lookup(kRootInode, "d00");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
+  auto planned = [&] {
+    return fs->prefetcher()->counters().directories_planned - before;
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(0u, planned());
+  uint64_t inode = dir->inode;
+  for (int depth = 1; depth < 24; ++depth) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "d%02d", depth);
+    auto next = fs->Lookup(inode, name);
+    ASSERT_TRUE(next.ok()) << name;
+    inode = next->inode;
+  }
+  auto leaf = fs->Lookup(inode, "leaf.txt");
+  ASSERT_TRUE(leaf.ok());
+  ASSERT_TRUE(ReadAll(fs, leaf->inode).ok());
+  for (int i = 0; i < 1000 && planned() < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(1u, planned());  // d23 alone
+  PrefetchCounters c = fs->prefetcher()->counters();
+  EXPECT_FALSE(c.speculating);
+  EXPECT_GT(c.demand_latency_us, 0u);
 }
 
 TEST_P(FixtureMountTest, PrefetchOffFetchesNothingAhead) {

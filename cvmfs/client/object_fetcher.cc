@@ -113,7 +113,11 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
       }
     }
     if (leader) {
+      const Clock::TimePoint started = clock_->Now();
       st = Download(request);
+      if (st.ok() && !request.speculative && request.expected_size > 0 &&
+          request.expected_size <= kLatencySampleSize)
+        NoteDemandLatency(clock_->Now() - started);
       std::lock_guard<std::mutex> lock(mu_);
       flight->done = true;
       flight->status = st;
@@ -132,6 +136,16 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
     return st;
   }
   return cache_->Open(request.digest, access);
+}
+
+void ObjectFetcher::NoteDemandLatency(Clock::Duration took) {
+  const uint64_t us = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(took).count());
+  uint64_t old = demand_latency_us_.load();
+  uint64_t next;
+  do {
+    next = old == 0 ? us : old - old / 8 + us / 8;
+  } while (!demand_latency_us_.compare_exchange_weak(old, next));
 }
 
 Result<cache::CacheHandle> ObjectFetcher::OpenReferenced(

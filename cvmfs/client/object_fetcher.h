@@ -39,6 +39,7 @@
 
 #include "cache/posix_cache.h"
 #include "cvmfs/hash.h"
+#include "cvmfs/network/clock.h"
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/status.h"
@@ -87,6 +88,14 @@ class ObjectFetcher {
 
   FetchCounters counters() const;
 
+  // How long demand downloads of small objects (up to kLatencySampleSize,
+  // the ones whose time is mostly round trips) took lately: a moving
+  // average over about the last 8, in microseconds; 0 before the first.
+  static constexpr uint64_t kLatencySampleSize = 64 << 10;
+  uint64_t demand_latency_us() const { return demand_latency_us_.load(); }
+  // Where download times are read (tests); borrowed, never null.
+  void set_clock(const Clock* clock) { clock_ = clock; }
+
   // Where failed downloads are reported (the client's debug log); called
   // from the failing request's thread.
   void set_logger(std::function<void(const std::string&)> log) {
@@ -116,8 +125,12 @@ class ObjectFetcher {
   std::function<void(const std::string&)> log_;
   std::function<bool(int)> missing_failover_;
   std::function<size_t()> space_reclaimer_;
+  void NoteDemandLatency(Clock::Duration took);
+
   Fetcher* fetcher_;          // borrowed
   cache::PosixCache* cache_;  // borrowed
+  const Clock* clock_ = SteadyClock();
+  std::atomic<uint64_t> demand_latency_us_{0};
 
   std::mutex mu_;  // guards in_flight_; never held during a download
   std::condition_variable done_cv_;

@@ -183,5 +183,50 @@ TEST_F(ObjectFetcherTest, PrefetchedObjectsStayFirstToGoUntilRead) {
   EXPECT_EQ(hits + 1, (*managed)->usage().hits);
 }
 
+// Demand downloads of small objects are timed (a moving average that
+// prefetch uses to decide whether speculation pays); prefetches and large
+// objects are not.
+TEST_F(ObjectFetcherTest, TimesDemandDownloadsOfSmallObjects) {
+  ManualClock clock;
+  class Delaying : public Fetcher {
+   public:
+    Delaying(Fetcher* inner, ManualClock* clock) : inner_(inner), clock_(clock) {}
+    DownloadResult Fetch(const DownloadRequest& r, DownloadSink* s) override {
+      clock_->Advance(delay);
+      return inner_->Fetch(r, s);
+    }
+    std::chrono::milliseconds delay{40};
+
+   private:
+    Fetcher* inner_;
+    ManualClock* clock_;
+  } delaying(&server_, &clock);
+  ObjectFetcher objects(&delaying, cache_.get());
+  objects.set_clock(&clock);
+  EXPECT_EQ(0u, objects.demand_latency_us());
+  auto put = [&](const std::string& content) {
+    ObjectRequest r;
+    const std::string stored = ZlibCompress(content);
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.description = "/f";
+    r.expected_size = content.size();
+    server_.Put(ObjectPath(r.digest, ObjectSuffix::kNone), stored);
+    return r;
+  };
+  ASSERT_TRUE(objects.Open(put("first")).ok());
+  EXPECT_EQ(40000u, objects.demand_latency_us());  // the first sets it
+  delaying.delay = std::chrono::milliseconds(8);
+  ASSERT_TRUE(objects.Open(put("second")).ok());
+  EXPECT_EQ(36000u, objects.demand_latency_us());  // 40 - 40/8 + 8/8
+  ObjectRequest prefetch = put("third");
+  prefetch.speculative = true;
+  ASSERT_TRUE(objects.Open(prefetch).ok());
+  ObjectRequest big = put(std::string(ObjectFetcher::kLatencySampleSize + 1,
+                                      'b'));
+  ASSERT_TRUE(objects.Open(big).ok());
+  ASSERT_TRUE(objects.Open(put("second")).ok());  // cached: no download
+  EXPECT_EQ(36000u, objects.demand_latency_us());
+}
+
 }  // namespace
 }  // namespace cvmfs::client

@@ -23,6 +23,7 @@ PrefetchOptions PrefetchOptionsFrom(const ClientSettings& settings) {
   o.max_objects = static_cast<size_t>(settings.prefetch_files);
   o.max_bytes = static_cast<uint64_t>(settings.prefetch_budget_mb) << 20;
   o.parallel = settings.prefetch_parallel;
+  o.speculate_after = std::chrono::milliseconds(settings.prefetch_speculate_ms);
   return o;
 }
 
@@ -432,6 +433,14 @@ void Prefetcher::MeasureRate(uint64_t bytes, TimePoint started) {
                                        options_.max_bytes);
 }
 
+bool Prefetcher::speculating() const {
+  if (!enabled()) return false;
+  const auto after = std::chrono::duration_cast<std::chrono::microseconds>(
+      options_.speculate_after);
+  return after.count() == 0 ||
+         objects_->demand_latency_us() >= static_cast<uint64_t>(after.count());
+}
+
 void Prefetcher::NotePlanned(size_t directories) {
   std::lock_guard<std::mutex> lock(mu_);
   counts_.directories_planned += directories;
@@ -449,6 +458,8 @@ PrefetchCounters Prefetcher::counters() const {
   c.outstanding_bytes = outstanding_bytes_;
   c.budget_bytes = budget_bytes_;
   c.rate = static_cast<uint64_t>(rate_);
+  c.demand_latency_us = objects_->demand_latency_us();
+  c.speculating = speculating();
   c.enabled = !threads_.empty();
   c.paused = paused_until_ != TimePoint{};
   c.cache_full = cache_full_;

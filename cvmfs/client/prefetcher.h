@@ -92,6 +92,11 @@ struct PrefetchOptions {
   int drain_seconds = 30;
   // Objects remembered per generation.
   size_t generation_size = 1 << 16;
+  // Speculation (kLater work) only while demand downloads take at least
+  // this long (ObjectFetcher::demand_latency_us; CVMFS_PREFETCH_SPECULATE_MS):
+  // when a miss costs little, fetching what may never be read costs more
+  // (CPU, disk, bandwidth) than it saves. 0 = always.
+  std::chrono::milliseconds speculate_after{3};
   const Clock* clock = SteadyClock();  // borrowed, never null
 };
 
@@ -124,6 +129,8 @@ struct PrefetchCounters {
   uint64_t outstanding_objects = 0, outstanding_bytes = 0;
   uint64_t budget_bytes = 0;  // the byte budget after slow-link throttling
   uint64_t rate = 0;          // measured bytes/s, 0 = not measured yet
+  uint64_t demand_latency_us = 0;  // ObjectFetcher::demand_latency_us()
+  bool speculating = false;        // see PrefetchOptions::speculate_after
   bool enabled = false;
   bool paused = false;      // offline
   bool cache_full = false;  // free space under the quota below the budget
@@ -143,6 +150,8 @@ class Prefetcher {
   const PrefetchOptions& options() const { return options_; }
   // False when off (options.enabled false, or a zero budget).
   bool enabled() const { return !threads_.empty(); }
+  // Whether speculation pays now (PrefetchOptions::speculate_after).
+  bool speculating() const;
 
   // Queues `objects` (in this order) for background fetching; objects known
   // in this generation are left out (kNext moves a queued kLater one up),

@@ -51,6 +51,18 @@ std::string FormatPrefetchInfo(const PrefetchOptions& o,
   else if (c.budget_bytes < o.max_bytes)
     state = "slow link, budget " + Megabytes(c.budget_bytes);
   out += "State: " + state + "\n";
+  const auto ms = [](uint64_t us) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1f ms", us / 1000.0);
+    return std::string(buf);
+  };
+  const std::string latency =
+      c.demand_latency_us == 0
+          ? "no demand download yet"
+          : "demand downloads take " + ms(c.demand_latency_us);
+  out += std::string("Speculation: ") + (c.speculating ? "on" : "off") +
+         " (" + latency + "; threshold " +
+         std::to_string(o.speculate_after.count()) + " ms)\n";
   out += "Queued " + std::to_string(c.queued) + " objects; fetched " +
          std::to_string(c.fetched) + " (" + Megabytes(c.fetched_bytes) +
          "), used " + std::to_string(c.used) + " (" + Megabytes(c.used_bytes) +

@@ -101,6 +101,9 @@ Status ReadPrefetch(const OptionReader& r, ClientSettings* s) {
                                 "megabytes", &s->prefetch_budget_mb));
   CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_PREFETCH_PARALLEL", 1, 1024,
                                 "transfers", &s->prefetch_parallel));
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_PREFETCH_SPECULATE_MS", 0, 60000,
+                                "milliseconds (0: always speculate)",
+                                &s->prefetch_speculate_ms));
   // Demand reads must never wait for a connection behind prefetches: the
   // default follows CVMFS_MAX_CONNECTIONS, a value set explicitly must fit.
   const int half = s->max_connections / 2;

@@ -57,6 +57,9 @@ struct ClientSettings {
   int prefetch_files = 4096;        // CVMFS_PREFETCH_FILES, objects; 0 = off
   int64_t prefetch_budget_mb = 32;  // CVMFS_PREFETCH_BUDGET, megabytes
   int prefetch_parallel = 64;       // CVMFS_PREFETCH_PARALLEL, transfers
+  // CVMFS_PREFETCH_SPECULATE_MS: speculation (the files of subdirectories)
+  // only while demand downloads take at least this long; 0 = always.
+  int prefetch_speculate_ms = 3;
 
   // Cache (client.md 4.3).
   std::string cache_base;         // CVMFS_CACHE_BASE, default /var/lib/cvmfs

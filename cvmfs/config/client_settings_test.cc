@@ -112,6 +112,7 @@ TEST_F(ClientSettingsTest, ReadsEveryTypedParameter) {
       {"CVMFS_PREFETCH_FILES", "2000"},
       {"CVMFS_PREFETCH_BUDGET", "256"},
       {"CVMFS_PREFETCH_PARALLEL", "512"},
+      {"CVMFS_PREFETCH_SPECULATE_MS", "0"},
       {"CVMFS_CACHE_BASE", "/scratch/cvmfs/"},
       {"CVMFS_SHARED_CACHE", "no"},
       {"CVMFS_QUOTA_LIMIT", "-1"},
@@ -143,6 +144,7 @@ TEST_F(ClientSettingsTest, ReadsEveryTypedParameter) {
   EXPECT_EQ(s->prefetch_files, 2000);
   EXPECT_EQ(s->prefetch_budget_mb, 256);
   EXPECT_EQ(s->prefetch_parallel, 512);
+  EXPECT_EQ(s->prefetch_speculate_ms, 0);
   EXPECT_EQ(s->cache_base, "/scratch/cvmfs");
   EXPECT_FALSE(s->shared_cache);
   EXPECT_EQ(s->CacheDir(), "/scratch/cvmfs/atlas.cern.ch");
@@ -225,6 +227,7 @@ TEST_F(ClientSettingsTest, MalformedValuesOfEveryKind) {
       {"CVMFS_PREFETCH_BUDGET", "32MB"},
       {"CVMFS_PREFETCH_PARALLEL", "0"},
       {"CVMFS_PREFETCH_PARALLEL", "65"},
+      {"CVMFS_PREFETCH_SPECULATE_MS", "-1"},
       {"CVMFS_MEMCACHE_SIZE", "0"},
       {"CVMFS_KCACHE_TIMEOUT", "soon"},
       {"CVMFS_STATFS_CACHE_TIMEOUT", "-1"},
