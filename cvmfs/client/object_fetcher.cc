@@ -114,10 +114,13 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
     }
     if (leader) {
       const Clock::TimePoint started = clock_->Now();
+      const bool sample = !request.speculative && request.expected_size > 0 &&
+                          request.expected_size <= kLatencySampleSize &&
+                          speculative_downloads_.load() == 0;
+      if (request.speculative) ++speculative_downloads_;
       st = Download(request);
-      if (st.ok() && !request.speculative && request.expected_size > 0 &&
-          request.expected_size <= kLatencySampleSize)
-        NoteDemandLatency(clock_->Now() - started);
+      if (request.speculative) --speculative_downloads_;
+      if (st.ok() && sample) NoteDemandLatency(clock_->Now() - started);
       std::lock_guard<std::mutex> lock(mu_);
       flight->done = true;
       flight->status = st;

@@ -91,6 +91,9 @@ class ObjectFetcher {
   // How long demand downloads of small objects (up to kLatencySampleSize,
   // the ones whose time is mostly round trips) took lately: a moving
   // average over about the last 8, in microseconds; 0 before the first.
+  // Only downloads that started while no prefetch was downloading count:
+  // the link's latency, not the queueing behind prefetches (which on a
+  // loopback or LAN server shares the CPU with them).
   static constexpr uint64_t kLatencySampleSize = 64 << 10;
   uint64_t demand_latency_us() const { return demand_latency_us_.load(); }
   // Where download times are read (tests); borrowed, never null.
@@ -131,6 +134,7 @@ class ObjectFetcher {
   cache::PosixCache* cache_;  // borrowed
   const Clock* clock_ = SteadyClock();
   std::atomic<uint64_t> demand_latency_us_{0};
+  std::atomic<int> speculative_downloads_{0};  // prefetch leaders running
 
   std::mutex mu_;  // guards in_flight_; never held during a download
   std::condition_variable done_cv_;
