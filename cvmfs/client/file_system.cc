@@ -439,7 +439,8 @@ Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
 // of the tree thus lists each directory about once, not once for every
 // ancestor.
 
-void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued) {
+void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
+                                   const std::string& opened) {
   if (!prefetcher_->enabled()) return;
   bool listed;
   {
@@ -464,10 +465,12 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued) {
   limits.max_objects = o.max_objects * Prefetcher::kBacklogFactor;
   limits.max_bytes = o.max_bytes * Prefetcher::kBacklogFactor;
   limits.max_object_size = o.max_object_size;
-  // Without speculation only the directory's own files are planned.
-  limits.max_directories = listed || !engine->speculating() ? 1 : 256;
-  const bool posted = planner_.Post([this, set, catalog, path, engine,
-                                     limits] {
+  // Without speculation only the directory's own files are planned, and
+  // queued a window at a time as the program reads them.
+  const bool speculating = engine->speculating();
+  limits.max_directories = listed || !speculating ? 1 : 256;
+  const bool posted = planner_.Post([this, set, catalog, path, engine, limits,
+                                     speculating, opened] {
     // A nested catalog's mountpoint is listed from the nested catalog.
     MountedCatalog* holder = catalog;
     for (const MountedCatalog* c : set->Attached())
@@ -477,6 +480,11 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued) {
     if (plan.listed.size() > 1) {
       std::lock_guard<std::mutex> lock(planned_mu_);
       listed_.insert(plan.listed.begin() + 1, plan.listed.end());
+    }
+    if (!speculating) {
+      engine->Enqueue(dir_readahead_.Start(path, std::move(plan.next), opened),
+                      PrefetchPriority::kNext);
+      return;
     }
     engine->Enqueue(plan.next, PrefetchPriority::kNext);
     engine->Enqueue(plan.later, PrefetchPriority::kLater);
@@ -519,7 +527,11 @@ void FileSystem::PrefetchListed(const InodeInfo& dir,
 void FileSystem::PrefetchParentOf(const InodeInfo& file) {
   if (!prefetcher_->enabled() || file.parent == 0) return;
   auto parent = Info(file.parent);
-  if (parent.ok()) PrefetchDirectory(**parent);
+  if (!parent.ok()) return;
+  std::vector<ObjectRequest> window =
+      dir_readahead_.Opened((*parent)->path, file.path);
+  if (!window.empty()) prefetcher_->Enqueue(window, PrefetchPriority::kNext);
+  PrefetchDirectory(**parent, false, file.path);
 }
 
 void FileSystem::PrefetchChunks(std::vector<ObjectRequest> chunks) {
@@ -538,6 +550,7 @@ void FileSystem::NotePrefetchRevision() {
     planned_.clear();
     listed_.clear();
   }
+  dir_readahead_.Clear();
   prefetcher_->NewGeneration();
 }
 

@@ -37,6 +37,7 @@
 
 #include "cache/posix_cache.h"
 #include "cvmfs/client/catalog_set.h"
+#include "cvmfs/client/directory_readahead.h"
 #include "cvmfs/client/inode_table.h"
 #include "cvmfs/client/object_fetcher.h"
 #include "cvmfs/client/prefetcher.h"
@@ -241,7 +242,10 @@ class FileSystem {
   // Directories are planned once per revision: `planned_` holds their paths,
   // `listed_` those whose files an earlier plan listed already (as another
   // directory's subtree). `files_queued`: the caller queued dir's files.
-  void PrefetchDirectory(const InodeInfo& dir, bool files_queued = false);
+  // `opened`: the file whose first read triggered it (for the readahead
+  // window while speculation is off), else empty.
+  void PrefetchDirectory(const InodeInfo& dir, bool files_queued = false,
+                         const std::string& opened = "");
   void PrefetchListed(const InodeInfo& dir,
                       const std::vector<DirectoryEntry>& rows);
   void PrefetchParentOf(const InodeInfo& file);
@@ -255,6 +259,7 @@ class FileSystem {
   std::atomic<int64_t> last_open_ns_{0};
   std::unordered_set<std::string> planned_;
   std::unordered_set<std::string> listed_;
+  DirectoryReadahead dir_readahead_;  // while speculation is off
 
   // Hardlink group leaders: (catalog base, directory, group) -> inode.
   std::mutex hardlink_mu_;  // guards hardlink_leaders_ (leaf lock)

@@ -1,0 +1,62 @@
+#include "cvmfs/client/directory_readahead.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace cvmfs::client {
+namespace {
+
+std::vector<ObjectRequest> Files(size_t n) {
+  std::vector<ObjectRequest> files(n);
+  for (size_t i = 0; i < n; ++i) files[i].description = "/d/f" + std::to_string(i);
+  return files;
+}
+
+std::vector<size_t> Positions(const std::vector<ObjectRequest>& batch) {
+  std::vector<size_t> out;
+  for (const ObjectRequest& r : batch)
+    out.push_back(std::stoul(r.description.substr(4)));
+  return out;
+}
+
+// A reader going through the directory in order (tar) has a window that
+// doubles each time it reaches it, until everything is queued.
+TEST(DirectoryReadaheadTest, SequentialReaderGrowsTheWindow) {
+  DirectoryReadahead r;
+  EXPECT_EQ((std::vector<size_t>{1, 2, 3, 4}),
+            Positions(r.Start("/d", Files(40), "/d/f0")));
+  EXPECT_EQ((std::vector<size_t>{5, 6, 7, 8, 9, 10, 11, 12}),
+            Positions(r.Opened("/d", "/d/f1")));
+  EXPECT_TRUE(r.Opened("/d", "/d/f2").empty());
+  EXPECT_TRUE(r.Opened("/d", "/d/f4").empty());
+  EXPECT_EQ(16u, r.Opened("/d", "/d/f5").size());  // 13..28
+  EXPECT_EQ(11u, r.Opened("/d", "/d/f13").size());  // 29..39: the rest
+  EXPECT_EQ(0u, r.directories());  // done: forgotten
+  EXPECT_TRUE(r.Opened("/d", "/d/f30").empty());
+}
+
+// A program that picks a few files (Python importing some modules) costs
+// one small window.
+TEST(DirectoryReadaheadTest, ScatteredReadsQueueOneSmallWindow) {
+  DirectoryReadahead r;
+  EXPECT_EQ(4u, r.Start("/d", Files(100), "/d/f10").size());  // 11..14
+  for (const char* f : {"/d/f40", "/d/f3", "/d/f77", "/d/f20", "/d/f90"})
+    EXPECT_TRUE(r.Opened("/d", f).empty()) << f;
+  EXPECT_TRUE(r.Opened("/d", "/d/unknown").empty());
+  EXPECT_TRUE(r.Opened("/other", "/other/f1").empty());
+  // Two in a row beyond the window: the reader goes on from there.
+  EXPECT_EQ((std::vector<size_t>{92, 93, 94, 95}),
+            Positions(r.Opened("/d", "/d/f91")));
+}
+
+TEST(DirectoryReadaheadTest, StartFromAnUnknownFileBeginsAtTheTop) {
+  DirectoryReadahead r;
+  EXPECT_EQ((std::vector<size_t>{0, 1}),
+            Positions(r.Start("/d", Files(2), "/elsewhere")));
+  EXPECT_EQ(0u, r.directories());
+}
+
+}  // namespace
+}  // namespace cvmfs::client
