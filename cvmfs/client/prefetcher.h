@@ -96,7 +96,7 @@ struct PrefetchOptions {
   // this long (ObjectFetcher::demand_latency_us; CVMFS_PREFETCH_SPECULATE_MS):
   // when a miss costs little, fetching what may never be read costs more
   // (CPU, disk, bandwidth) than it saves. 0 = always.
-  std::chrono::milliseconds speculate_after{3};
+  std::chrono::milliseconds speculate_after{6};
   const Clock* clock = SteadyClock();  // borrowed, never null
 };
 

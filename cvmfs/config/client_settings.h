@@ -59,7 +59,7 @@ struct ClientSettings {
   int prefetch_parallel = 64;       // CVMFS_PREFETCH_PARALLEL, transfers
   // CVMFS_PREFETCH_SPECULATE_MS: speculation (the files of subdirectories)
   // only while demand downloads take at least this long; 0 = always.
-  int prefetch_speculate_ms = 3;
+  int prefetch_speculate_ms = 6;
 
   // Cache (client.md 4.3).
   std::string cache_base;         // CVMFS_CACHE_BASE, default /var/lib/cvmfs
