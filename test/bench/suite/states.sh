@@ -12,19 +12,33 @@
 
 # Measurement sequences that timed out, by section|workload|param|system|
 # state|condition: later repetitions record them as skipped instead of
-# spending the timeout again.
+# spending the timeout again. A condition "MS[+MBIT]" that timed out also
+# gives up the higher latencies with the same bandwidth limit (more added
+# latency never makes a workload faster): _GAVE_UP_MS keeps, by
+# section|workload|param|system|state|MBIT, the lowest latency that did.
 declare -A _GAVE_UP=()
+declare -A _GAVE_UP_MS=()
 
 # _measure_state SECTION WORKLOAD PARAM SYSTEM STATE CONDITION REP: measure,
-# unless an earlier repetition of it timed out. Returns measure's status.
+# unless it or a lower latency of it timed out before. Returns measure's
+# status.
 _measure_state() {
   local key="$1|$2|$3|$4|$5|$6" rc=0
-  if [ -n "${_GAVE_UP[$key]:-}" ]; then
+  local ms=${6%%+*} mbit=
+  [[ $6 != *+* ]] || mbit=${6#*+}
+  local lat_key="$1|$2|$3|$4|$5|$mbit"
+  if [ -n "${_GAVE_UP[$key]:-}" ] ||
+    { [ -n "${_GAVE_UP_MS[$lat_key]:-}" ] && [ "$ms" -ge "${_GAVE_UP_MS[$lat_key]}" ]; }; then
     skip_record "$@" skipped
     return 1
   fi
   measure "$@" || rc=$?
-  [ "$rc" -ne 2 ] || _GAVE_UP[$key]=1
+  if [ "$rc" -eq 2 ]; then
+    _GAVE_UP[$key]=1
+    if [ -z "${_GAVE_UP_MS[$lat_key]:-}" ] || [ "$ms" -lt "${_GAVE_UP_MS[$lat_key]}" ]; then
+      _GAVE_UP_MS[$lat_key]=$ms
+    fi
+  fi
   return "$rc"
 }
 
