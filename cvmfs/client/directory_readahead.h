@@ -13,7 +13,9 @@
 //
 // A program that reads a few files of a large directory (Python importing
 // some modules of a package) costs at most one small window per directory,
-// not the whole directory.
+// not the whole directory. The caller queues the first window as
+// speculation (a cached file is then not read ahead from the disk) and the
+// later ones, which the reader earned, as next work.
 //
 // Pure bookkeeping: the caller plans the files and queues what is returned.
 // Thread safety: all methods may be called concurrently.

@@ -425,7 +425,12 @@ TEST_P(FixtureMountTest, NoSpeculationWhileMissesAreCheap) {
   auto first = fs->Lookup(bin->inode, "tool.sh");
   ASSERT_TRUE(first.ok());
   ASSERT_TRUE(ReadAll(fs, first->inode).ok());
+  // bin/ is planned in the background: wait for it before counting.
+  for (int i = 0;
+       i < 1000 && fs->prefetcher()->counters().directories_planned < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   const uint64_t before = fs->prefetcher()->counters().directories_planned;
+  ASSERT_EQ(1u, before);
   auto dir = fs->Lookup(kRootInode, "d00");
   ASSERT_TRUE(dir.ok());
   ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
