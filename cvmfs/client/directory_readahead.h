@@ -13,9 +13,9 @@
 //
 // A program that reads a few files of a large directory (Python importing
 // some modules of a package) costs at most one small window per directory,
-// not the whole directory. The caller queues the first window as
-// speculation (a cached file is then not read ahead from the disk) and the
-// later ones, which the reader earned, as next work.
+// not the whole directory. The caller queues every window as next
+// work (a cached file in it is read ahead from the disk: queueing the first
+// window as speculation made a HOT tar of the Linux tree 20% slower).
 //
 // Pure bookkeeping: the caller plans the files and queues what is returned.
 // Thread safety: all methods may be called concurrently.

@@ -482,11 +482,8 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
       listed_.insert(plan.listed.begin() + 1, plan.listed.end());
     }
     if (!speculating) {
-      // The first window is a guess: downloaded if missing, but a cached
-      // one is not read from the disk until the program shows that it
-      // reads on (the windows that follow are next work).
       engine->Enqueue(dir_readahead_.Start(path, std::move(plan.next), opened),
-                      PrefetchPriority::kLater);
+                      PrefetchPriority::kNext);
       return;
     }
     engine->Enqueue(plan.next, PrefetchPriority::kNext);
