@@ -264,9 +264,9 @@ Status CacheManager::Dispatch(Client* c, const protocol::Request& req,
     case R::kInsert:
       return Insert(c, req);
     case R::kOpen:
-      return Open(c, id,
-                  req.open().speculative() ? Access::kSpeculative
-                                           : Access::kUse);
+      return Open(
+          c, id,
+          req.open().speculative() ? Access::kSpeculative : Access::kUse);
     case R::kClose:
       return Close(c, id);
     case R::kPin:
@@ -322,9 +322,9 @@ Status CacheManager::Insert(Client* c, const protocol::Request& req) {
   if (store_->Find(id) == nullptr) {
     ObjectType type = in.type() == protocol::CATALOG ? ObjectType::kCatalog
                                                      : ObjectType::kRegular;
-    CVMFS_RETURN_IF_ERROR(store_->Insert(
-        id, in.size(), type, in.description(),
-        in.speculative() ? Access::kSpeculative : Access::kUse));
+    CVMFS_RETURN_IF_ERROR(
+        store_->Insert(id, in.size(), type, in.description(),
+                       in.speculative() ? Access::kSpeculative : Access::kUse));
   }
   return Open(c, id, Access::kSpeculative);  // held; Insert ordered it
 }

@@ -26,10 +26,16 @@ int64_t LruQuota::NextSeq(int64_t volatile_bit) {
 void LruQuota::Account(const Entry& e, bool was_pinned, bool was_locked) {
   bool pinned = e.pins > 0;
   if (pinned != was_pinned) {
-    if (pinned) pinned_bytes_ += e.size; else pinned_bytes_ -= e.size;
+    if (pinned)
+      pinned_bytes_ += e.size;
+    else
+      pinned_bytes_ -= e.size;
   }
   if (e.locked() != was_locked) {
-    if (e.locked()) locked_bytes_ += e.size; else locked_bytes_ -= e.size;
+    if (e.locked())
+      locked_bytes_ += e.size;
+    else
+      locked_bytes_ -= e.size;
   }
 }
 
@@ -70,10 +76,10 @@ Status LruQuota::Insert(const Digest& id, uint64_t size, ObjectType type,
     return Status::AlreadyExists(id.ToString() + " is already in the cache");
   if (!unlimited()) {
     if (size > max_object_size()) {
-      return Status::NoSpace(
-          id.ToString() + " (" + Bytes(size) +
-          ") is larger than the largest cacheable object (" +
-          Bytes(max_object_size()) + ", half the quota limit)");
+      return Status::NoSpace(id.ToString() + " (" + Bytes(size) +
+                             ") is larger than the largest cacheable object (" +
+                             Bytes(max_object_size()) +
+                             ", half the quota limit)");
     }
     if (size_ + size > limit_) {
       // After evicting every unlocked object, locked_bytes_ remain.
@@ -117,8 +123,8 @@ Status LruQuota::Pin(const Digest& id) {
   Entry& e = it->second;
   if (e.pins == 0 && !unlimited() && pinned_bytes_ + e.size > threshold()) {
     return Status::NoSpace(
-        "cannot pin " + id.ToString() + " (" + Bytes(e.size) + "): " +
-        Bytes(pinned_bytes_) + " are pinned already, at most " +
+        "cannot pin " + id.ToString() + " (" + Bytes(e.size) +
+        "): " + Bytes(pinned_bytes_) + " are pinned already, at most " +
         Bytes(threshold()) + " (half the quota limit) may be");
   }
   bool was_pinned = e.pins > 0, was_locked = e.locked();

@@ -22,7 +22,8 @@ std::vector<Digest> Insert(LruQuota* q, int n, uint64_t size,
                            Code expect = Code::kOk) {
   std::vector<Digest> evicted;
   EXPECT_EQ(q->Insert(Id(n), size, ObjectType::kRegular,
-                      "/f" + std::to_string(n), &evicted).code(),
+                      "/f" + std::to_string(n), &evicted)
+                .code(),
             expect);
   return evicted;
 }
@@ -30,7 +31,7 @@ std::vector<Digest> Insert(LruQuota* q, int n, uint64_t size,
 TEST(LruQuotaTest, EvictsLeastRecentlyUsedDownToHalfTheLimit) {
   LruQuota q(100);
   for (int i = 0; i < 5; ++i) Insert(&q, i, 20);  // 100 bytes: full
-  ASSERT_TRUE(q.Touch(Id(0)).ok());              // order now 1 2 3 4 0
+  ASSERT_TRUE(q.Touch(Id(0)).ok());               // order now 1 2 3 4 0
   std::vector<Digest> evicted = Insert(&q, 5, 10);
   // Cleanup runs to the threshold (50): 1, 2, 3 go, leaving 4 and 0.
   EXPECT_EQ(evicted, (std::vector<Digest>{Id(1), Id(2), Id(3)}));
@@ -123,7 +124,8 @@ TEST(LruQuotaTest, RestoreKeepsOrderAndVolatileEntriesGoFirst) {
   ASSERT_TRUE(q.Restore(Id(0), 10, 7, ObjectType::kCatalog, "a").ok());
   ASSERT_TRUE(q.Restore(Id(1), 10, 3, ObjectType::kRegular, "b").ok());
   ASSERT_TRUE(q.Restore(Id(2), 10, LruQuota::kVolatileFlag | 9,
-                        ObjectType::kRegular, "c").ok());
+                        ObjectType::kRegular, "c")
+                  .ok());
   EXPECT_EQ(q.Restore(Id(3), 10, 3, ObjectType::kRegular, "d").code(),
             Code::kAlreadyExists);
   ASSERT_TRUE(q.Touch(Id(2)).ok());  // stays volatile, so still first
@@ -142,9 +144,11 @@ TEST(LruQuotaTest, SpeculativeEntriesGoFirstUntilOpenedForUse) {
   std::vector<Digest> evicted;
   Insert(&q, 0, 20);
   ASSERT_TRUE(q.Insert(Id(1), 20, ObjectType::kRegular, "/p1", &evicted,
-                       Access::kSpeculative).ok());
+                       Access::kSpeculative)
+                  .ok());
   ASSERT_TRUE(q.Insert(Id(2), 20, ObjectType::kRegular, "/p2", &evicted,
-                       Access::kSpeculative).ok());
+                       Access::kSpeculative)
+                  .ok());
   Insert(&q, 3, 20);
   // Prefetched but never used: older than anything used, in their order.
   auto order = q.InLruOrder();
@@ -191,7 +195,9 @@ class Model {
       if (o.id == id) return &o;
     return nullptr;
   }
-  uint64_t Size() const { return Sum([](const Obj&) { return true; }); }
+  uint64_t Size() const {
+    return Sum([](const Obj&) { return true; });
+  }
   uint64_t Pinned() const {
     return Sum([](const Obj& o) { return o.pins > 0; });
   }

@@ -73,16 +73,15 @@ Result<CacheHandle> PosixCache::Open(const Digest& id, Access access) {
 }
 
 Result<std::unique_ptr<CacheTransaction>> PosixCache::StartTxn(
-    const Digest& id, ObjectType type, std::string description,
-    Access access) {
+    const Digest& id, ObjectType type, std::string description, Access access) {
   CVMFS_ASSIGN_OR_RETURN(uint64_t max_size, quota_->MaxObjectSize());
   std::string tmpl =
       cvmfs::JoinPath(cvmfs::JoinPath(options_.dir, kTxnDir), kTxnTemplate);
   UniqueFd fd(::mkostemp(tmpl.data(), O_CLOEXEC));  // mode 0600
   if (!fd.valid()) return Status::FromErrno(errno, "create " + tmpl);
-  return std::unique_ptr<CacheTransaction>(new CacheTransaction(
-      this, id, type, std::move(description), tmpl, std::move(fd), max_size,
-      access));
+  return std::unique_ptr<CacheTransaction>(
+      new CacheTransaction(this, id, type, std::move(description), tmpl,
+                           std::move(fd), max_size, access));
 }
 
 Result<CacheHandle> PosixCache::CommitTxn(CacheTransaction* txn) {

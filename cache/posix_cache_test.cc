@@ -104,16 +104,18 @@ TEST_F(PosixCacheTest, CreatesTheCvmfsLayout) {
   auto schema = cvmfs::ReadProperty(db->get(), "schema");
   ASSERT_TRUE(schema.ok());
   EXPECT_EQ(schema->value_or(""), "1.0");
-  EXPECT_TRUE((*db)->Prepare("SELECT sha1, size, acseq, path, type, pinned "
-                             "FROM cache_catalog;").ok());
+  EXPECT_TRUE((*db)
+                  ->Prepare("SELECT sha1, size, acseq, path, type, pinned "
+                            "FROM cache_catalog;")
+                  .ok());
   EXPECT_EQ(*(*db)->QueryInt64("SELECT count(*) FROM sqlite_master WHERE "
-                               "name='idx_cache_catalog_acseq';"), 1);
+                               "name='idx_cache_catalog_acseq';"),
+            1);
 }
 
 TEST_F(PosixCacheTest, RejectsInvalidLimits) {
-  for (const CacheOptions& bad : {CacheOptions{dir_, 0},
-                                  CacheOptions{dir_, -2},
-                                  CacheOptions{"", 100}}) {
+  for (const CacheOptions& bad :
+       {CacheOptions{dir_, 0}, CacheOptions{dir_, -2}, CacheOptions{"", 100}}) {
     EXPECT_EQ(PosixCache::Open(bad).status().code(), Code::kInvalidArgument);
   }
   EXPECT_FALSE(cvmfs::PathExists(dir_));
@@ -188,10 +190,10 @@ TEST_F(PosixCacheTest, EvictsLeastRecentlyUsedToHalfTheLimit) {
   EXPECT_FALSE(cvmfs::PathExists(PathOf(c[2])));
   EXPECT_TRUE(cvmfs::PathExists(PathOf(c[3])));
   EXPECT_TRUE(cvmfs::PathExists(PathOf(c[0])));
-  EXPECT_EQ(ListedHashes(*cache),
-            (std::vector<std::string>{IdOf(c[3]).ToString(),
-                                      IdOf(c[0]).ToString(),
-                                      IdOf(Content(9, 100)).ToString()}));
+  EXPECT_EQ(
+      ListedHashes(*cache),
+      (std::vector<std::string>{IdOf(c[3]).ToString(), IdOf(c[0]).ToString(),
+                                IdOf(Content(9, 100)).ToString()}));
   auto usage = cache->usage();
   EXPECT_EQ(usage.size, 600u);
   EXPECT_EQ(usage.evictions, 2u);
@@ -209,8 +211,8 @@ TEST_F(PosixCacheTest, UnusedPrefetchedObjectsAreEvictedFirst) {
                                 Content(2, 200), Content(3, 200)};
   auto store = [&](PosixCache* cache, const std::string& content,
                    cache::Access access) {
-    auto txn = cache->StartTxn(IdOf(content), ObjectType::kRegular, "/p",
-                               access);
+    auto txn =
+        cache->StartTxn(IdOf(content), ObjectType::kRegular, "/p", access);
     ASSERT_TRUE(txn.ok()) << txn.status().ToString();
     ASSERT_TRUE((*txn)->Write(content.data(), content.size()).ok());
     ASSERT_TRUE((*txn)->Commit().ok());
@@ -227,11 +229,10 @@ TEST_F(PosixCacheTest, UnusedPrefetchedObjectsAreEvictedFirst) {
     EXPECT_EQ(cache->usage().hits, 1u);
   }
   auto cache = OpenCache(1000);
-  EXPECT_EQ(ListedHashes(*cache),
-            (std::vector<std::string>{IdOf(c[1]).ToString(),
-                                      IdOf(c[0]).ToString(),
-                                      IdOf(c[3]).ToString(),
-                                      IdOf(c[2]).ToString()}));
+  EXPECT_EQ(
+      ListedHashes(*cache),
+      (std::vector<std::string>{IdOf(c[1]).ToString(), IdOf(c[0]).ToString(),
+                                IdOf(c[3]).ToString(), IdOf(c[2]).ToString()}));
   Put(cache.get(), Content(9, 300));  // 1100 > 1000: clean to 500
   EXPECT_FALSE(cvmfs::PathExists(PathOf(c[1])));
   EXPECT_FALSE(cvmfs::PathExists(PathOf(c[0])));
@@ -378,8 +379,8 @@ TEST_F(PosixCacheTest, RebuildsAMissingOrCorruptCachedb) {
   };
   ASSERT_EQ(::unlink((dir_ + "/cachedb").c_str()), 0);
   expect_rebuilt("deleted");
-  ASSERT_TRUE(cvmfs::WriteFileAtomic(dir_ + "/cachedb",
-                                     std::string(4096, 'x')).ok());
+  ASSERT_TRUE(
+      cvmfs::WriteFileAtomic(dir_ + "/cachedb", std::string(4096, 'x')).ok());
   expect_rebuilt("garbage");
   {
     auto db = cvmfs::SqliteDb::Open(dir_ + "/cachedb",
@@ -416,7 +417,7 @@ TEST_F(PosixCacheTest, NoticesFilesChangedBehindItsBack) {
     auto list = cache->List(false);
     ASSERT_EQ(list.size(), 2u);
     EXPECT_EQ(list[0].hash, IdOf(alien).ToString());  // unknown files go first
-    EXPECT_EQ(list[1].description, "/kept");           // known keep their row
+    EXPECT_EQ(list[1].description, "/kept");          // known keep their row
     EXPECT_EQ(cache->usage().size, 50u);
     EXPECT_TRUE(TxnFiles().empty());
     EXPECT_TRUE(cvmfs::PathExists(dir_ + "/00/not-an-object"));

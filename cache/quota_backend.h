@@ -64,8 +64,7 @@ class QuotaBackend {
   // the caller to delete.
   virtual cvmfs::Status Commit(const cvmfs::Digest& id, uint64_t size,
                                ObjectType type, const std::string& description,
-                               const std::string& temp_path,
-                               Access access) = 0;
+                               const std::string& temp_path, Access access) = 0;
 
   virtual cvmfs::Status Pin(const cvmfs::Digest& id) = 0;
   virtual cvmfs::Status Unpin(const cvmfs::Digest& id) = 0;

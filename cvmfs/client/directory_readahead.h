@@ -57,9 +57,9 @@ class DirectoryReadahead {
   struct State {
     std::vector<ObjectRequest> files;
     std::unordered_map<std::string, size_t> index;  // path -> position
-    size_t queued = 0;   // files before this position were queued
-    size_t window = 0;   // size of the last window queued
-    size_t last = 0;     // position of the last file opened
+    size_t queued = 0;  // files before this position were queued
+    size_t window = 0;  // size of the last window queued
+    size_t last = 0;    // position of the last file opened
   };
   // Queues `window` files from `from`; erases the state when done. With
   // mu_ held.

@@ -10,7 +10,8 @@ namespace {
 
 std::vector<ObjectRequest> Files(size_t n) {
   std::vector<ObjectRequest> files(n);
-  for (size_t i = 0; i < n; ++i) files[i].description = "/d/f" + std::to_string(i);
+  for (size_t i = 0; i < n; ++i)
+    files[i].description = "/d/f" + std::to_string(i);
   return files;
 }
 
@@ -31,9 +32,9 @@ TEST(DirectoryReadaheadTest, SequentialReaderGrowsTheWindow) {
             Positions(r.Opened("/d", "/d/f1")));
   EXPECT_TRUE(r.Opened("/d", "/d/f2").empty());
   EXPECT_TRUE(r.Opened("/d", "/d/f4").empty());
-  EXPECT_EQ(16u, r.Opened("/d", "/d/f5").size());  // 13..28
+  EXPECT_EQ(16u, r.Opened("/d", "/d/f5").size());   // 13..28
   EXPECT_EQ(11u, r.Opened("/d", "/d/f13").size());  // 29..39: the rest
-  EXPECT_EQ(0u, r.directories());  // done: forgotten
+  EXPECT_EQ(0u, r.directories());                   // done: forgotten
   EXPECT_TRUE(r.Opened("/d", "/d/f30").empty());
 }
 

@@ -213,10 +213,9 @@ Status ObjectFetcher::DownloadOnce(const ObjectRequest& request,
   Status txn_status;
   auto start_txn = [&]() {
     txn.reset();
-    auto t =
-        cache_->StartTxn(request.digest, request.type, request.description,
-                         request.speculative ? cache::Access::kSpeculative
-                                             : cache::Access::kUse);
+    auto t = cache_->StartTxn(request.digest, request.type, request.description,
+                              request.speculative ? cache::Access::kSpeculative
+                                                  : cache::Access::kUse);
     if (t.ok()) {
       txn = std::move(t).value();
     } else {

@@ -177,7 +177,7 @@ TEST_F(ObjectFetcherTest, PrefetchedObjectsStayFirstToGoUntilRead) {
   ASSERT_TRUE(objects.Open(prefetched).ok());  // found again: still unused
   EXPECT_EQ((std::vector<std::string>{"/prefetched", "/used"}), order());
   EXPECT_EQ(hits, (*managed)->usage().hits);  // a prefetch is not a hit
-  prefetched.speculative = false;  // now a reader wants it
+  prefetched.speculative = false;             // now a reader wants it
   ASSERT_TRUE(objects.Open(prefetched).ok());
   EXPECT_EQ((std::vector<std::string>{"/used", "/prefetched"}), order());
   EXPECT_EQ(hits + 1, (*managed)->usage().hits);
@@ -190,7 +190,8 @@ TEST_F(ObjectFetcherTest, TimesDemandDownloadsOfSmallObjects) {
   ManualClock clock;
   class Delaying : public Fetcher {
    public:
-    Delaying(Fetcher* inner, ManualClock* clock) : inner_(inner), clock_(clock) {}
+    Delaying(Fetcher* inner, ManualClock* clock)
+        : inner_(inner), clock_(clock) {}
     DownloadResult Fetch(const DownloadRequest& r, DownloadSink* s) override {
       clock_->Advance(delay);
       return inner_->Fetch(r, s);
@@ -221,8 +222,8 @@ TEST_F(ObjectFetcherTest, TimesDemandDownloadsOfSmallObjects) {
   ObjectRequest prefetch = put("third");
   prefetch.speculative = true;
   ASSERT_TRUE(objects.Open(prefetch).ok());
-  ObjectRequest big = put(std::string(ObjectFetcher::kLatencySampleSize + 1,
-                                      'b'));
+  ObjectRequest big =
+      put(std::string(ObjectFetcher::kLatencySampleSize + 1, 'b'));
   ASSERT_TRUE(objects.Open(big).ok());
   ASSERT_TRUE(objects.Open(put("second")).ok());  // cached: no download
   EXPECT_EQ(36000u, objects.demand_latency_us());

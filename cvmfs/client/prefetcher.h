@@ -109,26 +109,26 @@ enum class PrefetchPriority {
 };
 
 struct PrefetchCounters {
-  uint64_t queued = 0;             // objects accepted into the queue
-  uint64_t fetched = 0;            // objects downloaded by prefetch
-  uint64_t fetched_bytes = 0;      // their sizes (as stored in the cache)
-  uint64_t used = 0;               // of those, later opened by a demand read
-  uint64_t used_bytes = 0;         //   and their sizes
-  uint64_t wasted_bytes = 0;       // fetched_bytes - used_bytes
-  uint64_t cached = 0;             // found in the cache already (no download)
-  uint64_t overtaken = 0;          // queued, then asked for by a demand read
-  uint64_t skipped_budget = 0;     // not queued or dropped: over the budget
-  uint64_t skipped_throttled = 0;  // not queued or dropped: full cache,
-                                   // offline, or stopping
-  uint64_t errors = 0;             // prefetch downloads that failed
+  uint64_t queued = 0;               // objects accepted into the queue
+  uint64_t fetched = 0;              // objects downloaded by prefetch
+  uint64_t fetched_bytes = 0;        // their sizes (as stored in the cache)
+  uint64_t used = 0;                 // of those, later opened by a demand read
+  uint64_t used_bytes = 0;           //   and their sizes
+  uint64_t wasted_bytes = 0;         // fetched_bytes - used_bytes
+  uint64_t cached = 0;               // found in the cache already (no download)
+  uint64_t overtaken = 0;            // queued, then asked for by a demand read
+  uint64_t skipped_budget = 0;       // not queued or dropped: over the budget
+  uint64_t skipped_throttled = 0;    // not queued or dropped: full cache,
+                                     // offline, or stopping
+  uint64_t errors = 0;               // prefetch downloads that failed
   uint64_t directories_planned = 0;  // directories listed to plan prefetch
   // Now:
   uint64_t pending = 0;    // queued objects
   uint64_t backlog = 0;    // objects waiting for budget (both backlogs)
   uint64_t in_flight = 0;  // downloads running
   uint64_t outstanding_objects = 0, outstanding_bytes = 0;
-  uint64_t budget_bytes = 0;  // the byte budget after slow-link throttling
-  uint64_t rate = 0;          // measured bytes/s, 0 = not measured yet
+  uint64_t budget_bytes = 0;       // the byte budget after slow-link throttling
+  uint64_t rate = 0;               // measured bytes/s, 0 = not measured yet
   uint64_t demand_latency_us = 0;  // ObjectFetcher::demand_latency_us()
   bool speculating = false;        // see PrefetchOptions::speculate_after
   bool enabled = false;

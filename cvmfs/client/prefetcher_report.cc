@@ -60,9 +60,9 @@ std::string FormatPrefetchInfo(const PrefetchOptions& o,
       c.demand_latency_us == 0
           ? "no demand download yet"
           : "demand downloads take " + ms(c.demand_latency_us);
-  out += std::string("Speculation: ") + (c.speculating ? "on" : "off") +
-         " (" + latency + "; threshold " +
-         std::to_string(o.speculate_after.count()) + " ms)\n";
+  out += std::string("Speculation: ") + (c.speculating ? "on" : "off") + " (" +
+         latency + "; threshold " + std::to_string(o.speculate_after.count()) +
+         " ms)\n";
   out += "Queued " + std::to_string(c.queued) + " objects; fetched " +
          std::to_string(c.fetched) + " (" + Megabytes(c.fetched_bytes) +
          "), used " + std::to_string(c.used) + " (" + Megabytes(c.used_bytes) +

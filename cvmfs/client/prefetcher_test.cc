@@ -285,8 +285,7 @@ TEST_F(PrefetcherTest, SlowLinkShrinksTheBudget) {
   EXPECT_EQ(2u, engine_->counters().backlog);
   EXPECT_EQ(10u, server_.total_requests());
   // The floor: never less than 1/8 of the configured budget.
-  gate_.set_on_fetch(
-      [&clock] { clock.Advance(std::chrono::seconds(1000)); });
+  gate_.set_on_fetch([&clock] { clock.Advance(std::chrono::seconds(1000)); });
   for (size_t i = 6; i < 10; ++i) engine_->OnDemand(requests_[i].digest);
   ASSERT_TRUE(Idle());
   EXPECT_EQ(o.max_bytes / 8, engine_->counters().budget_bytes);
