@@ -1,0 +1,238 @@
+// Prefetch through the client's file system, over the fixture repositories
+// served from memory (fixture_mount_test.h): what a first read, a listing
+// and a tree walk queue, and what they do not.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "cvmfs/client/fixture_mount_test.h"
+
+namespace cvmfs::client {
+namespace {
+
+using fixture_test::FixtureNames;
+using fixture_test::FixtureTestName;
+
+class FixturePrefetchTest : public fixture_test::FixtureMountTest {};
+
+// Waits until the prefetch engine has nothing queued or running.
+bool PrefetchIdle(FileSystem* fs) {
+  for (int i = 0; i < 1000; ++i) {
+    PrefetchCounters c = fs->prefetcher()->counters();
+    if (c.pending == 0 && c.in_flight == 0 && c.queued > 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// Reading one file of a directory fetches the others in the background;
+// reading those then needs no download, and they count as used.
+TEST_P(FixturePrefetchTest, FirstReadPrefetchesTheDirectory) {
+  auto server = Server();
+  MemoryFetcher* s = server.get();
+  auto mount = Mount(std::move(server));
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  auto many = fs->Lookup(kRootInode, "many");
+  ASSERT_TRUE(many.ok());
+  const std::vector<std::string> names = {"f00000", "f00001", "f00002",
+                                          "f00003", "f00004", "f00005"};
+  auto file = fs->Lookup(many->inode, names[0]);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  ASSERT_TRUE(ReadAll(fs, file->inode).ok());
+  ASSERT_TRUE(PrefetchIdle(fs));
+  EXPECT_GE(fs->prefetcher()->counters().fetched, 10u);
+  // Reading them makes no request of its own: every request from now on
+  // is a prefetch (the budget, freed by the reads, lets more follow).
+  // Duplicate contents in the fixture may already be cached: count
+  // requests, not objects.
+  const uint64_t before = s->total_requests();
+  const uint64_t fetched = fs->prefetcher()->counters().fetched;
+  for (size_t i = 1; i < names.size(); ++i) {
+    auto next = fs->Lookup(many->inode, names[i]);
+    ASSERT_TRUE(next.ok());
+    ASSERT_TRUE(ReadAll(fs, next->inode).ok());
+  }
+  ASSERT_TRUE(PrefetchIdle(fs));
+  EXPECT_EQ(s->total_requests() - before,
+            fs->prefetcher()->counters().fetched - fetched);
+  EXPECT_GE(fs->prefetcher()->counters().used, 1u);
+}
+
+// A metadata walk (find, ls -lR: listings, no file read) prefetches
+// nothing: it would never use what it fetched.
+TEST_P(FixturePrefetchTest, ListingWithoutReadsPrefetchesNothing) {
+  auto server = Server();
+  MemoryFetcher* s = server.get();
+  auto mount = Mount(std::move(server));
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  const uint64_t before = s->total_requests();
+  auto many = fs->Lookup(kRootInode, "many");
+  ASSERT_TRUE(many.ok());
+  ASSERT_TRUE(fs->ReadDir(many->inode).ok());
+  auto dir = fs->Lookup(kRootInode, "d00");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
+  // Time for the planner thread, had anything been handed to it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(before, s->total_requests());
+  EXPECT_EQ(0u, fs->prefetcher()->counters().queued);
+}
+
+// Listing a directory while files are being read prefetches the files of
+// its subtree, breadth first: a tree walker then finds even the deepest
+// file in the cache.
+TEST_P(FixturePrefetchTest, ListingPrefetchesTheSubtree) {
+  auto server = Server();
+  MemoryFetcher* s = server.get();
+  auto mount = Mount(std::move(server));
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  // A program that reads files (one in a small directory beside d00).
+  auto bin = fs->Lookup(kRootInode, "bin");
+  ASSERT_TRUE(bin.ok());
+  auto first = fs->Lookup(bin->inode, "tool.sh");
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(ReadAll(fs, first->inode).ok());
+  ASSERT_TRUE(PrefetchIdle(fs));
+  const uint64_t queued = fs->prefetcher()->counters().queued;
+  auto dir = fs->Lookup(kRootInode, "d00");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
+  for (int i = 0; i < 1000 && fs->prefetcher()->counters().queued == queued;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(PrefetchIdle(fs));
+  uint64_t before = s->total_requests();
+  uint64_t inode = dir->inode;
+  for (int depth = 1; depth < 24; ++depth) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "d%02d", depth);
+    auto next = fs->Lookup(inode, name);
+    ASSERT_TRUE(next.ok()) << name;
+    inode = next->inode;
+  }
+  auto leaf = fs->Lookup(inode, "leaf.txt");
+  ASSERT_TRUE(leaf.ok());
+  ASSERT_TRUE(ReadAll(fs, leaf->inode).ok());
+  EXPECT_EQ(before, s->total_requests());
+  EXPECT_EQ(1u, fs->prefetcher()->counters().used);
+}
+
+// A tree walk lists each directory for planning about once: a directory
+// that its parent's plan listed already is not planned again with its own
+// subtree (d00 .. d23 is a chain: planning each level's subtree would list
+// 24 + 23 + ... + 1 = 300 directories).
+TEST_P(FixturePrefetchTest, TreeWalkPlansEachDirectoryOnce) {
+  auto mount = Mount(Server());
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  auto bin = fs->Lookup(kRootInode, "bin");
+  ASSERT_TRUE(bin.ok());
+  auto first = fs->Lookup(bin->inode, "tool.sh");
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(ReadAll(fs, first->inode).ok());  // a program reads files
+  ASSERT_TRUE(PrefetchIdle(fs));
+  const uint64_t before = fs->prefetcher()->counters().directories_planned;
+  auto dir = fs->Lookup(kRootInode, "d00");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
+  auto planned = [&] {
+    return fs->prefetcher()->counters().directories_planned - before;
+  };
+  for (int i = 0; i < 1000 && planned() < 24; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(24u, planned());  // d00 and the 23 below it
+  uint64_t inode = dir->inode;
+  for (int depth = 1; depth < 24; ++depth) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "d%02d", depth);
+    auto next = fs->Lookup(inode, name);
+    ASSERT_TRUE(next.ok()) << name;
+    inode = next->inode;
+    ASSERT_TRUE(fs->ReadDir(inode).ok());
+  }
+  auto leaf = fs->Lookup(inode, "leaf.txt");
+  ASSERT_TRUE(leaf.ok());
+  ASSERT_TRUE(ReadAll(fs, leaf->inode).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(24u, planned());
+}
+
+// Demand downloads that take less than speculate_after (here the in-memory
+// server's microseconds against 1 s) turn speculation off: a listing
+// queues nothing, and a read plans only its own directory's files, not its
+// subdirectories'.
+TEST_P(FixturePrefetchTest, NoSpeculationWhileMissesAreCheap) {
+  MountConfig config = Config();
+  config.fs.prefetch.speculate_after = std::chrono::seconds(1);
+  auto mount = Mount(Server(), std::move(config));
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  auto bin = fs->Lookup(kRootInode, "bin");
+  ASSERT_TRUE(bin.ok());
+  auto first = fs->Lookup(bin->inode, "tool.sh");
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(ReadAll(fs, first->inode).ok());
+  // bin/ is planned in the background: wait for it before counting.
+  for (int i = 0;
+       i < 1000 && fs->prefetcher()->counters().directories_planned < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const uint64_t before = fs->prefetcher()->counters().directories_planned;
+  ASSERT_EQ(1u, before);
+  auto dir = fs->Lookup(kRootInode, "d00");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
+  auto planned = [&] {
+    return fs->prefetcher()->counters().directories_planned - before;
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(0u, planned());
+  uint64_t inode = dir->inode;
+  for (int depth = 1; depth < 24; ++depth) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "d%02d", depth);
+    auto next = fs->Lookup(inode, name);
+    ASSERT_TRUE(next.ok()) << name;
+    inode = next->inode;
+  }
+  auto leaf = fs->Lookup(inode, "leaf.txt");
+  ASSERT_TRUE(leaf.ok());
+  ASSERT_TRUE(ReadAll(fs, leaf->inode).ok());
+  for (int i = 0; i < 1000 && planned() < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(1u, planned());  // d23 alone
+  PrefetchCounters c = fs->prefetcher()->counters();
+  EXPECT_FALSE(c.speculating);
+  EXPECT_GT(c.demand_latency_us, 0u);
+}
+
+TEST_P(FixturePrefetchTest, PrefetchOffFetchesNothingAhead) {
+  auto server = Server();
+  MemoryFetcher* s = server.get();
+  MountConfig config = Config();
+  config.fs.prefetch.enabled = false;
+  auto mount = Mount(std::move(server), std::move(config));
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  auto many = fs->Lookup(kRootInode, "many");
+  ASSERT_TRUE(many.ok());
+  uint64_t before = s->total_requests();
+  ASSERT_TRUE(fs->ReadDir(many->inode).ok());
+  auto file = fs->Lookup(many->inode, "f00000");
+  ASSERT_TRUE(file.ok());
+  ASSERT_TRUE(ReadAll(fs, file->inode).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_LE(s->total_requests(), before + 1);
+  EXPECT_FALSE(fs->prefetcher()->counters().enabled);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixturePrefetchTest, FixtureNames(),
+                         FixtureTestName);
+
+}  // namespace
+}  // namespace cvmfs::client
