@@ -15,7 +15,34 @@ namespace {
 using fixture_test::FixtureNames;
 using fixture_test::FixtureTestName;
 
-class FixturePrefetchTest : public fixture_test::FixtureMountTest {};
+class FixturePrefetchTest : public fixture_test::FixtureMountTest {
+ protected:
+  // A program that reads files: bin/tool.sh (a small directory beside d00).
+  static void ReadTool(FileSystem* fs) {
+    auto bin = fs->Lookup(kRootInode, "bin");
+    ASSERT_TRUE(bin.ok());
+    auto tool = fs->Lookup(bin->inode, "tool.sh");
+    ASSERT_TRUE(tool.ok());
+    ASSERT_TRUE(ReadAll(fs, tool->inode).ok());
+  }
+  // Walks d01 .. d23 below d00 (listing each if `list`) and returns the
+  // inode of d23/leaf.txt, 0 if a step failed.
+  static uint64_t LeafOfChain(FileSystem* fs, uint64_t d00, bool list) {
+    uint64_t inode = d00;
+    for (int depth = 1; depth < 24; ++depth) {
+      char name[8];
+      std::snprintf(name, sizeof(name), "d%02d", depth);
+      auto next = fs->Lookup(inode, name);
+      EXPECT_TRUE(next.ok()) << name;
+      if (!next.ok()) return 0;
+      inode = next->inode;
+      if (list) EXPECT_TRUE(fs->ReadDir(inode).ok()) << name;
+    }
+    auto leaf = fs->Lookup(inode, "leaf.txt");
+    EXPECT_TRUE(leaf.ok());
+    return leaf.ok() ? leaf->inode : 0;
+  }
+};
 
 // Waits until the prefetch engine has nothing queued or running.
 bool PrefetchIdle(FileSystem* fs) {
@@ -91,12 +118,7 @@ TEST_P(FixturePrefetchTest, ListingPrefetchesTheSubtree) {
   auto mount = Mount(std::move(server));
   ASSERT_TRUE(mount.ok());
   FileSystem* fs = (*mount)->file_system();
-  // A program that reads files (one in a small directory beside d00).
-  auto bin = fs->Lookup(kRootInode, "bin");
-  ASSERT_TRUE(bin.ok());
-  auto first = fs->Lookup(bin->inode, "tool.sh");
-  ASSERT_TRUE(first.ok());
-  ASSERT_TRUE(ReadAll(fs, first->inode).ok());
+  ASSERT_NO_FATAL_FAILURE(ReadTool(fs));
   ASSERT_TRUE(PrefetchIdle(fs));
   const uint64_t queued = fs->prefetcher()->counters().queued;
   auto dir = fs->Lookup(kRootInode, "d00");
@@ -107,17 +129,9 @@ TEST_P(FixturePrefetchTest, ListingPrefetchesTheSubtree) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_TRUE(PrefetchIdle(fs));
   uint64_t before = s->total_requests();
-  uint64_t inode = dir->inode;
-  for (int depth = 1; depth < 24; ++depth) {
-    char name[8];
-    std::snprintf(name, sizeof(name), "d%02d", depth);
-    auto next = fs->Lookup(inode, name);
-    ASSERT_TRUE(next.ok()) << name;
-    inode = next->inode;
-  }
-  auto leaf = fs->Lookup(inode, "leaf.txt");
-  ASSERT_TRUE(leaf.ok());
-  ASSERT_TRUE(ReadAll(fs, leaf->inode).ok());
+  const uint64_t leaf = LeafOfChain(fs, dir->inode, /*list=*/false);
+  ASSERT_NE(0u, leaf);
+  ASSERT_TRUE(ReadAll(fs, leaf).ok());
   EXPECT_EQ(before, s->total_requests());
   EXPECT_EQ(1u, fs->prefetcher()->counters().used);
 }
@@ -130,11 +144,7 @@ TEST_P(FixturePrefetchTest, TreeWalkPlansEachDirectoryOnce) {
   auto mount = Mount(Server());
   ASSERT_TRUE(mount.ok());
   FileSystem* fs = (*mount)->file_system();
-  auto bin = fs->Lookup(kRootInode, "bin");
-  ASSERT_TRUE(bin.ok());
-  auto first = fs->Lookup(bin->inode, "tool.sh");
-  ASSERT_TRUE(first.ok());
-  ASSERT_TRUE(ReadAll(fs, first->inode).ok());  // a program reads files
+  ASSERT_NO_FATAL_FAILURE(ReadTool(fs));
   ASSERT_TRUE(PrefetchIdle(fs));
   const uint64_t before = fs->prefetcher()->counters().directories_planned;
   auto dir = fs->Lookup(kRootInode, "d00");
@@ -146,18 +156,9 @@ TEST_P(FixturePrefetchTest, TreeWalkPlansEachDirectoryOnce) {
   for (int i = 0; i < 1000 && planned() < 24; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(24u, planned());  // d00 and the 23 below it
-  uint64_t inode = dir->inode;
-  for (int depth = 1; depth < 24; ++depth) {
-    char name[8];
-    std::snprintf(name, sizeof(name), "d%02d", depth);
-    auto next = fs->Lookup(inode, name);
-    ASSERT_TRUE(next.ok()) << name;
-    inode = next->inode;
-    ASSERT_TRUE(fs->ReadDir(inode).ok());
-  }
-  auto leaf = fs->Lookup(inode, "leaf.txt");
-  ASSERT_TRUE(leaf.ok());
-  ASSERT_TRUE(ReadAll(fs, leaf->inode).ok());
+  const uint64_t leaf = LeafOfChain(fs, dir->inode, /*list=*/true);
+  ASSERT_NE(0u, leaf);
+  ASSERT_TRUE(ReadAll(fs, leaf).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(24u, planned());
 }
@@ -172,11 +173,7 @@ TEST_P(FixturePrefetchTest, NoSpeculationWhileMissesAreCheap) {
   auto mount = Mount(Server(), std::move(config));
   ASSERT_TRUE(mount.ok());
   FileSystem* fs = (*mount)->file_system();
-  auto bin = fs->Lookup(kRootInode, "bin");
-  ASSERT_TRUE(bin.ok());
-  auto first = fs->Lookup(bin->inode, "tool.sh");
-  ASSERT_TRUE(first.ok());
-  ASSERT_TRUE(ReadAll(fs, first->inode).ok());
+  ASSERT_NO_FATAL_FAILURE(ReadTool(fs));
   // bin/ is planned in the background: wait for it before counting.
   for (int i = 0;
        i < 1000 && fs->prefetcher()->counters().directories_planned < 1; ++i)
@@ -191,17 +188,9 @@ TEST_P(FixturePrefetchTest, NoSpeculationWhileMissesAreCheap) {
   };
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(0u, planned());
-  uint64_t inode = dir->inode;
-  for (int depth = 1; depth < 24; ++depth) {
-    char name[8];
-    std::snprintf(name, sizeof(name), "d%02d", depth);
-    auto next = fs->Lookup(inode, name);
-    ASSERT_TRUE(next.ok()) << name;
-    inode = next->inode;
-  }
-  auto leaf = fs->Lookup(inode, "leaf.txt");
-  ASSERT_TRUE(leaf.ok());
-  ASSERT_TRUE(ReadAll(fs, leaf->inode).ok());
+  const uint64_t leaf = LeafOfChain(fs, dir->inode, /*list=*/false);
+  ASSERT_NE(0u, leaf);
+  ASSERT_TRUE(ReadAll(fs, leaf).ok());
   for (int i = 0; i < 1000 && planned() < 1; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
