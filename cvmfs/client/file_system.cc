@@ -431,7 +431,9 @@ Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
 // read, its files are queued as likely next (kNext), those of its
 // subdirectories as speculation (kLater). The catalog queries run on the
 // planner thread, never on a FUSE thread; each directory is planned once
-// per revision (the engine itself never queues an object twice). A
+// per revision (the engine itself never queues an object twice), or twice
+// when speculation started after the first plan (which then left the
+// subtree out: the first reads of a cold start come before any miss). A
 // directory that an earlier plan listed as part of its subtree is not
 // planned again with its own subtree: its files move up to next work, and
 // its subdirectories were listed by that plan too, or are where that plan
@@ -442,6 +444,8 @@ Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
 void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
                                    const std::string& opened) {
   if (!prefetcher_->enabled()) return;
+  Prefetcher* engine = prefetcher_.get();
+  const bool speculating = engine->speculating();
   bool listed;
   {
     std::lock_guard<std::mutex> lock(planned_mu_);
@@ -450,14 +454,19 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
       planned_.clear();
       listed_.clear();
     }
-    if (!planned_.insert(dir.path).second) return;
+    auto [it, inserted] = planned_.emplace(dir.path, speculating);
+    if (!inserted) {
+      // Planned already; once more only if speculation started since
+      // (that plan left the subtree out).
+      if (it->second || !speculating) return;
+      it->second = true;
+    }
     listed = listed_.count(dir.path) > 0;
   }
   if (listed && files_queued) return;
   std::shared_ptr<CatalogSet> set = dir.set;
   MountedCatalog* catalog = dir.catalog;
   std::string path = dir.path;
-  Prefetcher* engine = prefetcher_.get();
   const PrefetchOptions& o = options_.prefetch;
   // As much as the engine's queue and backlog can hold: speculation over
   // the budget waits in the backlog until the program catches up.
@@ -467,7 +476,6 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
   limits.max_object_size = o.max_object_size;
   // Without speculation only the directory's own files are planned, and
   // queued a window at a time as the program reads them.
-  const bool speculating = engine->speculating();
   limits.max_directories = listed || !speculating ? 1 : 256;
   const bool posted = planner_.Post([this, set, catalog, path, engine, limits,
                                      speculating, opened] {
@@ -512,7 +520,8 @@ void FileSystem::PrefetchListed(const InodeInfo& dir,
     return;
   {
     std::lock_guard<std::mutex> lock(planned_mu_);
-    if (planned_.count(dir.path) > 0) return;
+    auto it = planned_.find(dir.path);
+    if (it != planned_.end() && it->second) return;
   }
   std::vector<ObjectRequest> files;
   for (const DirectoryEntry& e : rows) {

@@ -239,8 +239,10 @@ class FileSystem {
   time_t mount_time_;
 
   // Prefetch triggers (the "Prefetch triggers" section of file_system.cc).
-  // Directories are planned once per revision: `planned_` holds their paths,
-  // `listed_` those whose files an earlier plan listed already (as another
+  // Directories are planned once per revision: `planned_` holds their paths
+  // (true: planned while speculating, with the subtree; a directory planned
+  // without is planned again once speculation starts), `listed_` those
+  // whose files an earlier plan listed already (as another
   // directory's subtree). `files_queued`: the caller queued dir's files.
   // `opened`: the file whose first read triggered it (for the readahead
   // window while speculation is off), else empty.
@@ -257,7 +259,7 @@ class FileSystem {
   // When a file was last opened for reading (steady clock, ns since its
   // epoch): a listing queues its files only while a program reads files.
   std::atomic<int64_t> last_open_ns_{0};
-  std::unordered_set<std::string> planned_;
+  std::unordered_map<std::string, bool> planned_;
   std::unordered_set<std::string> listed_;
   DirectoryReadahead dir_readahead_;  // while speculation is off
 

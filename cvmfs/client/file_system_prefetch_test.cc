@@ -5,9 +5,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <thread>
 
 #include "cvmfs/client/fixture_mount_test.h"
+#include "cvmfs/object_name.h"
 
 namespace cvmfs::client {
 namespace {
@@ -36,7 +38,9 @@ class FixturePrefetchTest : public fixture_test::FixtureMountTest {
       EXPECT_TRUE(next.ok()) << name;
       if (!next.ok()) return 0;
       inode = next->inode;
-      if (list) EXPECT_TRUE(fs->ReadDir(inode).ok()) << name;
+      if (list) {
+        EXPECT_TRUE(fs->ReadDir(inode).ok()) << name;
+      }
     }
     auto leaf = fs->Lookup(inode, "leaf.txt");
     EXPECT_TRUE(leaf.ok());
@@ -198,6 +202,81 @@ TEST_P(FixturePrefetchTest, NoSpeculationWhileMissesAreCheap) {
   PrefetchCounters c = fs->prefetcher()->counters();
   EXPECT_FALSE(c.speculating);
   EXPECT_GT(c.demand_latency_us, 0u);
+}
+
+// A server whose manifest comes `delay` late: a slow link, as the mount
+// measures it (the whitelist opened the connection; the manifest is one
+// round trip). Everything else is answered at once.
+class SlowManifest : public Fetcher {
+ public:
+  SlowManifest(std::unique_ptr<MemoryFetcher> inner,
+               std::chrono::milliseconds delay)
+      : inner_(std::move(inner)), delay_(delay) {}
+  DownloadResult Fetch(const DownloadRequest& r, DownloadSink* s) override {
+    if (r.url_path == kManifestName) std::this_thread::sleep_for(delay_);
+    return inner_->Fetch(r, s);
+  }
+  MemoryFetcher* server() { return inner_.get(); }
+
+ private:
+  std::unique_ptr<MemoryFetcher> inner_;
+  std::chrono::milliseconds delay_;
+};
+
+// On a slow link the mount knows what a miss costs from its manifest
+// download, but a warm cache needs no guessing: speculation starts with the
+// first miss. A directory planned before that (without its subtree) is
+// planned again with it when a program reads on there.
+TEST_P(FixturePrefetchTest, SpeculationStartsWithTheFirstMissOnASlowLink) {
+  MountConfig config = Config();
+  config.fs.prefetch.speculate_after = std::chrono::milliseconds(10);
+  // Room for the whole tree: many/ (2,900 files) comes before nested/.
+  config.fs.prefetch.max_objects = 8192;
+  {  // Caches the catalogs, nested/ included, and nothing else.
+    auto cold = Mount(Server(), config);
+    ASSERT_TRUE(cold.ok()) << cold.status().ToString();
+    auto nested = (*cold)->file_system()->Lookup(kRootInode, "nested");
+    ASSERT_TRUE(nested.ok());
+    ASSERT_TRUE((*cold)->file_system()->Lookup(nested->inode, "sub03").ok());
+  }
+  auto slow =
+      std::make_unique<SlowManifest>(Server(), std::chrono::milliseconds(40));
+  SlowManifest* link = slow.get();
+  auto mount = Mount(std::move(slow), config);
+  ASSERT_TRUE(mount.ok()) << mount.status().ToString();
+  FileSystem* fs = (*mount)->file_system();
+  auto nested = fs->Lookup(kRootInode, "nested");
+  ASSERT_TRUE(nested.ok());
+  auto sub03 = fs->Lookup(nested->inode, "sub03");
+  ASSERT_TRUE(sub03.ok());  // attached from the cache: no miss
+  PrefetchCounters c = fs->prefetcher()->counters();
+  EXPECT_GE(c.demand_latency_us, 10000u);
+  EXPECT_EQ(0u, c.demand_misses);
+  EXPECT_FALSE(c.speculating);
+  // The first read misses: the root is planned without its subtree (the
+  // trigger comes before the miss), then speculation starts.
+  auto hello = fs->Lookup(kRootInode, "hello.txt");
+  ASSERT_TRUE(hello.ok());
+  ASSERT_TRUE(ReadAll(fs, hello->inode).ok());
+  c = fs->prefetcher()->counters();
+  EXPECT_GE(c.demand_misses, 1u);
+  EXPECT_TRUE(c.speculating);
+  // The next read in the root plans it again, with the subtree: a file
+  // deep in nested/ is fetched before anyone asks.
+  ASSERT_TRUE(PrefetchIdle(fs));
+  const uint64_t queued = fs->prefetcher()->counters().queued;
+  auto dash = fs->Lookup(kRootInode, "-leading-dash");
+  ASSERT_TRUE(dash.ok());
+  ASSERT_TRUE(ReadAll(fs, dash->inode).ok());
+  auto deep = fs->Lookup(sub03->inode, "file48.txt");
+  ASSERT_TRUE(deep.ok());
+  for (int i = 0;
+       i < 1000 && fs->prefetcher()->counters().queued < queued + 1000; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(PrefetchIdle(fs));
+  const uint64_t before = link->server()->total_requests();
+  ASSERT_TRUE(ReadAll(fs, deep->inode).ok());
+  EXPECT_EQ(before, link->server()->total_requests());
 }
 
 TEST_P(FixturePrefetchTest, PrefetchOffFetchesNothingAhead) {

@@ -92,6 +92,7 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
     return cached;
   }
   if (cached.status().code() != Status::Code::kNotFound) return cached.status();
+  if (!request.speculative) ++demand_misses_;
 
   const std::string key = request.digest.ToString();
   Status st;
@@ -120,7 +121,7 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
       if (request.speculative) ++speculative_downloads_;
       st = Download(request);
       if (request.speculative) --speculative_downloads_;
-      if (st.ok() && sample) NoteDemandLatency(clock_->Now() - started);
+      if (st.ok() && sample) NoteRoundTrip(clock_->Now() - started);
       std::lock_guard<std::mutex> lock(mu_);
       flight->done = true;
       flight->status = st;
@@ -141,7 +142,7 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
   return cache_->Open(request.digest, access);
 }
 
-void ObjectFetcher::NoteDemandLatency(Clock::Duration took) {
+void ObjectFetcher::NoteRoundTrip(Clock::Duration took) {
   const uint64_t us = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(took).count());
   uint64_t old = demand_latency_us_.load();

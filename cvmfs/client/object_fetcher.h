@@ -96,8 +96,15 @@ class ObjectFetcher {
   // loopback or LAN server shares the CPU with them).
   static constexpr uint64_t kLatencySampleSize = 64 << 10;
   uint64_t demand_latency_us() const { return demand_latency_us_.load(); }
+  // Adds a round trip measured elsewhere to that average (the mount times
+  // its manifest download: the link is known before the first miss).
+  void NoteRoundTrip(Clock::Duration took);
+  // Demand requests that missed the cache (counted when the miss is found,
+  // before the download): whether misses happen at all.
+  uint64_t demand_misses() const { return demand_misses_.load(); }
   // Where download times are read (tests); borrowed, never null.
   void set_clock(const Clock* clock) { clock_ = clock; }
+  const Clock* clock() const { return clock_; }
 
   // Where failed downloads are reported (the client's debug log); called
   // from the failing request's thread.
@@ -128,13 +135,13 @@ class ObjectFetcher {
   std::function<void(const std::string&)> log_;
   std::function<bool(int)> missing_failover_;
   std::function<size_t()> space_reclaimer_;
-  void NoteDemandLatency(Clock::Duration took);
 
   Fetcher* fetcher_;          // borrowed
   cache::PosixCache* cache_;  // borrowed
   const Clock* clock_ = SteadyClock();
   std::atomic<uint64_t> demand_latency_us_{0};
   std::atomic<int> speculative_downloads_{0};  // prefetch leaders running
+  std::atomic<uint64_t> demand_misses_{0};
 
   std::mutex mu_;  // guards in_flight_; never held during a download
   std::condition_variable done_cv_;

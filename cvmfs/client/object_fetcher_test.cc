@@ -229,5 +229,37 @@ TEST_F(ObjectFetcherTest, TimesDemandDownloadsOfSmallObjects) {
   EXPECT_EQ(36000u, objects.demand_latency_us());
 }
 
+// A round trip measured elsewhere (the mount's manifest download) joins
+// the same average; misses of demand reads are counted when found, those
+// of prefetches and cache hits are not.
+TEST_F(ObjectFetcherTest, RoundTripsAndDemandMisses) {
+  ObjectFetcher objects(&server_, cache_.get());
+  objects.NoteRoundTrip(std::chrono::milliseconds(48));
+  EXPECT_EQ(48000u, objects.demand_latency_us());  // the first sets it
+  objects.NoteRoundTrip(std::chrono::milliseconds(0));
+  EXPECT_EQ(42000u, objects.demand_latency_us());  // 48 - 48/8
+  auto put = [&](const std::string& content) {
+    ObjectRequest r;
+    const std::string stored = ZlibCompress(content);
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.description = "/f";
+    server_.Put(ObjectPath(r.digest, ObjectSuffix::kNone), stored);
+    return r;
+  };
+  EXPECT_EQ(0u, objects.demand_misses());
+  ObjectRequest prefetch = put("prefetched");
+  prefetch.speculative = true;
+  ASSERT_TRUE(objects.Open(prefetch).ok());
+  EXPECT_EQ(0u, objects.demand_misses());
+  ObjectRequest read = put("read");
+  ASSERT_TRUE(objects.Open(read).ok());
+  EXPECT_EQ(1u, objects.demand_misses());
+  ASSERT_TRUE(objects.Open(read).ok());  // cached now
+  prefetch.speculative = false;
+  ASSERT_TRUE(objects.Open(prefetch).ok());  // prefetched: a hit
+  EXPECT_EQ(1u, objects.demand_misses());
+  EXPECT_EQ(2u, objects.counters().hits);
+}
+
 }  // namespace
 }  // namespace cvmfs::client

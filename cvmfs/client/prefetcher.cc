@@ -437,7 +437,9 @@ bool Prefetcher::speculating() const {
   if (!enabled()) return false;
   const auto after = std::chrono::duration_cast<std::chrono::microseconds>(
       options_.speculate_after);
-  return after.count() == 0 ||
+  if (after.count() == 0) return true;
+  // A warm cache (no miss yet) needs no guessing, whatever the link.
+  return objects_->demand_misses() > 0 &&
          objects_->demand_latency_us() >= static_cast<uint64_t>(after.count());
 }
 
@@ -459,6 +461,7 @@ PrefetchCounters Prefetcher::counters() const {
   c.budget_bytes = budget_bytes_;
   c.rate = static_cast<uint64_t>(rate_);
   c.demand_latency_us = objects_->demand_latency_us();
+  c.demand_misses = objects_->demand_misses();
   c.speculating = speculating();
   c.enabled = !threads_.empty();
   c.paused = paused_until_ != TimePoint{};

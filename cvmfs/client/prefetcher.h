@@ -93,9 +93,11 @@ struct PrefetchOptions {
   // Objects remembered per generation.
   size_t generation_size = 1 << 16;
   // Speculation (kLater work) only while demand downloads take at least
-  // this long (ObjectFetcher::demand_latency_us; CVMFS_PREFETCH_SPECULATE_MS):
-  // when a miss costs little, fetching what may never be read costs more
-  // (CPU, disk, bandwidth) than it saves. 0 = always.
+  // this long (ObjectFetcher::demand_latency_us, which the mount seeds with
+  // its manifest download; CVMFS_PREFETCH_SPECULATE_MS), and only once a
+  // demand read missed the cache: when a miss costs little, fetching what
+  // may never be read costs more (CPU, disk, bandwidth) than it saves, and
+  // a warm cache needs no guessing. 0 = always.
   std::chrono::milliseconds speculate_after{6};
   const Clock* clock = SteadyClock();  // borrowed, never null
 };
@@ -130,6 +132,7 @@ struct PrefetchCounters {
   uint64_t budget_bytes = 0;       // the byte budget after slow-link throttling
   uint64_t rate = 0;               // measured bytes/s, 0 = not measured yet
   uint64_t demand_latency_us = 0;  // ObjectFetcher::demand_latency_us()
+  uint64_t demand_misses = 0;      // ObjectFetcher::demand_misses()
   bool speculating = false;        // see PrefetchOptions::speculate_after
   bool enabled = false;
   bool paused = false;      // offline

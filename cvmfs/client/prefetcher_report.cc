@@ -56,10 +56,10 @@ std::string FormatPrefetchInfo(const PrefetchOptions& o,
     std::snprintf(buf, sizeof(buf), "%.1f ms", us / 1000.0);
     return std::string(buf);
   };
-  const std::string latency =
-      c.demand_latency_us == 0
-          ? "no demand download yet"
-          : "demand downloads take " + ms(c.demand_latency_us);
+  std::string latency = c.demand_latency_us == 0
+                            ? "no round trip measured yet"
+                            : "round trips take " + ms(c.demand_latency_us);
+  if (c.demand_misses == 0) latency += ", no cache miss yet";
   out += std::string("Speculation: ") + (c.speculating ? "on" : "off") + " (" +
          latency + "; threshold " + std::to_string(o.speculate_after.count()) +
          " ms)\n";

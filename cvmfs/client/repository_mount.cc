@@ -223,9 +223,13 @@ Result<TrustedManifest> RepositoryMount::FetchManifest(
     http_->SwitchHost();
     return true;
   };
-  return FetchTrustedManifestFailover(fetcher_.get(), objects_.get(),
-                                      config_.fqrn, keys, ::time(nullptr),
-                                      &blacklist, next_host);
+  auto trusted = FetchTrustedManifestFailover(
+      fetcher_.get(), objects_.get(), config_.fqrn, keys, ::time(nullptr),
+      &blacklist, next_host);
+  // What a miss will cost, known before the first one (prefetch speculates
+  // on a slow link from the start).
+  if (trusted.ok()) objects_->NoteRoundTrip(trusted->manifest_fetch);
+  return trusted;
 }
 
 int64_t RepositoryMount::TtlSeconds(const MountedRevision& rev) const {

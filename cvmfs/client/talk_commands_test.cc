@@ -285,7 +285,8 @@ TEST(PrefetchReportTest, Layout) {
   EXPECT_EQ(
       "Prefetch: on (64 parallel, budget 4096 objects / 32.0 MB)\n"
       "State: paused (downloads failed: offline?)\n"
-      "Speculation: off (no demand download yet; threshold 6 ms)\n"
+      "Speculation: off (no round trip measured yet, no cache miss yet; "
+      "threshold 6 ms)\n"
       "Queued 10 objects; fetched 8 (3.0 MB), used 4 (1.0 MB), wasted 2.0 "
       "MB\n"
       "Cached already 0; overtaken by demand reads 0; skipped: 0 over "

@@ -169,8 +169,10 @@ Result<TrustedManifest> FetchTrustedManifest(
         FormatUtc(wl->whitelist.expires) +
         " (the repository owner must run cvmfs_server resign)");
 
+  const Clock::TimePoint started = objects->clock()->Now();
   CVMFS_ASSIGN_OR_RETURN(std::string mf_text,
                          FetchSmallFile(fetcher, kManifestName, &trusted.host));
+  trusted.manifest_fetch = objects->clock()->Now() - started;
   auto mf = Manifest::Parse(mf_text);
   if (!mf.ok()) return mf.status().Annotate("manifest of " + fqrn);
   if (!mf->manifest.fqrn.empty() && mf->manifest.fqrn != fqrn)

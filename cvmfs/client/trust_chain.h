@@ -24,6 +24,7 @@
 
 #include "cvmfs/client/object_fetcher.h"
 #include "cvmfs/manifest.h"
+#include "cvmfs/network/clock.h"
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/signature.h"
 #include "cvmfs/status.h"
@@ -35,6 +36,9 @@ struct TrustedManifest {
   Manifest manifest;
   Whitelist whitelist;
   std::string host;  // the server it came from
+  // How long the manifest's download took: one round trip on the
+  // connection the whitelist opened (ObjectFetcher's clock).
+  Clock::Duration manifest_fetch{};
 };
 
 // /etc/cvmfs/blacklist: certificate fingerprints that are never trusted,

@@ -1,0 +1,226 @@
+// HttpFetcher failover against real HTTP servers on 127.0.0.1: dead and
+// broken hosts, proxies, resets, cut bodies and stalled servers
+// (http_fetcher.h, "Failover").
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cvmfs/network/clock.h"
+#include "cvmfs/network/http_fetcher.h"
+#include "cvmfs/network/string_sink.h"
+#include "cvmfs/testing/http_test_server.h"
+
+namespace cvmfs {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+using testing::ClosedPort;
+using testing::DeadHost;
+using testing::FastOptions;
+using testing::HttpTestServer;
+using testing::kTestRepo;
+using testing::MakeFetcher;
+using testing::SilentListener;
+
+TEST(HttpFetcherTest, FailsOverFromDeadHostToSecond) {
+  HttpTestServer server;
+  ASSERT_TRUE(server.ok());
+  server.Put("x", "payload");
+  const std::string dead = DeadHost();
+  auto fetcher = MakeFetcher(FastOptions({dead, server.RepoUrl()}));
+  StringSink sink;
+  DownloadResult r = fetcher->Fetch({"x"}, &sink);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(sink.body(), "payload");
+  EXPECT_EQ(r.host, server.RepoUrl());
+  EXPECT_EQ(fetcher->CurrentHost(), server.RepoUrl());
+  HttpFetcher::Counters c = fetcher->counters();
+  EXPECT_EQ(c.retries, 1u) << "one retry on the dead host first";
+  EXPECT_EQ(c.failovers, 1u);
+  EXPECT_EQ(sink.resets(), 2) << "before the retry and before the failover";
+  // The switch is global: the next request goes straight to the second.
+  StringSink again;
+  ASSERT_TRUE(fetcher->Fetch({"x"}, &again).status.ok());
+  EXPECT_EQ(fetcher->counters().retries, 1u);
+}
+
+TEST(HttpFetcherTest, ServerErrorFailsOverThenGivesUp) {
+  HttpTestServer broken, good;
+  ASSERT_TRUE(broken.ok() && good.ok());
+  broken.set_status(503);
+  good.Put("x", "ok");
+  auto fetcher = MakeFetcher(FastOptions({broken.RepoUrl(), good.RepoUrl()}));
+  StringSink sink;
+  DownloadResult r = fetcher->Fetch({"x"}, &sink);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(sink.body(), "ok");
+  EXPECT_EQ(broken.requests(), 1) << "HTTP errors are not retried in place";
+
+  auto lone = MakeFetcher(FastOptions({broken.RepoUrl()}));
+  StringSink none;
+  r = lone->Fetch({"x"}, &none);
+  EXPECT_EQ(r.status.code(), Status::Code::kUnavailable);
+  EXPECT_NE(r.status.message().find("HTTP 503"), std::string::npos)
+      << r.status.message();
+  EXPECT_NE(r.status.message().find(broken.RepoUrl() + "/x"),
+            std::string::npos);
+  EXPECT_EQ(r.http_code, 503);
+  EXPECT_TRUE(none.body().empty());
+  EXPECT_EQ(lone->counters().errors, 1u);
+}
+
+// CVMFS_HOST_RESET_AFTER: once the first host works again, requests go
+// back to it after the interval; with 0 they stay on the second.
+TEST(HttpFetcherTest, HostResetAfterReturnsToTheFirstHost) {
+  for (int reset_after : {0, 30}) {
+    SCOPED_TRACE("host_reset_after_s = " + std::to_string(reset_after));
+    HttpTestServer first, second;
+    ASSERT_TRUE(first.ok() && second.ok());
+    first.Put("x", "first");
+    second.Put("x", "second");
+    first.set_status(503);
+    ManualClock clock;
+    HttpFetcherOptions o = FastOptions({first.RepoUrl(), second.RepoUrl()});
+    o.host_reset_after_s = reset_after;
+    o.clock = &clock;
+    auto fetcher = MakeFetcher(o);
+    StringSink sink;
+    ASSERT_TRUE(fetcher->Fetch({"x"}, &sink).status.ok());
+    EXPECT_EQ(sink.body(), "second");
+    first.set_status(0);  // repaired
+    clock.Advance(std::chrono::seconds(29));
+    StringSink early;
+    ASSERT_TRUE(fetcher->Fetch({"x"}, &early).status.ok());
+    EXPECT_EQ(early.body(), "second") << "interval not over yet";
+    clock.Advance(std::chrono::seconds(1));
+    StringSink late;
+    DownloadResult r = fetcher->Fetch({"x"}, &late);
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    EXPECT_EQ(late.body(), reset_after > 0 ? "first" : "second");
+    EXPECT_EQ(fetcher->CurrentHost(),
+              reset_after > 0 ? first.RepoUrl() : second.RepoUrl());
+    EXPECT_EQ(fetcher->counters().failovers, 1u) << "a reset is no failover";
+  }
+}
+
+// CVMFS_PROXY_RESET_AFTER: back from DIRECT to the first proxy group.
+TEST(HttpFetcherTest, ProxyResetAfterReturnsToTheFirstGroup) {
+  HttpTestServer squid, origin;
+  ASSERT_TRUE(squid.ok() && origin.ok());
+  squid.set_status(503, /*squid_error=*/true);
+  squid.Put("x", "proxied");
+  origin.Put("x", "origin");
+  ManualClock clock;
+  HttpFetcherOptions o = FastOptions({origin.RepoUrl()});
+  o.proxy_groups = {{squid.Origin()}, {"DIRECT"}};
+  o.proxy_reset_after_s = 10;
+  o.clock = &clock;
+  auto fetcher = MakeFetcher(o);
+  StringSink sink;
+  ASSERT_TRUE(fetcher->Fetch({"x"}, &sink).status.ok());
+  EXPECT_EQ(fetcher->CurrentProxy(), "DIRECT");
+  squid.set_status(0);
+  clock.Advance(std::chrono::seconds(10));
+  EXPECT_EQ(fetcher->CurrentProxy(), "DIRECT") << "applied by a request";
+  StringSink again;
+  DownloadResult r = fetcher->Fetch({"x"}, &again);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.proxy, squid.Origin());
+  EXPECT_EQ(squid.requests(), 2);
+  EXPECT_EQ(fetcher->CurrentProxy(), squid.Origin());
+}
+
+TEST(HttpFetcherTest, DirectGroupAfterDeadProxy) {
+  HttpTestServer server;
+  ASSERT_TRUE(server.ok());
+  server.Put("x", "via direct");
+  HttpFetcherOptions o = FastOptions({server.RepoUrl()});
+  const std::string proxy = "http://127.0.0.1:" + std::to_string(ClosedPort());
+  o.proxy_groups = {{proxy}, {"DIRECT"}};
+  auto fetcher = MakeFetcher(o);
+  EXPECT_EQ(fetcher->CurrentProxy(), proxy);
+  StringSink sink;
+  DownloadResult r = fetcher->Fetch({"x"}, &sink);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(sink.body(), "via direct");
+  EXPECT_EQ(r.proxy, "DIRECT");
+  EXPECT_EQ(fetcher->CurrentProxy(), "DIRECT");
+}
+
+TEST(HttpFetcherTest, RequestsGoThroughTheProxy) {
+  HttpTestServer proxy;
+  ASSERT_TRUE(proxy.ok());
+  proxy.Put("x", "proxied");
+  // The repository host does not exist; only the proxy can answer.
+  HttpFetcherOptions o =
+      FastOptions({"http://stratum1.invalid" + std::string(kTestRepo)});
+  o.proxy_groups = {{proxy.Origin()}};
+  auto fetcher = MakeFetcher(o);
+  StringSink sink;
+  DownloadResult r = fetcher->Fetch({"x"}, &sink);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(sink.body(), "proxied");
+  EXPECT_EQ(r.proxy, proxy.Origin());
+  EXPECT_EQ(proxy.last_target(),
+            "http://stratum1.invalid" + std::string(kTestRepo) + "/x");
+  // curl would add "Pragma: no-cache" for proxies; CVMFS suppresses it.
+  EXPECT_EQ(proxy.last_headers().count("Pragma"), 0u);
+}
+
+// A 503 marked by X-Squid-Error is the proxy's fault: next proxy, not next
+// host. Without the mark it would end here (one host, nothing left).
+TEST(HttpFetcherTest, ProxyReportedErrorFailsOverToNextProxy) {
+  HttpTestServer squid, origin;
+  ASSERT_TRUE(squid.ok() && origin.ok());
+  squid.set_status(503, /*squid_error=*/true);
+  origin.Put("x", "origin");
+  HttpFetcherOptions o = FastOptions({origin.RepoUrl()});
+  o.proxy_groups = {{squid.Origin()}, {"DIRECT"}};
+  auto fetcher = MakeFetcher(o);
+  StringSink sink;
+  DownloadResult r = fetcher->Fetch({"x"}, &sink);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(sink.body(), "origin");
+  EXPECT_EQ(squid.requests(), 1);
+}
+
+TEST(HttpFetcherTest, BodyCutShortIsRetriedThenUnavailable) {
+  HttpTestServer server;
+  ASSERT_TRUE(server.ok());
+  server.BreakAfter("data/cut", 100000, 30000);
+  auto fetcher = MakeFetcher(FastOptions({server.RepoUrl()}));
+  StringSink sink;
+  DownloadResult r = fetcher->Fetch({"data/cut"}, &sink);
+  EXPECT_EQ(r.status.code(), Status::Code::kUnavailable) << r.status.ToString();
+  const std::string& msg = r.status.message();
+  EXPECT_NE(msg.find(server.RepoUrl() + "/data/cut"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("proxy DIRECT"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("curl error"), std::string::npos) << msg;
+  EXPECT_EQ(server.requests_for("data/cut"), 2);
+  EXPECT_EQ(sink.resets(), 1);
+  EXPECT_EQ(fetcher->counters().retries, 1u);
+}
+
+TEST(HttpFetcherTest, StalledServerTimesOut) {
+  SilentListener stalled;
+  HttpFetcherOptions o = FastOptions({stalled.Url()});
+  o.timeout_direct_s = 1;
+  o.max_retries = 0;
+  auto fetcher = MakeFetcher(o);
+  StringSink sink;
+  auto start = steady_clock::now();
+  DownloadResult r = fetcher->Fetch({"x"}, &sink);
+  auto elapsed = steady_clock::now() - start;
+  EXPECT_EQ(r.status.code(), Status::Code::kUnavailable) << r.status.ToString();
+  EXPECT_NE(r.status.message().find("curl error 28"), std::string::npos)
+      << r.status.message();
+  EXPECT_GE(elapsed, milliseconds(900));
+  EXPECT_LT(elapsed, milliseconds(5000));
+}
+}  // namespace
+}  // namespace cvmfs
