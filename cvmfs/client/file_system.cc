@@ -439,7 +439,8 @@ Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
 // its subdirectories were listed by that plan too, or are where that plan
 // stopped (not listed, so they are planned in full when reached). A walk
 // of the tree thus lists each directory about once, not once for every
-// ancestor.
+// ancestor. No trigger fires while the readers keep many downloads in
+// flight by themselves (Prefetcher::demand_parallel).
 
 void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
                                    const std::string& opened) {
@@ -514,7 +515,7 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
 void FileSystem::PrefetchListed(const InodeInfo& dir,
                                 const std::vector<DirectoryEntry>& rows) {
   constexpr int64_t kReadingWindowNs = 2'000'000'000;
-  if (!prefetcher_->speculating()) return;
+  if (!prefetcher_->speculating() || prefetcher_->demand_parallel()) return;
   if (SteadyNowNs() - last_open_ns_.load(std::memory_order_relaxed) >
       kReadingWindowNs)
     return;
@@ -534,7 +535,9 @@ void FileSystem::PrefetchListed(const InodeInfo& dir,
 }
 
 void FileSystem::PrefetchParentOf(const InodeInfo& file) {
-  if (!prefetcher_->enabled() || file.parent == 0) return;
+  if (!prefetcher_->enabled() || file.parent == 0 ||
+      prefetcher_->demand_parallel())
+    return;
   auto parent = Info(file.parent);
   if (!parent.ok()) return;
   std::vector<ObjectRequest> window =

@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "cvmfs/client/fixture_mount_test.h"
 #include "cvmfs/object_name.h"
+#include "cvmfs/testing/gated_fetcher.h"
 
 namespace cvmfs::client {
 namespace {
@@ -277,6 +279,61 @@ TEST_P(FixturePrefetchTest, SpeculationStartsWithTheFirstMissOnASlowLink) {
   const uint64_t before = link->server()->total_requests();
   ASSERT_TRUE(ReadAll(fs, deep->inode).ok());
   EXPECT_EQ(before, link->server()->total_requests());
+}
+
+// Readers that keep many downloads in flight by themselves (64 processes
+// reading a tree) get no prefetch: it would add no parallelism, only work
+// on the CPUs they need. Once they are done, reads trigger it again.
+TEST_P(FixturePrefetchTest, ParallelReadersTriggerNothing) {
+  auto gated = std::make_unique<testing::GatedFetcher>(Server());
+  testing::GatedFetcher* gate = gated.get();
+  auto mount = Mount(std::move(gated));
+  ASSERT_TRUE(mount.ok()) << mount.status().ToString();
+  FileSystem* fs = (*mount)->file_system();
+  auto lookup = [&](const std::vector<std::string>& path) -> uint64_t {
+    uint64_t inode = kRootInode;
+    for (const std::string& name : path) {
+      auto next = fs->Lookup(inode, name);
+      EXPECT_TRUE(next.ok()) << name;
+      if (!next.ok()) return 0;
+      inode = next->inode;
+    }
+    return inode;
+  };
+  std::vector<uint64_t> files;
+  for (int i = 0; i < Prefetcher::kParallelDemand; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "f%05d", i);
+    files.push_back(lookup({"many", name}));
+    ASSERT_NE(0u, files.back());
+  }
+  // Looked up now: nested/ is a nested catalog, downloaded while open.
+  const uint64_t late = lookup({"nested", "sub00", "file00.txt"});
+  const uint64_t after = lookup({"nested", "sub01", "file01.txt"});
+  ASSERT_TRUE(late != 0 && after != 0);
+  gate->Close();
+  std::vector<std::thread> readers;
+  for (uint64_t inode : files)
+    readers.emplace_back([fs, inode] { EXPECT_TRUE(ReadAll(fs, inode).ok()); });
+  for (int i = 0; i < 1000 && !fs->prefetcher()->demand_parallel(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(fs->prefetcher()->demand_parallel());
+  // many/ was planned by the first reads; let that settle.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const uint64_t planned = fs->prefetcher()->counters().directories_planned;
+  ASSERT_GE(planned, 1u);
+  readers.emplace_back([fs, late] { EXPECT_TRUE(ReadAll(fs, late).ok()); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(planned, fs->prefetcher()->counters().directories_planned);
+  gate->Open();
+  for (std::thread& t : readers) t.join();
+  EXPECT_FALSE(fs->prefetcher()->demand_parallel());
+  ASSERT_TRUE(ReadAll(fs, after).ok());
+  for (int i = 0;
+       i < 1000 && fs->prefetcher()->counters().directories_planned == planned;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_GT(fs->prefetcher()->counters().directories_planned, planned);
 }
 
 TEST_P(FixturePrefetchTest, PrefetchOffFetchesNothingAhead) {

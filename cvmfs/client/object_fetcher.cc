@@ -93,6 +93,15 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
   }
   if (cached.status().code() != Status::Code::kNotFound) return cached.status();
   if (!request.speculative) ++demand_misses_;
+  struct Waiting {  // counts a demand request until it returns
+    std::atomic<int>* count;
+    explicit Waiting(std::atomic<int>* c) : count(c) {
+      if (count) ++*count;
+    }
+    ~Waiting() {
+      if (count) --*count;
+    }
+  } waiting(request.speculative ? nullptr : &demand_waiting_);
 
   const std::string key = request.digest.ToString();
   Status st;

@@ -102,6 +102,9 @@ class ObjectFetcher {
   // Demand requests that missed the cache (counted when the miss is found,
   // before the download): whether misses happen at all.
   uint64_t demand_misses() const { return demand_misses_.load(); }
+  // Demand requests waiting for a download now (leading it or collapsed
+  // onto another): how much parallelism the readers make by themselves.
+  int demand_waiting() const { return demand_waiting_.load(); }
   // Where download times are read (tests); borrowed, never null.
   void set_clock(const Clock* clock) { clock_ = clock; }
   const Clock* clock() const { return clock_; }
@@ -142,6 +145,7 @@ class ObjectFetcher {
   std::atomic<uint64_t> demand_latency_us_{0};
   std::atomic<int> speculative_downloads_{0};  // prefetch leaders running
   std::atomic<uint64_t> demand_misses_{0};
+  std::atomic<int> demand_waiting_{0};
 
   std::mutex mu_;  // guards in_flight_; never held during a download
   std::condition_variable done_cv_;

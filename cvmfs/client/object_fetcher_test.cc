@@ -7,13 +7,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cvmfs/compression.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/network/memory_fetcher.h"
 #include "cvmfs/object_name.h"
+#include "cvmfs/testing/gated_fetcher.h"
 #include "cvmfs/testing/test_env.h"
 
 namespace cvmfs::client {
@@ -259,6 +263,38 @@ TEST_F(ObjectFetcherTest, RoundTripsAndDemandMisses) {
   ASSERT_TRUE(objects.Open(prefetch).ok());  // prefetched: a hit
   EXPECT_EQ(1u, objects.demand_misses());
   EXPECT_EQ(2u, objects.counters().hits);
+}
+
+// Demand requests waiting for a download are counted while they wait,
+// whether they lead it or wait for another's; prefetches are not.
+TEST_F(ObjectFetcherTest, CountsDemandRequestsWaitingForADownload) {
+  testing::GatedFetcher gate(std::make_unique<MemoryFetcher>());
+  auto* server = static_cast<MemoryFetcher*>(gate.inner());
+  ObjectFetcher objects(&gate, cache_.get());
+  auto put = [&](const std::string& content) {
+    ObjectRequest r;
+    const std::string stored = ZlibCompress(content);
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.description = "/f";
+    server->Put(ObjectPath(r.digest, ObjectSuffix::kNone), stored);
+    return r;
+  };
+  const ObjectRequest a = put("a"), b = put("b");
+  ObjectRequest prefetch = put("p");
+  prefetch.speculative = true;
+  gate.Close();
+  std::vector<std::thread> readers;
+  for (const ObjectRequest* r :
+       {&a, &a, &b, static_cast<const ObjectRequest*>(&prefetch)})
+    readers.emplace_back([&objects, r] { EXPECT_TRUE(objects.Open(*r).ok()); });
+  ASSERT_TRUE(gate.WaitHeld(3, std::chrono::seconds(10)));  // a, b, p
+  for (int i = 0; i < 1000 && objects.demand_waiting() < 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(3, objects.demand_waiting());  // a twice (collapsed), b
+  gate.Open();
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(0, objects.demand_waiting());
+  EXPECT_EQ(3u, objects.demand_misses());
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ void Prefetcher::Shutdown() {
 size_t Prefetcher::Enqueue(const std::vector<ObjectRequest>& objects,
                            PrefetchPriority priority) {
   if (threads_.empty()) return 0;
-  size_t queued = 0;
+  size_t queued = 0, refilled = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ExpireUnused();
@@ -75,9 +75,9 @@ size_t Prefetcher::Enqueue(const std::vector<ObjectRequest>& objects,
     lane.insert(lane.begin(), std::make_move_iterator(batch.begin()),
                 std::make_move_iterator(batch.end()));
     Backlog(std::move(over_budget), priority);
-    if (Refill()) ++queued;
+    refilled = Refill();
   }
-  if (queued > 0) work_cv_.notify_all();
+  Wake(queued + refilled);
   return queued;
 }
 
@@ -140,9 +140,9 @@ void Prefetcher::Backlog(std::vector<ObjectRequest> requests,
 
 // Moves backlog entries into the queue while the kLater budget has room;
 // true if any was queued. With mu_ held.
-bool Prefetcher::Refill() {
-  bool queued = false;
-  if ((backlog_[0].empty() && backlog_[1].empty()) || Throttled()) return false;
+size_t Prefetcher::Refill() {
+  size_t queued = 0;
+  if ((backlog_[0].empty() && backlog_[1].empty()) || Throttled()) return 0;
   for (PrefetchPriority p :
        {PrefetchPriority::kNext, PrefetchPriority::kLater}) {
     std::deque<ObjectRequest>& backlog = backlog_[Lane(p)];
@@ -153,7 +153,7 @@ bool Prefetcher::Refill() {
       if (a == Admission::kQueued) {
         // After the work of its lane: it continues an earlier batch.
         queue_[Lane(p)].push_back(Item{request, known_[request.digest].ticket});
-        queued = true;
+        ++queued;
       }
       backlog.pop_front();
     }
@@ -263,13 +263,24 @@ void Prefetcher::NewGeneration() {
 }
 
 void Prefetcher::OnDemand(const Digest& digest) {
-  bool refilled = false;
+  size_t refilled = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     OnDemandLocked(digest);
     refilled = Refill();
   }
-  if (refilled) work_cv_.notify_all();
+  Wake(refilled);
+}
+
+// One worker per new item: waking them all for every batch (each demand
+// open queues a few) would cost every idle worker a context switch and a
+// turn at mu_, on the CPUs the readers need.
+void Prefetcher::Wake(size_t items) {
+  if (items >= threads_.size()) {
+    work_cv_.notify_all();
+    return;
+  }
+  for (size_t i = 0; i < items; ++i) work_cv_.notify_one();
 }
 
 void Prefetcher::OnDemandLocked(const Digest& digest) {
@@ -356,7 +367,7 @@ void Prefetcher::Run() {
 
 void Prefetcher::Finish(const Item& item, Status status, bool downloaded,
                         uint64_t size, TimePoint started) {
-  bool refilled = false;
+  size_t refilled = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     --active_;
@@ -406,7 +417,8 @@ void Prefetcher::Finish(const Item& item, Status status, bool downloaded,
     }
     refilled = Refill();
   }
-  if (refilled) work_cv_.notify_all();
+  // This worker takes one itself.
+  Wake(refilled > 0 ? refilled - 1 : 0);
 }
 
 // The aggregate rate over windows in which work was waiting for a slot
@@ -441,6 +453,10 @@ bool Prefetcher::speculating() const {
   // A warm cache (no miss yet) needs no guessing, whatever the link.
   return objects_->demand_misses() > 0 &&
          objects_->demand_latency_us() >= static_cast<uint64_t>(after.count());
+}
+
+bool Prefetcher::demand_parallel() const {
+  return objects_->demand_waiting() >= kParallelDemand;
 }
 
 void Prefetcher::NotePlanned(size_t directories) {

@@ -23,10 +23,11 @@ struct ListingLine {
 
 // path (without leading slash) -> line. Symlinks are expanded with
 // CVMFS_ARCH=x86_64 and nothing else set.
-Result<std::map<std::string, ListingLine>> ListRepository(ObjectStore* store, const Digest& root,
-                                                          const std::string& temp_dir);
+Result<std::map<std::string, ListingLine>> ListRepository(
+    ObjectStore* store, const Digest& root, const std::string& temp_dir);
 // Parses an expected.tsv file.
-Result<std::map<std::string, ListingLine>> ParseExpectedListing(const std::string& file);
+Result<std::map<std::string, ListingLine>> ParseExpectedListing(
+    const std::string& file);
 
 // SHA-256 hex of a byte string.
 std::string Sha256Hex(const std::string& data);
