@@ -261,8 +261,21 @@ void FileSystem::InodeLru<T>::Put(uint64_t inode, std::shared_ptr<T> value,
   }
 }
 
+// Counts an open or read while it runs (FileSystem::busy_).
+class FileSystem::Busy {
+ public:
+  explicit Busy(std::atomic<int>* n) : n_(n) { ++*n_; }
+  ~Busy() { --*n_; }
+  Busy(const Busy&) = delete;
+  Busy& operator=(const Busy&) = delete;
+
+ private:
+  std::atomic<int>* n_;
+};
+
 Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(
     std::shared_ptr<const InodeInfo> info) {
+  Busy busy(&busy_);
   const DirectoryEntry& e = info->entry;
   if (!e.IsRegular())
     return Status::InvalidArgument(info->path + " is not a regular file");
@@ -313,6 +326,7 @@ Result<size_t> FileSystem::ReadInode(uint64_t inode, char* buf, size_t size,
 
 Result<size_t> FileSystem::Read(OpenFile* file, char* buf, size_t size,
                                 off_t offset) {
+  Busy busy(&busy_);
   auto n = file->Read(buf, size, offset);
   if (!n.ok()) return CountError(n.status());
   return n;
@@ -439,8 +453,9 @@ Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
 // its subdirectories were listed by that plan too, or are where that plan
 // stopped (not listed, so they are planned in full when reached). A walk
 // of the tree thus lists each directory about once, not once for every
-// ancestor. No trigger fires while the readers keep many downloads in
-// flight by themselves (Prefetcher::demand_parallel).
+// ancestor. A read triggers nothing while the readers keep many downloads
+// in flight by themselves, unless the link is very slow
+// (Prefetcher::demand_parallel).
 
 void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
                                    const std::string& opened) {
@@ -515,7 +530,7 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
 void FileSystem::PrefetchListed(const InodeInfo& dir,
                                 const std::vector<DirectoryEntry>& rows) {
   constexpr int64_t kReadingWindowNs = 2'000'000'000;
-  if (!prefetcher_->speculating() || prefetcher_->demand_parallel()) return;
+  if (!prefetcher_->speculating()) return;
   if (SteadyNowNs() - last_open_ns_.load(std::memory_order_relaxed) >
       kReadingWindowNs)
     return;
@@ -535,9 +550,10 @@ void FileSystem::PrefetchListed(const InodeInfo& dir,
 }
 
 void FileSystem::PrefetchParentOf(const InodeInfo& file) {
-  if (!prefetcher_->enabled() || file.parent == 0 ||
-      prefetcher_->demand_parallel())
-    return;
+  if (!prefetcher_->enabled() || file.parent == 0) return;
+  // The readers keep many downloads in flight by themselves on a link that
+  // is not very slow: prefetch would add no parallelism, only work.
+  if (prefetcher_->demand_parallel(busy_.load())) return;
   auto parent = Info(file.parent);
   if (!parent.ok()) return;
   std::vector<ObjectRequest> window =

@@ -272,6 +272,10 @@ class FileSystem {
   InodeLru<const std::vector<DirEntry>> listings_;
   std::atomic<uint64_t> open_files_{0}, open_dirs_{0}, io_errors_{0},
       total_opens_{0};
+  // Opens (with their downloads) and reads running now: how many programs
+  // read in parallel (Prefetcher::demand_parallel).
+  std::atomic<int> busy_{0};
+  class Busy;
   const std::atomic<uint64_t>* next_inode_ = nullptr;  // borrowed
   OpenObserver open_observer_;  // set once before serving, then read-only
   friend class MagicXattrs;

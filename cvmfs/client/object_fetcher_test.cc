@@ -282,16 +282,16 @@ TEST_F(ObjectFetcherTest, CountsDemandRequestsWaitingForADownload) {
   const ObjectRequest a = put("a"), b = put("b");
   ObjectRequest prefetch = put("p");
   prefetch.speculative = true;
-  gate.Close();
+  gate.HoldAll();
   std::vector<std::thread> readers;
   for (const ObjectRequest* r :
        {&a, &a, &b, static_cast<const ObjectRequest*>(&prefetch)})
     readers.emplace_back([&objects, r] { EXPECT_TRUE(objects.Open(*r).ok()); });
-  ASSERT_TRUE(gate.WaitHeld(3, std::chrono::seconds(10)));  // a, b, p
+  ASSERT_TRUE(gate.WaitForWaiting(3));  // a, b, p
   for (int i = 0; i < 1000 && objects.demand_waiting() < 3; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_EQ(3, objects.demand_waiting());  // a twice (collapsed), b
-  gate.Open();
+  gate.Release();
   for (std::thread& t : readers) t.join();
   EXPECT_EQ(0, objects.demand_waiting());
   EXPECT_EQ(3u, objects.demand_misses());

@@ -455,8 +455,14 @@ bool Prefetcher::speculating() const {
          objects_->demand_latency_us() >= static_cast<uint64_t>(after.count());
 }
 
-bool Prefetcher::demand_parallel() const {
-  return objects_->demand_waiting() >= kParallelDemand;
+bool Prefetcher::demand_parallel(int busy_readers) const {
+  if (objects_->demand_waiting() < kParallelDemand &&
+      busy_readers < kParallelDemand)
+    return false;
+  const auto after = std::chrono::duration_cast<std::chrono::microseconds>(
+      options_.speculate_after);
+  return objects_->demand_latency_us() <
+         static_cast<uint64_t>(kParallelLatencyFactor * after.count());
 }
 
 void Prefetcher::NotePlanned(size_t directories) {

@@ -155,13 +155,17 @@ class Prefetcher {
   bool enabled() const { return !threads_.empty(); }
   // Whether speculation pays now (PrefetchOptions::speculate_after).
   bool speculating() const;
-  // Whether the readers keep many downloads in flight by themselves (at
-  // least kParallelDemand demand requests wait for one): prefetch would add
-  // no parallelism, only work on the CPUs they need (64 parallel readers of
-  // a tree: 1.2x slower with prefetch at 0-10 ms). Triggers then queue
+  // Whether the programs read so much in parallel by themselves that
+  // prefetch would add only work on the CPUs they need: at least
+  // kParallelDemand demand requests wait for a download, or `busy_readers`
+  // (the caller's count of opens and reads running) are at least that
+  // many, while round trips take less than kParallelLatencyFactor x
+  // speculate_after (64 parallel readers of a tree: 1.1-1.2x slower with
+  // prefetch at 0 and 10 ms, 1.1x faster at 50 ms). Reads then trigger
   // nothing.
   static constexpr int kParallelDemand = 16;
-  bool demand_parallel() const;
+  static constexpr int kParallelLatencyFactor = 4;
+  bool demand_parallel(int busy_readers = 0) const;
 
   // Queues `objects` (in this order) for background fetching; objects known
   // in this generation are left out (kNext moves a queued kLater one up),

@@ -1,7 +1,8 @@
 // The prefetch engine against an in-memory server whose requests can be
-// held at a gate: demand reads overtake queued prefetches and share the
-// ones in flight, the budget and the throttles stop it, an object evicted
-// before use is not fetched twice, failures never reach a reader.
+// held at a gate (testing::GatedFetcher): demand reads overtake queued
+// prefetches and share the ones in flight, the budget and the throttles stop
+// it, an object evicted before use is not fetched twice, failures never reach a
+// reader.
 #include "cvmfs/client/prefetcher.h"
 
 #include <gtest/gtest.h>
@@ -19,77 +20,13 @@
 #include "cvmfs/hash.h"
 #include "cvmfs/network/memory_fetcher.h"
 #include "cvmfs/object_name.h"
+#include "cvmfs/testing/gated_fetcher.h"
 #include "cvmfs/testing/test_env.h"
 
 namespace cvmfs::client {
 namespace {
 
-// Holds requests for the paths in `held` (or every request, while
-// hold_all) until Release(); counts how many run at once.
-class GatedFetcher : public Fetcher {
- public:
-  explicit GatedFetcher(Fetcher* inner) : inner_(inner) {}
-
-  DownloadResult Fetch(const DownloadRequest& request,
-                       DownloadSink* sink) override {
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      ++running_;
-      max_running_ = std::max(max_running_, running_);
-      ++waiting_;
-      cv_.notify_all();
-      cv_.wait(lock, [&] { return !Holds(request.url_path); });
-      --waiting_;
-      if (on_fetch_) on_fetch_();
-    }
-    DownloadResult result = inner_->Fetch(request, sink);
-    std::lock_guard<std::mutex> lock(mu_);
-    --running_;
-    return result;
-  }
-
-  void Hold(const std::string& path) {
-    std::lock_guard<std::mutex> lock(mu_);
-    held_.insert(path);
-  }
-  void HoldAll() {
-    std::lock_guard<std::mutex> lock(mu_);
-    hold_all_ = true;
-  }
-  void Release() {
-    std::lock_guard<std::mutex> lock(mu_);
-    held_.clear();
-    hold_all_ = false;
-    cv_.notify_all();
-  }
-  // Waits until `n` requests wait at the gate.
-  bool WaitForWaiting(int n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, std::chrono::seconds(10),
-                        [&] { return waiting_ >= n; });
-  }
-  // Called (under the gate's lock) as each request passes the gate.
-  void set_on_fetch(std::function<void()> f) {
-    std::lock_guard<std::mutex> lock(mu_);
-    on_fetch_ = std::move(f);
-  }
-  int max_running() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return max_running_;
-  }
-
- private:
-  bool Holds(const std::string& path) const {
-    return hold_all_ || held_.count(path) > 0;
-  }
-  Fetcher* inner_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::set<std::string> held_;
-  bool hold_all_ = false;
-  std::function<void()> on_fetch_;
-  int waiting_ = 0, running_ = 0, max_running_ = 0;
-};
+using testing::GatedFetcher;
 
 // Polls `done` for up to 10 s.
 bool Eventually(const std::function<bool()>& done) {
@@ -178,6 +115,39 @@ TEST_F(PrefetcherTest, FetchesInParallelUpToTheLimit) {
   EXPECT_EQ(kObjects * kSize, c.fetched_bytes);
   EXPECT_EQ(kObjects * kSize, c.wasted_bytes);  // nobody read them yet
   EXPECT_EQ(kObjects, server_.total_requests());
+}
+
+// kParallelDemand demand reads waiting for downloads make prefetch
+// pointless while round trips are short (the readers are CPU-bound); on a
+// slow link it still adds parallelism.
+TEST_F(PrefetcherTest, ParallelDemandCountsOnlyOnAFastLink) {
+  PrefetchOptions o = Options(4);
+  o.speculate_after = std::chrono::milliseconds(6);
+  Start(o);
+  objects_->NoteRoundTrip(std::chrono::milliseconds(1));
+  gate_.HoldAll();
+  std::vector<std::thread> readers;
+  for (int i = 0; i < Prefetcher::kParallelDemand - 1; ++i)
+    readers.emplace_back([this, i] {
+      EXPECT_TRUE(objects_->Open(requests_[i % kObjects]).ok());
+    });
+  ASSERT_TRUE(gate_.WaitForWaiting(static_cast<int>(kObjects)));
+  ASSERT_TRUE(Eventually([&] {
+    return objects_->demand_waiting() == Prefetcher::kParallelDemand - 1;
+  }));
+  EXPECT_FALSE(engine_->demand_parallel());  // one reader short
+  // Readers the caller counts (reading from the cache) count as well.
+  EXPECT_TRUE(engine_->demand_parallel(Prefetcher::kParallelDemand));
+  EXPECT_FALSE(engine_->demand_parallel(Prefetcher::kParallelDemand - 1));
+  readers.emplace_back(
+      [this] { EXPECT_TRUE(objects_->Open(requests_[0]).ok()); });
+  ASSERT_TRUE(Eventually([&] { return engine_->demand_parallel(); }));
+  // Round trips of 4 x speculate_after and more: a slow link.
+  for (int i = 0; i < 40; ++i)
+    objects_->NoteRoundTrip(std::chrono::milliseconds(30));
+  EXPECT_FALSE(engine_->demand_parallel());
+  gate_.Release();
+  for (std::thread& t : readers) t.join();
 }
 
 TEST_F(PrefetcherTest, DemandReadOvertakesQueuedPrefetch) {

@@ -1,38 +1,60 @@
 #include "cvmfs/testing/gated_fetcher.h"
 
+#include <algorithm>
+#include <chrono>
 #include <utility>
 
 namespace cvmfs::testing {
 
-GatedFetcher::GatedFetcher(std::unique_ptr<Fetcher> inner)
-    : inner_(std::move(inner)) {}
-
 DownloadResult GatedFetcher::Fetch(const DownloadRequest& request,
                                    DownloadSink* sink) {
-  if (request.url_path.rfind("data/", 0) == 0) {
+  {
     std::unique_lock<std::mutex> lock(mu_);
-    ++held_;
+    ++running_;
+    max_running_ = std::max(max_running_, running_);
+    ++waiting_;
     cv_.notify_all();
-    cv_.wait(lock, [this] { return open_; });
-    --held_;
+    cv_.wait(lock, [&] { return !Holds(request.url_path); });
+    --waiting_;
+    if (on_fetch_) on_fetch_();
   }
-  return inner_->Fetch(request, sink);
+  DownloadResult result = inner_->Fetch(request, sink);
+  std::lock_guard<std::mutex> lock(mu_);
+  --running_;
+  return result;
 }
 
-void GatedFetcher::Open() {
+void GatedFetcher::Hold(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
-  open_ = true;
+  held_.insert(path);
+}
+
+void GatedFetcher::HoldAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  hold_all_ = true;
+}
+
+void GatedFetcher::Release() {
+  std::lock_guard<std::mutex> lock(mu_);
+  held_.clear();
+  hold_all_ = false;
   cv_.notify_all();
 }
 
-void GatedFetcher::Close() {
-  std::lock_guard<std::mutex> lock(mu_);
-  open_ = false;
+bool GatedFetcher::WaitForWaiting(int n) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, std::chrono::seconds(10),
+                      [&] { return waiting_ >= n; });
 }
 
-bool GatedFetcher::WaitHeld(int n, std::chrono::milliseconds limit) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_for(lock, limit, [&] { return held_ >= n; });
+void GatedFetcher::set_on_fetch(std::function<void()> f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  on_fetch_ = std::move(f);
+}
+
+int GatedFetcher::max_running() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return max_running_;
 }
 
 }  // namespace cvmfs::testing

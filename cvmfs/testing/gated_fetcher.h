@@ -1,16 +1,18 @@
-// GatedFetcher: a Fetcher that, while closed (Close() until Open()), holds
-// every request for an object (a path under data/), then passes it to the
-// inner fetcher; the manifest and its companions always go through. Starts
-// open. For tests of what happens while downloads are in flight.
+// GatedFetcher: a Fetcher that holds requests for chosen paths (or every
+// request, while HoldAll) until Release(), then passes them to the inner
+// fetcher; counts how many run at once. For tests of what happens while
+// downloads are in flight (prefetch, collapsing, demand accounting).
 //
 // Thread safety: all methods may be called concurrently.
 #ifndef CVMFS_TESTING_GATED_FETCHER_H_
 #define CVMFS_TESTING_GATED_FETCHER_H_
 
-#include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 
 #include "cvmfs/network/fetcher.h"
 
@@ -18,25 +20,37 @@ namespace cvmfs::testing {
 
 class GatedFetcher : public Fetcher {
  public:
-  explicit GatedFetcher(std::unique_ptr<Fetcher> inner);
+  explicit GatedFetcher(Fetcher* inner) : inner_(inner) {}  // borrowed
+  explicit GatedFetcher(std::unique_ptr<Fetcher> inner)
+      : owned_(std::move(inner)), inner_(owned_.get()) {}
 
   DownloadResult Fetch(const DownloadRequest& request,
                        DownloadSink* sink) override;
 
-  Fetcher* inner() { return inner_.get(); }
-  // Lets the held requests and every later one through.
-  void Open();
-  // Holds requests again from now on.
-  void Close();
-  // Waits up to `limit` until at least `n` requests are held.
-  bool WaitHeld(int n, std::chrono::milliseconds limit);
+  Fetcher* inner() { return inner_; }
+  void Hold(const std::string& path);
+  void HoldAll();
+  // Lets every held request through and holds nothing from now on.
+  void Release();
+  // Waits up to 10 s until `n` requests wait at the gate.
+  bool WaitForWaiting(int n);
+  // Called (under the gate's lock) as each request passes the gate.
+  void set_on_fetch(std::function<void()> f);
+  int max_running() const;
 
  private:
-  std::unique_ptr<Fetcher> inner_;
-  std::mutex mu_;
+  bool Holds(const std::string& path) const {
+    return hold_all_ || held_.count(path) > 0;
+  }
+
+  std::unique_ptr<Fetcher> owned_;
+  Fetcher* inner_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
-  bool open_ = true;
-  int held_ = 0;
+  std::set<std::string> held_;
+  bool hold_all_ = false;
+  std::function<void()> on_fetch_;
+  int waiting_ = 0, running_ = 0, max_running_ = 0;
 };
 
 }  // namespace cvmfs::testing

@@ -28,8 +28,11 @@ fio_bandwidth() {
 print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["bw_bytes"])' "$WORK/scratch/fio.json"
 }
 
+# Record sizes largest first: a timeout there gives up the smaller ones
+# (states.sh, _measure_state).
 section_fio() {
-  local cond=$1 sizes=$2 rep rw bs sys
+  local cond=$1 sizes rep rw bs sys
+  sizes=$(for bs in $2; do echo "$(_record_bytes "$bs") $bs"; done | sort -rn | cut -d' ' -f2)
   net_condition "$cond"
   mkdir -p "$WORK/scratch"
   for rep in $(seq "$BENCH_REPS"); do

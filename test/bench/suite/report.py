@@ -442,8 +442,13 @@ class Report:
             verdict = fmt_ratio(r)
             if r is not None and r > 1 + NOISE:
                 verdict = f"**{verdict} slower**"
+                # With one repetition there is no range to compare.
+                every = len(on.seconds) > 1 and min(on.seconds) > max(off.seconds)
                 slower.append(f"{k[0]} {label} {k[4]} at {cond_label(k[5])}: on "
-                              f"{fmt_s(on.median())} s, off {fmt_s(off.median())} s")
+                              f"{fmt_range(on)[0]} s ({fmt_range(on)[1]}), off "
+                              f"{fmt_range(off)[0]} s ({fmt_range(off)[1]})"
+                              + (" — **slower in every repetition**" if every
+                                 else " — the ranges overlap"))
             elif not on.ok and off.ok:
                 slower.append(f"{k[0]} {label} {k[4]} at {cond_label(k[5])}: on "
                               f"{fmt_range(on, timeout)[0]}, off {fmt_s(off.median())} s")
@@ -460,7 +465,10 @@ class Report:
         self.w()
         if slower:
             self.w(f"Prefetch on was **slower** than off (median more than {NOISE:.0%} "
-                   f"above) in {len(slower)} of {compared} comparisons:")
+                   f"above) in {len(slower)} of {compared} comparisons (median and "
+                   "range of the repetitions; where the ranges overlap, the "
+                   "difference is within what repetitions of the same run vary by "
+                   "on this machine):")
             self.w()
             for s in slower:
                 self.w(f"- {s}")
@@ -530,8 +538,10 @@ class Report:
         self.w("## Failed, timed-out and skipped measurements")
         self.w()
         self.w("Left out of the medians. `timeout`: killed after "
-               f"{self.meta.get('timeout', '?')} s; `skipped`: not run because an "
-               "earlier repetition timed out or the COLD run it depends on failed; "
+               f"{self.meta.get('timeout', '?')} s; `skipped`: not run because it timed "
+               "out in an earlier repetition, or at a lower latency with the same "
+               "bandwidth, or (fio) with a larger record size of the same pattern, "
+               "or the COLD run it depends on failed; "
                "`mountfail`: the system did not mount; `exitN`: the workload exited "
                "with status N (logs/workloads.log has its output).")
         self.w()

@@ -16,19 +16,41 @@
 # gives up the higher latencies with the same bandwidth limit (more added
 # latency never makes a workload faster): _GAVE_UP_MS keeps, by
 # section|workload|param|system|state|MBIT, the lowest latency that did.
+# Likewise a fio pattern that timed out with one record size gives up the
+# smaller ones (more, smaller reads of the same bytes are never faster; the
+# fio section runs the largest first): _GAVE_UP_BS keeps, by
+# section|workload|RW|system|state|condition, the largest size that did.
 declare -A _GAVE_UP=()
 declare -A _GAVE_UP_MS=()
+declare -A _GAVE_UP_BS=()
+
+# _record_bytes SIZE: fio's "8k", "1m" (or plain bytes) in bytes.
+_record_bytes() {
+  local n=${1%[kKmM]}
+  case $1 in
+    *[kK]) echo $((n << 10)) ;;
+    *[mM]) echo $((n << 20)) ;;
+    *) echo "$n" ;;
+  esac
+}
 
 # _measure_state SECTION WORKLOAD PARAM SYSTEM STATE CONDITION REP: measure,
-# unless it or a lower latency of it timed out before. Returns measure's
+# unless it, a lower latency of it or (fio) a larger record size of it
+# timed out before. Returns measure's
 # status.
 _measure_state() {
   local key="$1|$2|$3|$4|$5|$6" rc=0
   local ms=${6%%+*} mbit=
   [[ $6 != *+* ]] || mbit=${6#*+}
   local lat_key="$1|$2|$3|$4|$5|$mbit"
+  local bs_key="" bytes=0
+  if [ "$1" = fio ]; then
+    bs_key="$1|$2|${3%/*}|$4|$5|$6"
+    bytes=$(_record_bytes "${3#*/}")
+  fi
   if [ -n "${_GAVE_UP[$key]:-}" ] ||
-    { [ -n "${_GAVE_UP_MS[$lat_key]:-}" ] && [ "$ms" -ge "${_GAVE_UP_MS[$lat_key]}" ]; }; then
+    { [ -n "${_GAVE_UP_MS[$lat_key]:-}" ] && [ "$ms" -ge "${_GAVE_UP_MS[$lat_key]}" ]; } ||
+    { [ -n "$bs_key" ] && [ -n "${_GAVE_UP_BS[$bs_key]:-}" ] && [ "$bytes" -le "${_GAVE_UP_BS[$bs_key]}" ]; }; then
     skip_record "$@" skipped
     return 1
   fi
@@ -37,6 +59,9 @@ _measure_state() {
     _GAVE_UP[$key]=1
     if [ -z "${_GAVE_UP_MS[$lat_key]:-}" ] || [ "$ms" -lt "${_GAVE_UP_MS[$lat_key]}" ]; then
       _GAVE_UP_MS[$lat_key]=$ms
+    fi
+    if [ -n "$bs_key" ] && { [ -z "${_GAVE_UP_BS[$bs_key]:-}" ] || [ "$bytes" -gt "${_GAVE_UP_BS[$bs_key]}" ]; }; then
+      _GAVE_UP_BS[$bs_key]=$bytes
     fi
   fi
   return "$rc"
