@@ -47,5 +47,10 @@ for section in states latency fio publish; do
     awk -F'\t' -v s="$section" '$1 == s && $4 == "ours" && $11 == "ok" { found = 1 } END { exit !found }' \
     "$run_dir/raw.tsv"
 done
+# The README's summary block can be filled from this report.
+printf '# x\n<!-- bench-summary:start -->\nnone yet\n<!-- bench-summary:end -->\n' >"$out/README.md"
+check "readme_summary.py failed" "$here/readme_summary.py" "$run_dir" "$out/README.md"
+check "readme_summary.py did not put the summary into the README" \
+  grep -q "^Latest quick run, 1 repetition: .*report.md" "$out/README.md"
 [ "$failures" -eq 0 ] || exit 1
 echo "PASS: $name: report with every section and both plots ($(grep -c . "$run_dir/raw.tsv") measurements)"
