@@ -38,8 +38,9 @@ section_fio() {
   for rep in $(seq "$BENCH_REPS"); do
     for rw in read randread; do
       for bs in $sizes; do
-        note "fio: $rw with $bs records, repetition $rep/$BENCH_REPS"
         FIO_RW=$rw FIO_BS=$bs
+        ! resume_done fio fio "$rw/$bs" "$cond" "$rep" || continue
+        note "fio: $rw with $bs records, repetition $rep/$BENCH_REPS"
         for sys in $(systems_in_order "$rep"); do
           run_states fio fio "$sys" "$cond" "$rep" NONE COLD HOT
         done

@@ -14,6 +14,7 @@ section_latency() {
     net_condition "$cond"
     for rep in $(seq "$BENCH_REPS"); do
       for w in "$@"; do
+        ! resume_done latency "$w" "$(workload_param "$w")" "$cond" "$rep" || continue
         note "latency: $w at condition $cond, repetition $rep/$BENCH_REPS"
         for sys in $(systems_in_order "$rep"); do
           run_states latency "$w" "$sys" "$cond" "$rep" COLD HOT

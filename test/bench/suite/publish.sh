@@ -32,6 +32,7 @@ section_publish() {
   echo "# changed by the benchmark suite" >>"$dir/onefile/fs/Makefile"
   tar --format=posix -C "$dir/onefile" -cf "$dir/onefile.tar" fs/Makefile
   for rep in $(seq "$BENCH_REPS"); do
+    ! resume_done publish - - - "$rep" || continue
     note "publish: repetition $rep/$BENCH_REPS"
     fqrn=publish$rep.bench.example.org
     "$BIN/cvmfs_server" mkfs "$fqrn" >"$dir/mkfs.out" 2>&1 ||

@@ -172,6 +172,9 @@ class Report:
         self.w(f"Scale **{m.get('scale', '?')}**, {m.get('reps', '?')} repetition(s), "
                f"interleaved across systems. Machine: {m.get('machine', '?')}; "
                f"{m.get('cpu', '?')}; load {m.get('load', '?')}.")
+        if m.get("resumed"):
+            self.w(f"The run was interrupted and resumed ({m['resumed']}): the group of "
+                   "measurements under way was measured again from its start.")
         self.w("Method and how to read this: doc/benchmarks.md. Raw data: raw.tsv.")
         self.w()
         self.w("| corpus | files | bytes |")

@@ -34,20 +34,39 @@ _record_bytes() {
   esac
 }
 
-# _measure_state SECTION WORKLOAD PARAM SYSTEM STATE CONDITION REP: measure,
-# unless it, a lower latency of it or (fio) a larger record size of it
-# timed out before. Returns measure's
-# status.
-_measure_state() {
-  local key="$1|$2|$3|$4|$5|$6" rc=0
-  local ms=${6%%+*} mbit=
+# _gave_up_keys SECTION WORKLOAD PARAM SYSTEM STATE CONDITION: sets the
+# caller's locals key, ms, lat_key, bs_key and bytes for the tables above.
+_gave_up_keys() {
+  local mbit=
+  key="$1|$2|$3|$4|$5|$6" ms=${6%%+*} bs_key="" bytes=0
   [[ $6 != *+* ]] || mbit=${6#*+}
-  local lat_key="$1|$2|$3|$4|$5|$mbit"
-  local bs_key="" bytes=0
+  lat_key="$1|$2|$3|$4|$5|$mbit"
   if [ "$1" = fio ]; then
     bs_key="$1|$2|${3%/*}|$4|$5|$6"
     bytes=$(_record_bytes "${3#*/}")
   fi
+}
+
+# _give_up SECTION WORKLOAD PARAM SYSTEM STATE CONDITION: that measurement
+# timed out; the later ones it predicts are skipped.
+_give_up() {
+  local key ms lat_key bs_key bytes
+  _gave_up_keys "$@"
+  _GAVE_UP[$key]=1
+  if [ -z "${_GAVE_UP_MS[$lat_key]:-}" ] || [ "$ms" -lt "${_GAVE_UP_MS[$lat_key]}" ]; then
+    _GAVE_UP_MS[$lat_key]=$ms
+  fi
+  if [ -n "$bs_key" ] && { [ -z "${_GAVE_UP_BS[$bs_key]:-}" ] || [ "$bytes" -gt "${_GAVE_UP_BS[$bs_key]}" ]; }; then
+    _GAVE_UP_BS[$bs_key]=$bytes
+  fi
+}
+
+# _measure_state SECTION WORKLOAD PARAM SYSTEM STATE CONDITION REP: measure,
+# unless it, a lower latency of it or (fio) a larger record size of it
+# timed out before. Returns measure's status.
+_measure_state() {
+  local key ms lat_key bs_key bytes rc=0
+  _gave_up_keys "$@"
   if [ -n "${_GAVE_UP[$key]:-}" ] ||
     { [ -n "${_GAVE_UP_MS[$lat_key]:-}" ] && [ "$ms" -ge "${_GAVE_UP_MS[$lat_key]}" ]; } ||
     { [ -n "$bs_key" ] && [ -n "${_GAVE_UP_BS[$bs_key]:-}" ] && [ "$bytes" -le "${_GAVE_UP_BS[$bs_key]}" ]; }; then
@@ -55,15 +74,7 @@ _measure_state() {
     return 1
   fi
   measure "$@" || rc=$?
-  if [ "$rc" -eq 2 ]; then
-    _GAVE_UP[$key]=1
-    if [ -z "${_GAVE_UP_MS[$lat_key]:-}" ] || [ "$ms" -lt "${_GAVE_UP_MS[$lat_key]}" ]; then
-      _GAVE_UP_MS[$lat_key]=$ms
-    fi
-    if [ -n "$bs_key" ] && { [ -z "${_GAVE_UP_BS[$bs_key]:-}" ] || [ "$bytes" -gt "${_GAVE_UP_BS[$bs_key]}" ]; }; then
-      _GAVE_UP_BS[$bs_key]=$bytes
-    fi
-  fi
+  [ "$rc" -ne 2 ] || _give_up "$1" "$2" "$3" "$4" "$5" "$6"
   return "$rc"
 }
 
@@ -146,6 +157,7 @@ section_states() {
   net_condition "$cond"
   for rep in $(seq "$BENCH_REPS"); do
     for w in "$@"; do
+      ! resume_done states "$w" "$(workload_param "$w")" "$cond" "$rep" || continue
       note "states: $w, repetition $rep/$BENCH_REPS"
       for sys in $(systems_in_order "$rep"); do
         run_states states "$w" "$sys" "$cond" "$rep" LOCAL-warm NONE COLD HOT PGCACHE

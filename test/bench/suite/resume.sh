@@ -1,0 +1,44 @@
+# Resuming an interrupted run (test/bench/run --resume DIR). A full run takes
+# hours; when the machine stops in the middle, the measurements already in
+# DIR/raw.tsv stay, and the run goes on from the group it was measuring.
+#
+# A group is one loop step of a section, measured on every system in turn:
+# SECTION|WORKLOAD|PARAM|CONDITION|REP (publish: publish|REP, one mkfs and its
+# three publishes). Groups run one after another, so only the last group in
+# raw.tsv can be incomplete: resume_load drops its rows and the run measures
+# it again, whole, with the cache states in their order (a HOT run needs the
+# COLD run before it).
+#
+#   resume_load RAW        keep the complete groups of RAW, remember them and
+#                          replay their timeouts into the give-up tables
+#   resume_done SECTION WORKLOAD PARAM CONDITION REP
+#                          true when that group is in RAW (loops skip it)
+
+declare -A _RESUME_DONE=()
+
+_resume_group() {
+  awk -F'\t' 'NR > 1 { if ($1 == "publish") print "publish|" $7; else print $1 "|" $2 "|" $3 "|" $6 "|" $7 }'
+}
+
+resume_load() {
+  local raw=$1 last key kept section workload param system state cond status
+  last=$(_resume_group <"$raw" | tail -n 1)
+  awk -F'\t' -v last="$last" 'NR == 1 { print; next }
+    { g = ($1 == "publish") ? "publish|" $7 : $1 "|" $2 "|" $3 "|" $6 "|" $7 }
+    g != last' "$raw" >"$raw.resume"
+  mv "$raw.resume" "$raw"
+  while read -r key; do _RESUME_DONE[$key]=1; done < <(_resume_group <"$raw" | sort -u)
+  while IFS=$'\t' read -r section workload param system state cond _ _ _ _ status _; do
+    [ "$status" != timeout ] || _give_up "$section" "$workload" "$param" "$system" "$state" "$cond"
+  done < <(tail -n +2 "$raw")
+  kept=$(($(wc -l <"$raw") - 1))
+  note "resuming: $kept measurements kept in ${#_RESUME_DONE[@]} groups; measuring again from ${last:-the start}"
+}
+
+resume_done() {
+  if [ "$1" = publish ]; then
+    [ -n "${_RESUME_DONE[publish|$5]:-}" ]
+  else
+    [ -n "${_RESUME_DONE[$1|$2|$3|$4|$5]:-}" ]
+  fi
+}
