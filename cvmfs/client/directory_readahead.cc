@@ -7,7 +7,7 @@ namespace cvmfs::client {
 
 std::vector<ObjectRequest> DirectoryReadahead::Start(
     const std::string& dir, std::vector<ObjectRequest> files,
-    const std::string& opened) {
+    const std::string& opened, size_t first_window) {
   std::lock_guard<std::mutex> lock(mu_);
   if (dirs_.size() >= kMaxDirectories) dirs_.clear();
   State& s = dirs_[dir];
@@ -18,7 +18,7 @@ std::vector<ObjectRequest> DirectoryReadahead::Start(
   auto it = s.index.find(opened);
   s.last = it == s.index.end() ? 0 : it->second;
   const size_t from = it == s.index.end() ? 0 : it->second + 1;
-  return Queue(dir, &s, from, kInitialWindow);
+  return Queue(dir, &s, from, std::min(first_window, kMaxWindow));
 }
 
 std::vector<ObjectRequest> DirectoryReadahead::Opened(const std::string& dir,

@@ -40,6 +40,16 @@ TEST(DirectoryReadaheadTest, SequentialReaderGrowsTheWindow) {
 
 // A program that picks a few files (Python importing some modules) costs
 // one small window.
+// With a warm cache the first window waits for a second read in order.
+TEST(DirectoryReadaheadTest, AnEmptyFirstWindowOpensAtTheSecondReadInOrder) {
+  DirectoryReadahead r;
+  EXPECT_TRUE(r.Start("/d", Files(40), "/d/f3", 0).empty());
+  EXPECT_TRUE(r.Opened("/d", "/d/f9").empty());  // scattered: still nothing
+  EXPECT_EQ((std::vector<size_t>{11, 12, 13, 14}),
+            Positions(r.Opened("/d", "/d/f10")));
+  EXPECT_EQ(8u, r.Opened("/d", "/d/f11").size());  // then it grows: 15..22
+}
+
 TEST(DirectoryReadaheadTest, ScatteredReadsQueueOneSmallWindow) {
   DirectoryReadahead r;
   EXPECT_EQ(4u, r.Start("/d", Files(100), "/d/f10").size());  // 11..14

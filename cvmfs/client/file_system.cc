@@ -8,6 +8,7 @@
 #include "cvmfs/client/magic_xattrs.h"
 #include "cvmfs/client/open_file.h"
 #include "cvmfs/client/prefetcher_plan.h"
+#include "cvmfs/client/scoped_count.h"
 #include "cvmfs/path_hash.h"
 #include "cvmfs/symlink_expansion.h"
 
@@ -261,21 +262,9 @@ void FileSystem::InodeLru<T>::Put(uint64_t inode, std::shared_ptr<T> value,
   }
 }
 
-// Counts an open or read while it runs (FileSystem::busy_).
-class FileSystem::Busy {
- public:
-  explicit Busy(std::atomic<int>* n) : n_(n) { ++*n_; }
-  ~Busy() { --*n_; }
-  Busy(const Busy&) = delete;
-  Busy& operator=(const Busy&) = delete;
-
- private:
-  std::atomic<int>* n_;
-};
-
 Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(
     std::shared_ptr<const InodeInfo> info) {
-  Busy busy(&busy_);
+  ScopedCount busy(&busy_);
   const DirectoryEntry& e = info->entry;
   if (!e.IsRegular())
     return Status::InvalidArgument(info->path + " is not a regular file");
@@ -326,7 +315,7 @@ Result<size_t> FileSystem::ReadInode(uint64_t inode, char* buf, size_t size,
 
 Result<size_t> FileSystem::Read(OpenFile* file, char* buf, size_t size,
                                 off_t offset) {
-  Busy busy(&busy_);
+  ScopedCount busy(&busy_);
   auto n = file->Read(buf, size, offset);
   if (!n.ok()) return CountError(n.status());
   return n;
@@ -506,7 +495,12 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
       listed_.insert(plan.listed.begin() + 1, plan.listed.end());
     }
     if (!speculating) {
-      engine->Enqueue(dir_readahead_.Start(path, std::move(plan.next), opened),
+      // A warm cache: read ahead from the disk only for an in-order reader.
+      const size_t first_window = objects_->demand_misses() > 0
+                                      ? DirectoryReadahead::kInitialWindow
+                                      : 0;
+      engine->Enqueue(dir_readahead_.Start(path, std::move(plan.next), opened,
+                                           first_window),
                       PrefetchPriority::kNext);
       return;
     }

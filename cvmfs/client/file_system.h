@@ -275,7 +275,6 @@ class FileSystem {
   // Opens (with their downloads) and reads running now: how many programs
   // read in parallel (Prefetcher::demand_parallel).
   std::atomic<int> busy_{0};
-  class Busy;
   const std::atomic<uint64_t>* next_inode_ = nullptr;  // borrowed
   OpenObserver open_observer_;  // set once before serving, then read-only
   friend class MagicXattrs;

@@ -1,5 +1,6 @@
 #include "cvmfs/client/object_fetcher.h"
 
+#include "cvmfs/client/scoped_count.h"
 #include "cvmfs/compression.h"
 
 namespace cvmfs::client {
@@ -93,15 +94,7 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
   }
   if (cached.status().code() != Status::Code::kNotFound) return cached.status();
   if (!request.speculative) ++demand_misses_;
-  struct Waiting {  // counts a demand request until it returns
-    std::atomic<int>* count;
-    explicit Waiting(std::atomic<int>* c) : count(c) {
-      if (count) ++*count;
-    }
-    ~Waiting() {
-      if (count) --*count;
-    }
-  } waiting(request.speculative ? nullptr : &demand_waiting_);
+  ScopedCount waiting(request.speculative ? nullptr : &demand_waiting_);
 
   const std::string key = request.digest.ToString();
   Status st;
@@ -127,9 +120,11 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
       const bool sample = !request.speculative && request.expected_size > 0 &&
                           request.expected_size <= kLatencySampleSize &&
                           speculative_downloads_.load() == 0;
-      if (request.speculative) ++speculative_downloads_;
-      st = Download(request);
-      if (request.speculative) --speculative_downloads_;
+      {
+        ScopedCount running(request.speculative ? &speculative_downloads_
+                                                : nullptr);
+        st = Download(request);
+      }
       if (st.ok() && sample) NoteRoundTrip(clock_->Now() - started);
       std::lock_guard<std::mutex> lock(mu_);
       flight->done = true;
