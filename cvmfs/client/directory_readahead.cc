@@ -7,7 +7,7 @@ namespace cvmfs::client {
 
 std::vector<ObjectRequest> DirectoryReadahead::Start(
     const std::string& dir, std::vector<ObjectRequest> files,
-    const std::string& opened, size_t first_window) {
+    const std::string& opened, bool warm_cache) {
   std::lock_guard<std::mutex> lock(mu_);
   if (dirs_.size() >= kMaxDirectories) dirs_.clear();
   State& s = dirs_[dir];
@@ -18,7 +18,8 @@ std::vector<ObjectRequest> DirectoryReadahead::Start(
   auto it = s.index.find(opened);
   s.last = it == s.index.end() ? 0 : it->second;
   const size_t from = it == s.index.end() ? 0 : it->second + 1;
-  return Queue(dir, &s, from, std::min(first_window, kMaxWindow));
+  return Queue(dir, &s, from,
+               warm_cache && !last_in_order_ ? 0 : kInitialWindow);
 }
 
 std::vector<ObjectRequest> DirectoryReadahead::Opened(const std::string& dir,
@@ -32,11 +33,15 @@ std::vector<ObjectRequest> DirectoryReadahead::Opened(const std::string& dir,
   const size_t pos = it->second;
   const size_t previous = s.last;
   s.last = pos;
+  if (pos == previous) return {};  // the same file again
   if (pos < s.queued && pos + s.window >= s.queued) {
     // Inside the last window: the reader keeps up, go further.
-    return Queue(dir, &s, s.queued, std::min(s.window * 2, kMaxWindow));
+    last_in_order_ = true;
+    return Queue(dir, &s, s.queued,
+                 std::clamp(s.window * 2, kInitialWindow, kMaxWindow));
   }
-  if (pos >= s.queued && pos == previous + 1) {
+  last_in_order_ = pos == previous + 1;
+  if (pos >= s.queued && last_in_order_) {
     // Reads in order again, from beyond what was queued: start over there.
     return Queue(dir, &s, pos + 1, kInitialWindow);
   }

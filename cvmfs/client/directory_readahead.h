@@ -4,7 +4,8 @@
 // directory in listing order:
 //
 //   first read of a directory ─► the next kInitialWindow files after it
-//                                (none when the cache is warm: see below)
+//                                (with a warm cache, only after an in-order
+//                                reader: see below)
 //   a read inside the window  ─► the next window, twice as large (up to
 //                                kMaxWindow): a reader that goes through
 //                                the directory (tar, cp -r) soon has all
@@ -17,10 +18,15 @@
 // not the whole directory. The caller queues every window as next
 // work (a cached file in it is read ahead from the disk: queueing the first
 // window as speculation made a HOT tar of the Linux tree 20% slower).
-// With a warm cache (no cache miss since the mount) that first window is only
-// disk reads the program may never need (a HOT Python start-up was 6-10%
-// slower with it): the caller asks for an empty first window then, and the
-// window opens at the reader's second file in order.
+//
+// With a warm cache (no cache miss since the mount) a window is only disk
+// reads, and the first window of every directory a program touches is disk
+// reads it may never need (a HOT Python start-up was 6-10% slower with
+// it). There the first window depends on how the last reads went: after a
+// read in order (the next file in listing order, or one inside a window)
+// it is queued as above; after a read out of order, or before any read,
+// it is empty, and the window opens at the reader's next file in order.
+// A tree reader therefore keeps its readahead from its second file on.
 //
 // Pure bookkeeping: the caller plans the files and queues what is returned.
 // Thread safety: all methods may be called concurrently.
@@ -47,13 +53,12 @@ class DirectoryReadahead {
 
   // `files`: the directory's files in listing order (ObjectRequest::
   // description is the path); `opened`: the path whose read started it;
-  // `first_window`: how many files after it to queue now (kInitialWindow,
-  // or 0 to wait until the reader shows it reads in order). Returns the
+  // `warm_cache`: the files are likely cached (see above). Returns the
   // files to queue now.
   std::vector<ObjectRequest> Start(const std::string& dir,
                                    std::vector<ObjectRequest> files,
                                    const std::string& opened,
-                                   size_t first_window = kInitialWindow);
+                                   bool warm_cache = false);
   // A file of `dir` was opened; returns the files to queue now (none unless
   // the reader reached the window or starts over sequentially).
   std::vector<ObjectRequest> Opened(const std::string& dir,
@@ -76,6 +81,7 @@ class DirectoryReadahead {
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, State> dirs_;
+  bool last_in_order_ = false;  // how the last read that moved went
 };
 
 }  // namespace cvmfs::client

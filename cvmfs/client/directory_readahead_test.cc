@@ -40,14 +40,23 @@ TEST(DirectoryReadaheadTest, SequentialReaderGrowsTheWindow) {
 
 // A program that picks a few files (Python importing some modules) costs
 // one small window.
-// With a warm cache the first window waits for a second read in order.
-TEST(DirectoryReadaheadTest, AnEmptyFirstWindowOpensAtTheSecondReadInOrder) {
+// With a warm cache the first window of a directory waits for a read in
+// order, unless the last reads were in order (a tree reader going on).
+TEST(DirectoryReadaheadTest, AWarmCacheQueuesTheFirstWindowOnlyAfterReadsInOrder) {
   DirectoryReadahead r;
-  EXPECT_TRUE(r.Start("/d", Files(40), "/d/f3", 0).empty());
+  EXPECT_TRUE(r.Start("/d", Files(40), "/d/f3", true).empty());
   EXPECT_TRUE(r.Opened("/d", "/d/f9").empty());  // scattered: still nothing
   EXPECT_EQ((std::vector<size_t>{11, 12, 13, 14}),
             Positions(r.Opened("/d", "/d/f10")));
   EXPECT_EQ(8u, r.Opened("/d", "/d/f11").size());  // then it grows: 15..22
+  // The reader went in order: the next directory gets its first window.
+  EXPECT_EQ((std::vector<size_t>{1, 2, 3, 4}),
+            Positions(r.Start("/e", Files(40), "/d/f0", true)));
+  // A read out of order there: the next directory waits again.
+  EXPECT_TRUE(r.Opened("/e", "/d/f20").empty());
+  EXPECT_TRUE(r.Start("/g", Files(40), "/d/f0", true).empty());
+  // A cold cache always gets it.
+  EXPECT_EQ(4u, r.Start("/h", Files(40), "/d/f0", false).size());
 }
 
 TEST(DirectoryReadaheadTest, ScatteredReadsQueueOneSmallWindow) {

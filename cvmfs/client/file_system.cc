@@ -495,12 +495,9 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
       listed_.insert(plan.listed.begin() + 1, plan.listed.end());
     }
     if (!speculating) {
-      // A warm cache: read ahead from the disk only for an in-order reader.
-      const size_t first_window = objects_->demand_misses() > 0
-                                      ? DirectoryReadahead::kInitialWindow
-                                      : 0;
+      const bool warm_cache = objects_->demand_misses() == 0;
       engine->Enqueue(dir_readahead_.Start(path, std::move(plan.next), opened,
-                                           first_window),
+                                           warm_cache),
                       PrefetchPriority::kNext);
       return;
     }
