@@ -132,6 +132,14 @@ def ratio(cell, ref):
     return cell.median() / ref.median()
 
 
+def bandwidth_ratio(cell, ref):
+    """Like ratio, for fio: REF's bandwidth over CELL's (the same bytes read,
+    so above 1 means CELL took longer)."""
+    if cell is None or ref is None or not cell.value_median() or not ref.value_median():
+        return None
+    return ref.value_median() / cell.value_median()
+
+
 def ordered(items, order):
     rank = {name: i for i, name in enumerate(order)}
     return sorted(items, key=lambda x: (rank.get(x, len(order)), x))
@@ -218,6 +226,16 @@ class Report:
             if (c is None or not c.ok) and state == "COLD":
                 theirs_state = "NONE"
                 c = self.cell(section, workload, param, other, "NONE", cond)
+            if section == "fio":
+                r = bandwidth_ratio(mine, c)
+                if r is None or r <= 1 + NOISE:
+                    continue
+                overlap = max(mine.values) >= min(c.values)
+                self.slower.append(
+                    f"{label} {state}: ours {mine.value_median() / 1e6:.0f} MB/s, "
+                    f"{SYSTEM_LABEL[other]} {theirs_state} {c.value_median() / 1e6:.0f} MB/s — "
+                    f"ours is **{r:.2f}x slower**" + (" (the ranges overlap)" if overlap else ""))
+                continue
             r = ratio(mine, c)
             if r is None or r <= 1 + NOISE:
                 continue
@@ -261,6 +279,7 @@ class Report:
                            f"| {fmt_ratio(ratio(mine, ref))} | " + " | ".join(cols) + " |")
                     self.compare_ours("states", wl, param, state, "0", "states:")
             self.w()
+        self.fio_summary()
         for wl, param in self.workloads("latency"):
             for cond in self.conditions():
                 for state in ("COLD", "HOT"):
@@ -275,6 +294,40 @@ class Report:
         elif self.cells:
             self.w("We are not slower than any other system in any measured "
                    f"workload and state (by more than {NOISE:.0%}).")
+        self.w()
+
+    def fio_summary(self):
+        params = sorted({k[2] for k in self.keys("fio") if k[3] == "ours"},
+                        key=lambda p: (p.split("/")[0] != "read", size_bytes(p.split("/")[1])))
+        if not params:
+            return
+        others = ordered({k[3] for k in self.keys("fio")} - {"ours", "local"}, SYSTEM_ORDER)
+        self.w("fio on the big file at 0 ms: our median bandwidth, then the same ratios "
+               "as above from the bandwidths (the same bytes are read, so a ratio is "
+               "their bandwidth over ours: above 1 = we are slower; for COLD the other "
+               "system's NONE is used where it has no COLD).")
+        self.w()
+        self.w("| pattern | state | ours | vs LOCAL | "
+               + " | ".join(f"vs {SYSTEM_LABEL[o]}" for o in others) + " |")
+        self.w("|---|---|---|---|" + "---|" * len(others))
+        for param in params:
+            for state in ("COLD", "HOT"):
+                mine = self.cell("fio", "fio", param, "ours", state, "0")
+                if mine is None:
+                    continue
+                ref = self.cell("fio", "fio", param, "local", "LOCAL-cold", "0")
+                cols = []
+                for o in others:
+                    c = self.cell("fio", "fio", param, o, state, "0")
+                    if (c is None or not c.value_median()) and state == "COLD":
+                        c = self.cell("fio", "fio", param, o, "NONE", "0")
+                    r = bandwidth_ratio(mine, c)
+                    cols.append(f"**{fmt_ratio(r)}**" if r and r > 1 + NOISE else fmt_ratio(r))
+                bw = mine.value_median()
+                shown = f"{bw / 1e6:.0f} MB/s" if bw else fmt_range(mine, self.meta.get("timeout", "?"))[0]
+                self.w(f"| {param} | {state} | {shown} | {fmt_ratio(bandwidth_ratio(mine, ref))} | "
+                       + " | ".join(cols) + " |")
+                self.compare_ours("fio", "fio", param, state, "0", f"fio {param}")
         self.w()
 
     def workloads(self, section):
