@@ -89,9 +89,20 @@ Result<size_t> OpenFile::ReadChunked(char* buf, size_t size, uint64_t offset) {
   return done;
 }
 
-// Queues chunks [index, index + kChunksAhead) that no earlier call queued.
+size_t OpenFile::ChunksAhead(size_t next) {
+  return std::clamp(next, kMinChunksAhead, kMaxChunksAhead);
+}
+
+// Queues chunks [index, index + ChunksAhead(index)) that no earlier call
+// queued.
 void OpenFile::ReadAhead(size_t index) {
-  const size_t want = std::min(chunks_.size(), index + kChunksAhead);
+  // Chunks found in the cache: read ahead from the disk, which two keep
+  // busy (more would only compete with the reader's own reads). A fast
+  // link (no speculation): two keep it busy too, and more downloads at
+  // once only compete for the CPU that inflates them.
+  const bool deep = missed_ && fs_->prefetcher()->speculating();
+  const size_t ahead = deep ? ChunksAhead(index) : kMinChunksAhead;
+  const size_t want = std::min(chunks_.size(), index + ahead);
   size_t seen = ahead_requested_.load();
   while (seen < want) {
     if (ahead_requested_.compare_exchange_weak(seen, want)) {
@@ -115,6 +126,7 @@ Result<std::shared_ptr<cache::CacheHandle>> OpenFile::Chunk(size_t index) {
     }
   }
   const ObjectRequest request = ChunkRequest(*info_, chunks_[index]);
+  if (!fs_->cache()->Contains(request.digest)) missed_ = true;
   fs_->prefetcher()->OnDemand(request.digest);
   auto opened = fs_->objects()->OpenReferenced(request);
   if (!opened.ok()) return opened.status().Annotate(info_->path);
