@@ -38,11 +38,10 @@ TEST(DirectoryReadaheadTest, SequentialReaderGrowsTheWindow) {
   EXPECT_TRUE(r.Opened("/d", "/d/f30").empty());
 }
 
-// A program that picks a few files (Python importing some modules) costs
-// one small window.
 // With a warm cache the first window of a directory waits for a read in
 // order, unless the last reads were in order (a tree reader going on).
-TEST(DirectoryReadaheadTest, AWarmCacheQueuesTheFirstWindowOnlyAfterReadsInOrder) {
+TEST(DirectoryReadaheadTest,
+     AWarmCacheQueuesTheFirstWindowOnlyAfterReadsInOrder) {
   DirectoryReadahead r;
   EXPECT_TRUE(r.Start("/d", Files(40), "/d/f3", true).empty());
   EXPECT_TRUE(r.Opened("/d", "/d/f9").empty());  // scattered: still nothing
@@ -59,6 +58,8 @@ TEST(DirectoryReadaheadTest, AWarmCacheQueuesTheFirstWindowOnlyAfterReadsInOrder
   EXPECT_EQ(4u, r.Start("/h", Files(40), "/d/f0", false).size());
 }
 
+// A program that picks a few files (Python importing some modules) costs
+// one small window.
 TEST(DirectoryReadaheadTest, ScatteredReadsQueueOneSmallWindow) {
   DirectoryReadahead r;
   EXPECT_EQ(4u, r.Start("/d", Files(100), "/d/f10").size());  // 11..14

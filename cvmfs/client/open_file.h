@@ -82,11 +82,12 @@ class OpenFile {
   std::mutex mu_;  // guards slots_, use_clock_ (leaf lock)
   std::vector<Slot> slots_;
   uint64_t use_clock_ = 0;
-  std::atomic<uint64_t> next_expected_{
-      0};  // offset a sequential reader asks next
-  std::atomic<bool> missed_{false};  // a chunk was not in the cache
-  std::atomic<size_t> ahead_requested_{
-      0};  // highest chunk index fetched ahead + 1
+  // The offset a sequential reader asks for next.
+  std::atomic<uint64_t> next_expected_{0};
+  // A chunk this file's readers reached was not in the cache.
+  std::atomic<bool> missed_{false};
+  // The highest chunk index fetched ahead, plus one.
+  std::atomic<size_t> ahead_requested_{0};
 };
 
 }  // namespace cvmfs::client
