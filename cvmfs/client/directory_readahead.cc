@@ -37,8 +37,7 @@ std::vector<ObjectRequest> DirectoryReadahead::Opened(const std::string& dir,
   if (pos < s.queued && pos + s.window >= s.queued) {
     // Inside the last window: the reader keeps up, go further.
     last_in_order_ = true;
-    return Queue(dir, &s, s.queued,
-                 std::clamp(s.window * 2, kInitialWindow, kMaxWindow));
+    return Queue(dir, &s, s.queued, std::min(s.window * 2, kMaxWindow));
   }
   last_in_order_ = pos == previous + 1;
   if (pos >= s.queued && last_in_order_) {

@@ -126,7 +126,7 @@ Result<std::shared_ptr<cache::CacheHandle>> OpenFile::Chunk(size_t index) {
     }
   }
   const ObjectRequest request = ChunkRequest(*info_, chunks_[index]);
-  if (!fs_->cache()->Contains(request.digest)) missed_ = true;
+  if (!missed_ && !fs_->cache()->Contains(request.digest)) missed_ = true;
   fs_->prefetcher()->OnDemand(request.digest);
   auto opened = fs_->objects()->OpenReferenced(request);
   if (!opened.ok()) return opened.status().Annotate(info_->path);
