@@ -226,23 +226,23 @@ class Report:
             if (c is None or not c.ok) and state == "COLD":
                 theirs_state = "NONE"
                 c = self.cell(section, workload, param, other, "NONE", cond)
-            if section == "fio":
+            if section == "fio":  # bandwidths: higher is faster
                 r = bandwidth_ratio(mine, c)
-                if r is None or r <= 1 + NOISE:
-                    continue
-                overlap = max(mine.values) >= min(c.values)
-                self.slower.append(
-                    f"{label} {state}: ours {mine.value_median() / 1e6:.0f} MB/s, "
-                    f"{SYSTEM_LABEL[other]} {theirs_state} {c.value_median() / 1e6:.0f} MB/s — "
-                    f"ours is **{r:.2f}x slower**" + (" (the ranges overlap)" if overlap else ""))
-                continue
-            r = ratio(mine, c)
+                overlap = r is not None and max(mine.values) >= min(c.values)
+                ours_text = f"{mine.value_median() / 1e6:.0f} MB/s"
+                theirs_text = f"{c.value_median() / 1e6:.0f} MB/s" if r else ""
+                what = label
+            else:
+                r = ratio(mine, c)
+                overlap = r is not None and min(mine.seconds) <= max(c.seconds)
+                ours_text = f"{fmt_s(mine.median())} s"
+                theirs_text = f"{fmt_s(c.median())} s" if r else ""
+                what = f"{label} {workload}"
             if r is None or r <= 1 + NOISE:
                 continue
-            overlap = min(mine.seconds) <= max(c.seconds)
             self.slower.append(
-                f"{label} {workload} {state}: ours {fmt_s(mine.median())} s, "
-                f"{SYSTEM_LABEL[other]} {theirs_state} {fmt_s(c.median())} s — "
+                f"{what} {state}: ours {ours_text}, "
+                f"{SYSTEM_LABEL[other]} {theirs_state} {theirs_text} — "
                 f"ours is **{r:.2f}x slower**" + (" (the ranges overlap)" if overlap else ""))
 
     def summary(self):

@@ -16,16 +16,17 @@
 
 declare -A _RESUME_DONE=()
 
+# The group of a raw.tsv row, in awk.
+_RESUME_GROUP='function group() { return $1 == "publish" ? "publish|" $7 : $1 "|" $2 "|" $3 "|" $6 "|" $7 }'
+
 _resume_group() {
-  awk -F'\t' 'NR > 1 { if ($1 == "publish") print "publish|" $7; else print $1 "|" $2 "|" $3 "|" $6 "|" $7 }'
+  awk -F'\t' "$_RESUME_GROUP"' NR > 1 { print group() }'
 }
 
 resume_load() {
   local raw=$1 last key kept section workload param system state cond status
   last=$(_resume_group <"$raw" | tail -n 1)
-  awk -F'\t' -v last="$last" 'NR == 1 { print; next }
-    { g = ($1 == "publish") ? "publish|" $7 : $1 "|" $2 "|" $3 "|" $6 "|" $7 }
-    g != last' "$raw" >"$raw.resume"
+  awk -F'\t' -v last="$last" "$_RESUME_GROUP"' NR == 1 || group() != last' "$raw" >"$raw.resume"
   mv "$raw.resume" "$raw"
   while read -r key; do _RESUME_DONE[$key]=1; done < <(_resume_group <"$raw" | sort -u)
   while IFS=$'\t' read -r section workload param system state cond _ _ _ _ status _; do
