@@ -157,13 +157,15 @@ Status CatalogTree::Put(const std::string& path, const DirectoryEntry& entry_in,
   CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(path));
   DirectoryEntry entry = entry_in;
   entry.name = std::string(cvmfs::BaseName(path));
-  // Most entries are new (a directory published afresh): they are inserted
-  // directly, and only an insert that finds the row takes the replacing path.
-  if (node->mountpoint != path) {
-    CVMFS_ASSIGN_OR_RETURN(bool added, AddIfNew(node, path, entry, chunks));
-    if (added) return Status::Ok();
-  }
   CVMFS_ASSIGN_OR_RETURN(auto existing, node->db->Lookup(path));
+  if (!existing && node->mountpoint != path)
+    return AddNew(node, path, std::move(entry), chunks);
+  // A tree published again is mostly unchanged: an entry equal to its row
+  // writes nothing, and a catalog nothing was written to is not rewritten
+  // beyond its revision.
+  CVMFS_ASSIGN_OR_RETURN(bool unchanged,
+                         Unchanged(node, path, entry, chunks, existing));
+  if (unchanged) return Status::Ok();
 
   if (existing && existing->IsDirectory() && !entry.IsDirectory()) {
     CVMFS_RETURN_IF_ERROR(Remove(path));
@@ -202,23 +204,39 @@ Status CatalogTree::Put(const std::string& path, const DirectoryEntry& entry_in,
   return Status::Ok();
 }
 
-Result<bool> CatalogTree::AddIfNew(
-    Node* node, const std::string& path, DirectoryEntry entry,
-    const std::vector<cvmfs::FileChunk>& chunks) {
+Status CatalogTree::AddNew(Node* node, const std::string& path,
+                           DirectoryEntry entry,
+                           const std::vector<cvmfs::FileChunk>& chunks) {
   std::string parent_path(cvmfs::ParentPath(path));
   CVMFS_RETURN_IF_ERROR(CheckParentDirectory(node, path, parent_path));
   if (entry.IsDirectory()) {
     entry.linkcount = 2;
     entry.nested_mountpoint = entry.nested_root = false;
   }
-  // A failed insert undoes only itself (SQLite's statement rollback).
-  Status added = node->db->AddEntry(path, entry);
-  if (added.code() == Status::Code::kAlreadyExists) return false;
-  CVMFS_RETURN_IF_ERROR(added);
+  CVMFS_RETURN_IF_ERROR(node->db->AddEntry(path, entry));
   if (entry.IsDirectory()) touched_dirs_.insert(parent_path);
   if (entry.chunked) CVMFS_RETURN_IF_ERROR(node->db->SetChunks(path, chunks));
   MarkDirty(node);
-  return true;
+  return Status::Ok();
+}
+
+Result<bool> CatalogTree::Unchanged(
+    Node* node, const std::string& path, DirectoryEntry entry,
+    const std::vector<cvmfs::FileChunk>& chunks,
+    const std::optional<DirectoryEntry>& existing) {
+  if (!existing || existing->IsDirectory() != entry.IsDirectory()) return false;
+  if (entry.IsDirectory()) {
+    // What Put keeps of a directory's row: its contents and catalog
+    // structure.
+    entry.linkcount = existing->linkcount;
+    entry.nested_root = existing->nested_root;
+    entry.nested_mountpoint = existing->nested_mountpoint;
+  }
+  if (entry != *existing) return false;
+  if (!entry.chunked) return true;
+  CVMFS_ASSIGN_OR_RETURN(std::vector<cvmfs::FileChunk> stored,
+                         node->db->Chunks(path));
+  return stored == chunks;
 }
 
 Status CatalogTree::CheckParentDirectory(Node* node, const std::string& path,
@@ -477,6 +495,9 @@ Status CatalogTree::WriteNode(Node* node, uint64_t revision, int64_t timestamp,
 Result<CommitResult> CatalogTree::Commit(uint64_t revision, int64_t timestamp) {
   ForgetKnownDir();
   CVMFS_RETURN_IF_ERROR(FixDirectoryLinkcounts());
+  // The root catalog carries the revision: it is written even when no
+  // entry changed.
+  MarkDirty(root_.get());
   CommitResult result;
   CVMFS_RETURN_IF_ERROR(CommitNode(root_.get(), revision, timestamp, &result));
   return result;

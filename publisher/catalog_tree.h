@@ -110,10 +110,16 @@ class CatalogTree {
   void ForgetKnownDir() { known_dir_node_ = nullptr; }
   cvmfs::Status CheckParentDirectory(Node* node, const std::string& path,
                                      const std::string& parent_path);
-  // Put for a path without a row yet: false (nothing changed) if it has one.
-  cvmfs::Result<bool> AddIfNew(Node* node, const std::string& path,
-                               cvmfs::DirectoryEntry entry,
-                               const std::vector<cvmfs::FileChunk>& chunks);
+  // Put for a path without a row yet.
+  cvmfs::Status AddNew(Node* node, const std::string& path,
+                       cvmfs::DirectoryEntry entry,
+                       const std::vector<cvmfs::FileChunk>& chunks);
+  // Whether Put of `entry` would leave the row `existing` (and its chunks)
+  // as it is.
+  cvmfs::Result<bool> Unchanged(
+      Node* node, const std::string& path, cvmfs::DirectoryEntry entry,
+      const std::vector<cvmfs::FileChunk>& chunks,
+      const std::optional<cvmfs::DirectoryEntry>& existing);
 
   cvmfs::ObjectStore* store_;  // not owned
   CatalogTreeOptions options_;
