@@ -18,8 +18,11 @@ std::vector<ObjectRequest> DirectoryReadahead::Start(
   auto it = s.index.find(opened);
   s.last = it == s.index.end() ? 0 : it->second;
   const size_t from = it == s.index.end() ? 0 : it->second + 1;
-  return Queue(dir, &s, from,
-               warm_cache && !last_in_order_ ? 0 : kInitialWindow);
+  s.warm = warm_cache;
+  // A reader whose last run of reads in order (in another directory) was
+  // long enough is a tree reader going on.
+  s.run = last_run_;
+  return Queue(dir, &s, from, WarmWait(s.warm, s.run) ? 0 : kInitialWindow);
 }
 
 std::vector<ObjectRequest> DirectoryReadahead::Opened(const std::string& dir,
@@ -36,11 +39,12 @@ std::vector<ObjectRequest> DirectoryReadahead::Opened(const std::string& dir,
   if (pos == previous) return {};  // the same file again
   if (pos < s.queued && pos + s.window >= s.queued) {
     // Inside the last window: the reader keeps up, go further.
-    last_in_order_ = true;
+    last_run_ = ++s.run;
     return Queue(dir, &s, s.queued, std::min(s.window * 2, kMaxWindow));
   }
-  last_in_order_ = pos == previous + 1;
-  if (pos >= s.queued && last_in_order_) {
+  const bool in_order = pos == previous + 1;
+  last_run_ = s.run = in_order ? s.run + 1 : 0;
+  if (pos >= s.queued && in_order && !WarmWait(s.warm, s.run)) {
     // Reads in order again, from beyond what was queued: start over there.
     return Queue(dir, &s, pos + 1, kInitialWindow);
   }
@@ -58,6 +62,10 @@ std::vector<ObjectRequest> DirectoryReadahead::Queue(const std::string& dir,
   s->window = window;
   if (to == s->files.size()) dirs_.erase(dir);  // nothing left to queue
   return out;
+}
+
+bool DirectoryReadahead::WarmWait(bool warm, size_t run) {
+  return warm && run < kWarmRun;
 }
 
 void DirectoryReadahead::Clear() {

@@ -22,11 +22,14 @@
 // With a warm cache (no cache miss since the mount) a window is only disk
 // reads, and the first window of every directory a program touches is disk
 // reads it may never need (a HOT Python start-up was 6-10% slower with
-// it). There the first window depends on how the last reads went: after a
-// read in order (the next file in listing order, or one inside a window)
-// it is queued as above; after a read out of order, or before any read,
-// it is empty, and the window opens at the reader's next file in order.
-// A tree reader therefore keeps its readahead from its second file on.
+// it). There a window waits for a run of kWarmRun reads in order in the
+// directory (each the next file in listing order, or one inside a
+// window): before that, the first window of a directory is empty, and the
+// window opens once the reader's run is long enough. A directory entered
+// right after a long enough run elsewhere gets its first window at once:
+// a tree reader keeps its readahead, while a compiler, whose includes are
+// now and then two neighbours in listing order (bytearrayobject.h,
+// bytesobject.h), reads few headers it does not ask for.
 //
 // Pure bookkeeping: the caller plans the files and queues what is returned.
 // Thread safety: all methods may be called concurrently.
@@ -46,6 +49,8 @@ namespace cvmfs::client {
 class DirectoryReadahead {
  public:
   static constexpr size_t kInitialWindow = 4;
+  // Reads in order a warm cache waits for (see above).
+  static constexpr size_t kWarmRun = 2;
   static constexpr size_t kMaxWindow = 256;
   // Directories followed at once (a bound on memory; beyond it, all are
   // forgotten).
@@ -73,7 +78,11 @@ class DirectoryReadahead {
     size_t queued = 0;  // files before this position were queued
     size_t window = 0;  // size of the last window queued
     size_t last = 0;    // position of the last file opened
+    bool warm = false;  // Start's warm_cache
+    size_t run = 0;     // reads in order in a row (see above)
   };
+  // Whether a window waits for a longer run of reads in order.
+  static bool WarmWait(bool warm, size_t run);
   // Queues `window` files from `from`; erases the state when done. With
   // mu_ held.
   std::vector<ObjectRequest> Queue(const std::string& dir, State* s,
@@ -81,7 +90,7 @@ class DirectoryReadahead {
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, State> dirs_;
-  bool last_in_order_ = false;  // how the last read that moved went
+  size_t last_run_ = 0;  // the run of the directory read last
 };
 
 }  // namespace cvmfs::client

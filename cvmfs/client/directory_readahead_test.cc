@@ -8,17 +8,18 @@
 namespace cvmfs::client {
 namespace {
 
-std::vector<ObjectRequest> Files(size_t n) {
+std::vector<ObjectRequest> Files(size_t n, const std::string& dir = "/d") {
   std::vector<ObjectRequest> files(n);
   for (size_t i = 0; i < n; ++i)
-    files[i].description = "/d/f" + std::to_string(i);
+    files[i].description = dir + "/f" + std::to_string(i);
   return files;
 }
 
 std::vector<size_t> Positions(const std::vector<ObjectRequest>& batch) {
   std::vector<size_t> out;
   for (const ObjectRequest& r : batch)
-    out.push_back(std::stoul(r.description.substr(4)));
+    out.push_back(
+        std::stoul(r.description.substr(r.description.rfind('f') + 1)));
   return out;
 }
 
@@ -38,13 +39,20 @@ TEST(DirectoryReadaheadTest, SequentialReaderGrowsTheWindow) {
   EXPECT_TRUE(r.Opened("/d", "/d/f30").empty());
 }
 
-// With a warm cache the first window of a directory waits for a read in
-// order, unless the last reads were in order (a tree reader going on).
+// With a warm cache the first window of a directory waits for two reads
+// in order, unless the last reads were in order (a tree reader going on).
 TEST(DirectoryReadaheadTest,
      AWarmCacheQueuesTheFirstWindowOnlyAfterReadsInOrder) {
   DirectoryReadahead r;
   EXPECT_TRUE(r.Start("/d", Files(40), "/d/f3", true).empty());
   EXPECT_TRUE(r.Opened("/d", "/d/f9").empty());  // scattered: still nothing
+  // Two neighbours (a compiler's includes now and then): still nothing.
+  EXPECT_TRUE(r.Opened("/d", "/d/f10").empty());
+  EXPECT_TRUE(r.Opened("/d", "/d/f20").empty());
+  EXPECT_TRUE(r.Opened("/d", "/d/f21").empty());
+  EXPECT_TRUE(r.Opened("/d", "/d/f8").empty());
+  EXPECT_TRUE(r.Opened("/d", "/d/f9").empty());
+  // The second read in order in a row opens the window.
   EXPECT_EQ((std::vector<size_t>{11, 12, 13, 14}),
             Positions(r.Opened("/d", "/d/f10")));
   EXPECT_EQ(8u, r.Opened("/d", "/d/f11").size());  // then it grows: 15..22
@@ -56,6 +64,19 @@ TEST(DirectoryReadaheadTest,
   EXPECT_TRUE(r.Start("/g", Files(40), "/d/f0", true).empty());
   // A cold cache always gets it.
   EXPECT_EQ(4u, r.Start("/h", Files(40), "/d/f0", false).size());
+}
+
+// Runs of reads in order count per directory: a compiler reading
+// neighbours in two directories in turns does not open a warm window.
+TEST(DirectoryReadaheadTest, AWarmCacheCountsRunsPerDirectory) {
+  DirectoryReadahead r;
+  EXPECT_TRUE(r.Start("/a", Files(40, "/a"), "/a/f3", true).empty());
+  EXPECT_TRUE(r.Start("/b", Files(40, "/b"), "/b/f7", true).empty());
+  EXPECT_TRUE(r.Opened("/a", "/a/f4").empty());  // /a: one in order
+  EXPECT_TRUE(r.Opened("/b", "/b/f8").empty());  // /b: one in order
+  // The second in a row in /b.
+  EXPECT_EQ((std::vector<size_t>{10, 11, 12, 13}),
+            Positions(r.Opened("/b", "/b/f9")));
 }
 
 // A program that picks a few files (Python importing some modules) costs
