@@ -7,7 +7,7 @@ namespace cvmfs::client {
 
 std::vector<ObjectRequest> DirectoryReadahead::Start(
     const std::string& dir, std::vector<ObjectRequest> files,
-    const std::string& opened, bool warm_cache) {
+    const std::string& opened) {
   std::lock_guard<std::mutex> lock(mu_);
   if (dirs_.size() >= kMaxDirectories) dirs_.clear();
   State& s = dirs_[dir];
@@ -18,11 +18,10 @@ std::vector<ObjectRequest> DirectoryReadahead::Start(
   auto it = s.index.find(opened);
   s.last = it == s.index.end() ? 0 : it->second;
   const size_t from = it == s.index.end() ? 0 : it->second + 1;
-  s.warm = warm_cache;
   // A reader whose last run of reads in order (in another directory) was
   // long enough is a tree reader going on.
   s.run = last_run_;
-  return Queue(dir, &s, from, WarmWait(s.warm, s.run) ? 0 : kInitialWindow);
+  return Queue(dir, &s, from, s.run < kMinRun ? 0 : kInitialWindow);
 }
 
 std::vector<ObjectRequest> DirectoryReadahead::Opened(const std::string& dir,
@@ -44,7 +43,7 @@ std::vector<ObjectRequest> DirectoryReadahead::Opened(const std::string& dir,
   }
   const bool in_order = pos == previous + 1;
   last_run_ = s.run = in_order ? s.run + 1 : 0;
-  if (pos >= s.queued && in_order && !WarmWait(s.warm, s.run)) {
+  if (pos >= s.queued && in_order && s.run >= kMinRun) {
     // Reads in order again, from beyond what was queued: start over there.
     return Queue(dir, &s, pos + 1, kInitialWindow);
   }
@@ -62,10 +61,6 @@ std::vector<ObjectRequest> DirectoryReadahead::Queue(const std::string& dir,
   s->window = window;
   if (to == s->files.size()) dirs_.erase(dir);  // nothing left to queue
   return out;
-}
-
-bool DirectoryReadahead::WarmWait(bool warm, size_t run) {
-  return warm && run < kWarmRun;
 }
 
 void DirectoryReadahead::Clear() {

@@ -495,10 +495,8 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
       listed_.insert(plan.listed.begin() + 1, plan.listed.end());
     }
     if (!speculating) {
-      const bool warm_cache = objects_->demand_misses() == 0;
-      engine->Enqueue(
-          dir_readahead_.Start(path, std::move(plan.next), opened, warm_cache),
-          PrefetchPriority::kNext);
+      engine->Enqueue(dir_readahead_.Start(path, std::move(plan.next), opened),
+                      PrefetchPriority::kNext);
       return;
     }
     engine->Enqueue(plan.next, PrefetchPriority::kNext);
