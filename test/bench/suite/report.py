@@ -46,6 +46,7 @@ class Cell:
 
     def __init__(self):
         self.seconds = []
+        self.reps = []  # the repetition of each entry of seconds
         self.requests = []
         self.bytes = []
         self.values = []
@@ -57,6 +58,7 @@ class Cell:
             self.failures.append(row)
             return
         self.seconds.append(float(row["seconds"]))
+        self.reps.append(row["rep"])
         self.requests.append(int(row["requests"]))
         self.bytes.append(int(row["bytes"]))
         if row["value"] != "-":
@@ -456,6 +458,15 @@ class Report:
             self.w()
 
     # -------------------------------------------------------------- prefetch
+    @staticmethod
+    def slower_in(on, off):
+        """In how many of the repetitions both made (runs interleave, so
+        repetition N of each ran back to back) `on` took longer: (k, n)."""
+        off_by_rep = dict(zip(off.reps, off.seconds))
+        pairs = [(t, off_by_rep[r]) for r, t in zip(on.reps, on.seconds)
+                 if r in off_by_rep]
+        return sum(a > b for a, b in pairs), len(pairs)
+
     def prefetch_section(self):
         """Our client with prefetch on (ours) against off (ours-nopf), for
         every measurement made with both."""
@@ -484,11 +495,14 @@ class Report:
                "in the same runs. `on/off` divides the medians (below 1: prefetch "
                "helped). `extra bytes` is what the run with prefetch fetched beyond "
                "the run without (median bytes on the wire, on minus off): data "
-               "prefetched that the workload never read.")
+               "prefetched that the workload never read. `on slower` counts the "
+               "repetitions in which prefetch on took longer than the run with it "
+               "off right before or after it: about half of them when the two do "
+               "not differ.")
         self.w()
         self.w("| section | workload | state | condition | on s | off s | on/off "
-               "| requests on / off | extra bytes |")
-        self.w("|---|---|---|---|---|---|---|---|---|")
+               "| on slower | requests on / off | extra bytes |")
+        self.w("|---|---|---|---|---|---|---|---|---|---|")
         slower, compared = [], 0
         for k, on, off in pairs:
             label = k[1] if k[2] in ("-", "linux") else f"{k[1]} ({k[2]})"
@@ -500,11 +514,13 @@ class Report:
                 verdict = f"**{verdict} slower**"
                 # With one repetition there is no range to compare.
                 every = len(on.seconds) > 1 and min(on.seconds) > max(off.seconds)
+                k_slower, n_pairs = self.slower_in(on, off)
                 slower.append(f"{k[0]} {label} {k[4]} at {cond_label(k[5])}: on "
                               f"{fmt_range(on)[0]} s ({fmt_range(on)[1]}), off "
                               f"{fmt_range(off)[0]} s ({fmt_range(off)[1]})"
                               + (" — **slower in every repetition**" if every
-                                 else " — the ranges overlap"))
+                                 else f" — the ranges overlap; slower in "
+                                 f"{k_slower} of {n_pairs} repetitions"))
             elif not on.ok and off.ok:
                 slower.append(f"{k[0]} {label} {k[4]} at {cond_label(k[5])}: on "
                               f"{fmt_range(on, timeout)[0]}, off {fmt_s(off.median())} s")
@@ -515,9 +531,11 @@ class Report:
                         f"{statistics.median(off.requests):,.0f}")
                 diff = statistics.median(on.bytes) - statistics.median(off.bytes)
                 extra = fmt_bytes(diff) if diff > 0 else "0"
+            k_slower, n_pairs = self.slower_in(on, off)
+            paired = f"{k_slower} of {n_pairs}" if n_pairs else "-"
             self.w(f"| {k[0]} | {label} | {k[4]} | {cond_label(k[5])} "
                    f"| {fmt_range(on, timeout)[0]} | {fmt_range(off, timeout)[0]} "
-                   f"| {verdict} | {reqs} | {extra} |")
+                   f"| {verdict} | {paired} | {reqs} | {extra} |")
         self.w()
         if slower:
             self.w(f"Prefetch on was **slower** than off (median more than {NOISE:.0%} "
