@@ -5,7 +5,9 @@
 // repository touches only the catalogs on its path. Paths are absolute inside
 // the repository ("" is the root, "/a/b" otherwise).
 //
-// Commit() writes the dirty catalogs leaves first: each gets its counters
+// Commit() writes the dirty catalogs (always the root, which carries the
+// revision; a Put equal to the row already there dirties nothing) leaves
+// first: each gets its counters
 // (self_* recomputed from its rows, subtree_* updated by the change in its
 // children's totals), revision, last_modified and previous_revision, is
 // compressed and stored as a `C` object, and its hash goes into the parent's
@@ -68,7 +70,8 @@ class CatalogTree {
 
   // Adds or replaces the entry at `path`; its parent must be a directory.
   // A replaced directory keeps its contents; replacing a directory with a
-  // non-directory removes the directory's subtree first.
+  // non-directory removes the directory's subtree first. An entry equal to
+  // its row (and chunks) changes nothing.
   cvmfs::Status Put(const std::string& path, const cvmfs::DirectoryEntry& entry,
                     const std::vector<cvmfs::FileChunk>& chunks = {});
   // Removes `path` and, for a directory, everything below it (including the

@@ -70,11 +70,13 @@ constexpr std::string_view kKnownNames[] = {
     "CVMFS_LIBRARY_PATH",
     "CVMFS_LOW_SPEED_LIMIT",
     "CVMFS_MAGIC_XATTRS_VISIBILITY",
-    "CVMFS_MAX_CONNECTIONS",    // ours: libcurl connection pool per mount
-    "CVMFS_PREFETCH",           // ours: prefetch on/off
-    "CVMFS_PREFETCH_BUDGET",    // ours: prefetch byte budget (MB)
-    "CVMFS_PREFETCH_FILES",     // ours: prefetch object budget
-    "CVMFS_PREFETCH_PARALLEL",  // ours: prefetch transfers in flight
+    "CVMFS_MAX_CONNECTIONS",        // ours: libcurl connection pool per mount
+    "CVMFS_PREFETCH",               // ours: prefetch on/off
+    "CVMFS_PREFETCH_BUDGET",        // ours: prefetch byte budget (MB)
+    "CVMFS_PREFETCH_FILES",         // ours: prefetch object budget
+    "CVMFS_PREFETCH_PARALLEL",      // ours: prefetch transfers in flight
+    "CVMFS_PREFETCH_SPECULATE_MS",  // ours: round trip that makes prefetch
+                                    // guess
     "CVMFS_MAX_EXTERNAL_SERVERS",
     "CVMFS_MAX_IPADDR_PER_PROXY",
     "CVMFS_MAX_RETRIES",
