@@ -22,9 +22,9 @@
 // for: each file it does not read costs a download, or with a warm cache
 // a disk read, and on a fast link either costs more than the reader
 // saves (a window at every first read of a directory made Python
-// start-ups 6-13% slower, warm or cold). The caller queues every window as next
-// work (a cached file in it is read ahead from the disk: queueing the
-// first window as speculation made a HOT tar of the Linux tree 20%
+// start-ups 6-13% slower, warm or cold). The caller queues every window
+// as next work (a cached file in it is read ahead from the disk: queueing
+// the first window as speculation made a HOT tar of the Linux tree 20%
 // slower).
 //
 // Pure bookkeeping: the caller plans the files and queues what is returned.
