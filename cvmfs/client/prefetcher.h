@@ -3,7 +3,9 @@
 //
 // Callers (the directory/sibling triggers in FileSystem, recorded prefetch
 // lists) Enqueue() objects; `parallel` worker threads take them from the
-// front of the queue and download them through the ObjectFetcher, so a
+// front of the queue (a batch of objects already in the cache, which cost
+// a disk readahead each, wakes only kCachedWorkers of them) and download
+// them through the ObjectFetcher, so a
 // demand read of an object being prefetched waits for that download instead
 // of starting a second one (ObjectFetcher collapses them).
 //
@@ -143,6 +145,8 @@ class Prefetcher {
  public:
   // Each backlog holds at most this many times max_objects objects.
   static constexpr size_t kBacklogFactor = 4;
+  // Workers woken for a batch of objects already in the cache.
+  static constexpr size_t kCachedWorkers = 4;
 
   Prefetcher(PrefetchOptions options, ObjectFetcher* objects,
              cache::PosixCache* cache);

@@ -384,6 +384,27 @@ TEST_F(PrefetcherTest, CachedSpeculationIsReadAheadWhenItBecomesNext) {
   EXPECT_EQ(4u, server_.total_requests());  // the demand reads only
 }
 
+// A window of cached objects wakes only a few workers (kCachedWorkers),
+// which go through all of it; the downloads in the same batch still get a
+// worker each, so a held download does not keep the rest waiting.
+TEST_F(PrefetcherTest, AFewWorkersReadAheadABatchOfCachedObjects) {
+  for (size_t i = 0; i < 8; ++i) ASSERT_TRUE(objects_->Open(requests_[i]).ok());
+  Start(Options(16));
+  gate_.HoldAll();
+  EXPECT_EQ(12u, engine_->Enqueue(Range(0, 12), PrefetchPriority::kNext));
+  ASSERT_TRUE(gate_.WaitForWaiting(4));  // the four downloads run at once
+  gate_.Release();
+  ASSERT_TRUE(Idle());
+  PrefetchCounters c = engine_->counters();
+  EXPECT_EQ(8u, c.cached);
+  EXPECT_EQ(4u, c.fetched);
+  // A batch of cached objects only: still some worker goes through it.
+  engine_->NewGeneration();
+  EXPECT_EQ(12u, engine_->Enqueue(Range(0, 12), PrefetchPriority::kNext));
+  ASSERT_TRUE(Idle());
+  EXPECT_EQ(20u, engine_->counters().cached);
+}
+
 TEST_F(PrefetcherTest, NearlyFullCacheStopsPrefetchAndEvictsNothing) {
   engine_.reset();
   cache_.reset();
