@@ -506,6 +506,7 @@ class Report:
         slower, compared = [], 0
         for k, on, off in pairs:
             label = k[1] if k[2] in ("-", "linux") else f"{k[1]} ({k[2]})"
+            k_slower, n_pairs = self.slower_in(on, off)
             r = ratio(on, off)
             if r is not None:
                 compared += 1
@@ -514,7 +515,6 @@ class Report:
                 verdict = f"**{verdict} slower**"
                 # With one repetition there is no range to compare.
                 every = len(on.seconds) > 1 and min(on.seconds) > max(off.seconds)
-                k_slower, n_pairs = self.slower_in(on, off)
                 slower.append(f"{k[0]} {label} {k[4]} at {cond_label(k[5])}: on "
                               f"{fmt_range(on)[0]} s ({fmt_range(on)[1]}), off "
                               f"{fmt_range(off)[0]} s ({fmt_range(off)[1]})"
@@ -531,7 +531,6 @@ class Report:
                         f"{statistics.median(off.requests):,.0f}")
                 diff = statistics.median(on.bytes) - statistics.median(off.bytes)
                 extra = fmt_bytes(diff) if diff > 0 else "0"
-            k_slower, n_pairs = self.slower_in(on, off)
             paired = f"{k_slower} of {n_pairs}" if n_pairs else "-"
             self.w(f"| {k[0]} | {label} | {k[4]} | {cond_label(k[5])} "
                    f"| {fmt_range(on, timeout)[0]} | {fmt_range(off, timeout)[0]} "
