@@ -6,6 +6,7 @@
 #include <chrono>
 #include <mutex>
 #include <random>
+#include <string>
 #include <utility>
 
 #include "cvmfs/network/http_io_loop.h"
@@ -103,9 +104,45 @@ DownloadResult HttpFetcher::Fetch(const DownloadRequest& request,
                                         " refused: HTTP fetcher shut down");
     return result;
   }
-  std::unique_lock<std::mutex> lock(transfer.mu);
-  transfer.cv.wait(lock, [&transfer] { return transfer.done; });
+  RunSink(&transfer, sink);
   return std::move(transfer.result);
+}
+
+// The caller's side of a transfer (http_io_loop.h): gives a large body to
+// the sink as it arrives, in order with the resets of retries, until the
+// I/O thread is done and everything was given.
+void HttpFetcher::RunSink(Transfer* t, DownloadSink* sink) {
+  std::string chunk;
+  std::unique_lock<std::mutex> lock(t->mu);
+  for (;;) {
+    t->cv.wait(lock, [t] {
+      return t->done || t->resets > 0 || t->body.size() >= IoLoop::kWakeBody;
+    });
+    if (t->resets == 0 && t->body.empty()) break;
+    const int resets = std::exchange(t->resets, 0);
+    chunk.clear();
+    chunk.swap(t->body);
+    const bool resume = std::exchange(t->paused, false);
+    // After a sink error, or the end of a failed transfer, the rest is
+    // dropped.
+    const bool wanted =
+        t->sink_status.ok() && (!t->done || t->result.status.ok());
+    lock.unlock();
+    if (resume) io_->Resume(t);
+    Status st;
+    if (wanted) {
+      for (int i = 0; i < resets; ++i) sink->Reset();
+      if (!chunk.empty()) st = sink->Write(chunk.data(), chunk.size());
+    }
+    lock.lock();
+    if (!st.ok()) t->sink_status = std::move(st);
+  }
+  // The sink may have failed on the last bytes, after the I/O thread ended
+  // the transfer well.
+  if (!t->sink_status.ok() && t->result.status.ok()) {
+    n_errors_++;
+    t->result.status = t->sink_status;
+  }
 }
 
 HttpFetcher::Counters HttpFetcher::counters() const {

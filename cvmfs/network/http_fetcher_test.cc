@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -188,6 +189,97 @@ TEST(HttpFetcherTest, SinkErrorAbortsOnlyItsTransfer) {
   ASSERT_TRUE(good_result.status.ok()) << good_result.status.ToString();
   EXPECT_TRUE(good.body() == body);
   EXPECT_EQ(server.requests(), 2);
+}
+
+// Sinks run on the thread that called Fetch, not on the I/O thread: the
+// client's inflating and hashing run in parallel.
+TEST(HttpFetcherTest, SinksRunOnTheCallersThread) {
+  HttpTestServer server;
+  ASSERT_TRUE(server.ok());
+  server.Put("big", Pattern(3 << 20, 4));
+  auto fetcher = MakeFetcher(FastOptions({server.RepoUrl()}));
+  ASSERT_NE(fetcher, nullptr);
+  class ThreadSink : public StringSink {
+   public:
+    Status Write(const void* data, size_t size) override {
+      if (std::this_thread::get_id() != caller) others++;
+      return StringSink::Write(data, size);
+    }
+    std::thread::id caller = std::this_thread::get_id();
+    int others = 0;
+  } sink;
+  DownloadResult r = fetcher->Fetch({"big"}, &sink);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_TRUE(sink.body() == Pattern(3 << 20, 4));
+  EXPECT_EQ(sink.others, 0) << "writes from another thread";
+}
+
+// A sink that blocks holds up its own transfer only: another one goes on
+// and completes meanwhile.
+TEST(HttpFetcherTest, ASlowSinkHoldsUpOnlyItsOwnTransfer) {
+  HttpTestServer server;
+  ASSERT_TRUE(server.ok());
+  server.Put("slow", Pattern(1 << 20, 5));
+  server.Put("quick", "small body");
+  auto fetcher = MakeFetcher(FastOptions({server.RepoUrl()}));
+  ASSERT_NE(fetcher, nullptr);
+  std::atomic<bool> blocked{false};
+  class BlockingSink : public StringSink {
+   public:
+    explicit BlockingSink(std::atomic<bool>* blocked) : blocked_(blocked) {}
+    Status Write(const void* data, size_t size) override {
+      if (!blocked_->exchange(true))
+        std::this_thread::sleep_for(milliseconds(1500));
+      return StringSink::Write(data, size);
+    }
+
+   private:
+    std::atomic<bool>* blocked_;
+  } slow_sink(&blocked);
+  DownloadResult slow_result;
+  std::thread slow([&] { slow_result = fetcher->Fetch({"slow"}, &slow_sink); });
+  while (!blocked.load()) std::this_thread::sleep_for(milliseconds(5));
+  auto start = steady_clock::now();
+  StringSink quick;
+  DownloadResult r = fetcher->Fetch({"quick"}, &quick);
+  const auto took =
+      std::chrono::duration_cast<milliseconds>(steady_clock::now() - start);
+  slow.join();
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(quick.body(), "small body");
+  EXPECT_LT(took.count(), 1000) << "waited for the other transfer's sink";
+  ASSERT_TRUE(slow_result.status.ok()) << slow_result.status.ToString();
+  EXPECT_TRUE(slow_sink.body() == Pattern(1 << 20, 5));
+}
+
+// A sink slower than the network: the transfer pauses while the caller
+// catches up (at most 512 KiB wait for it), and the body arrives whole.
+TEST(HttpFetcherTest, ASlowSinkGetsALargeBodyWholeInBoundedPieces) {
+  HttpTestServer server;
+  ASSERT_TRUE(server.ok());
+  const std::string big = Pattern(6 << 20, 6);
+  server.Put("big", big);
+  auto fetcher = MakeFetcher(FastOptions({server.RepoUrl()}));
+  ASSERT_NE(fetcher, nullptr);
+  class SlowSink : public StringSink {
+   public:
+    Status Write(const void* data, size_t size) override {
+      largest = std::max(largest, size);
+      writes++;
+      std::this_thread::sleep_for(milliseconds(40));
+      return StringSink::Write(data, size);
+    }
+    size_t largest = 0;
+    int writes = 0;
+  } sink;
+  DownloadResult r = fetcher->Fetch({"big"}, &sink);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.bytes, big.size());
+  EXPECT_TRUE(sink.body() == big) << "6 MiB body differs";
+  EXPECT_EQ(sink.resets(), 0);
+  // Without the bound the whole rest would pile up behind the first write.
+  EXPECT_LE(sink.largest, size_t{1} << 20);
+  EXPECT_GE(sink.writes, 6);
 }
 
 TEST(HttpFetcherTest, DestructorFailsPendingRequests) {

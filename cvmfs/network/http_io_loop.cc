@@ -102,9 +102,20 @@ bool HttpFetcher::IoLoop::Submit(Transfer* t) {
   return true;
 }
 
+void HttpFetcher::IoLoop::Resume(Transfer* t) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    resumed_.push_back(t);
+  }
+  curl_multi_wakeup(multi_.get());
+}
+
 void HttpFetcher::IoLoop::Run() {
-  std::vector<Transfer*> fresh;
-  while (!TakeIncoming(&fresh)) {
+  std::vector<Transfer*> fresh, resumed;
+  while (!TakeIncoming(&fresh, &resumed)) {
+    for (Transfer* t : resumed) Unpause(t);
+    resumed.clear();
     for (Transfer* t : fresh) StartAttempt(t);
     fresh.clear();
     StartDueRetries();
@@ -116,12 +127,22 @@ void HttpFetcher::IoLoop::Run() {
   FailAll();
 }
 
-// Returns true once the loop must stop (then `out` stays empty).
-bool HttpFetcher::IoLoop::TakeIncoming(std::vector<Transfer*>* out) {
+// Returns true once the loop must stop (then both stay empty).
+bool HttpFetcher::IoLoop::TakeIncoming(std::vector<Transfer*>* fresh,
+                                       std::vector<Transfer*>* resumed) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return true;
-  out->swap(incoming_);
+  fresh->swap(incoming_);
+  resumed->swap(resumed_);
   return false;
+}
+
+// A transfer no longer in flight was finished (and `t` may be gone) or is
+// waiting for a retry (a new attempt is not paused): nothing to do.
+void HttpFetcher::IoLoop::Unpause(Transfer* t) {
+  if (in_flight_.count(t) == 0) return;
+  // May deliver the held data to OnBody right here.
+  curl_easy_pause(t->curl, CURLPAUSE_CONT);
 }
 
 void HttpFetcher::IoLoop::StartAttempt(Transfer* t) {
@@ -134,7 +155,7 @@ void HttpFetcher::IoLoop::StartAttempt(Transfer* t) {
   t->response_refused = false;
   t->error_body_bytes = 0;
   t->bytes = 0;
-  t->sink_status = Status::Ok();
+  t->body_seen = false;
   t->error_buffer[0] = '\0';
   CURL* curl = AcquireHandle();
   if (curl == nullptr) {
@@ -228,11 +249,31 @@ size_t HttpFetcher::IoLoop::OnBody(char* data, size_t size, size_t n,
     t->error_body_bytes += len;
     return t->error_body_bytes <= kMaxErrorBodyBytes ? len : 0;
   }
-  Status st = t->sink->Write(data, len);
-  if (!st.ok()) {
-    t->sink_status = std::move(st);
-    return 0;  // aborts only this transfer
+  if (!t->body_seen) {
+    t->body_seen = true;
+    curl_off_t length = -1;
+    curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+    if (length > static_cast<curl_off_t>(kWakeBody)) t->handed_off = true;
   }
+  if (!t->handed_off) {
+    Status st = t->sink->Write(data, len);
+    if (!st.ok()) {
+      std::lock_guard<std::mutex> lock(t->mu);
+      t->sink_status = std::move(st);
+      return 0;  // aborts only this transfer
+    }
+    t->bytes += len;
+    return len;
+  }
+  std::lock_guard<std::mutex> lock(t->mu);
+  if (!t->sink_status.ok()) return 0;  // aborts only this transfer
+  if (t->body.size() >= kMaxQueuedBody) {
+    t->paused = true;
+    return CURL_WRITEFUNC_PAUSE;  // curl delivers `data` again on Resume
+  }
+  const size_t before = t->body.size();
+  t->body.append(data, len);
+  if (before < kWakeBody && t->body.size() >= kWakeBody) t->cv.notify_one();
   t->bytes += len;
   return len;
 }
@@ -253,8 +294,13 @@ void HttpFetcher::IoLoop::OnDone(CURL* curl, CURLcode code) {
   t->curl = nullptr;
   in_flight_.erase(t);
   owner_->n_bytes_ += t->bytes;
-  if (!t->sink_status.ok()) {
-    Finish(t, t->sink_status);
+  Status sink_status;
+  {
+    std::lock_guard<std::mutex> lock(t->mu);
+    sink_status = t->sink_status;
+  }
+  if (!sink_status.ok()) {
+    Finish(t, std::move(sink_status));
     return;
   }
   const bool direct = t->route.direct();
@@ -349,8 +395,21 @@ void HttpFetcher::IoLoop::StartDueRetries() {
   }
 }
 
+// The body starts over: what the caller has not taken yet is dropped, and
+// the sink forgets what it got before the caller takes anything new.
 void HttpFetcher::IoLoop::Restart(Transfer* t) {
-  t->sink->Reset();
+  if (!t->handed_off) {
+    t->sink->Reset();
+    StartAttempt(t);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(t->mu);
+    t->body.clear();
+    t->resets++;
+    t->paused = false;
+    t->cv.notify_one();
+  }
   StartAttempt(t);
 }
 
