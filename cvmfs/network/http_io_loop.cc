@@ -253,7 +253,10 @@ size_t HttpFetcher::IoLoop::OnBody(char* data, size_t size, size_t n,
     t->body_seen = true;
     curl_off_t length = -1;
     curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
-    if (length > static_cast<curl_off_t>(kWakeBody)) t->handed_off = true;
+    // curl cannot pause a file:// transfer ("Write callback asked for
+    // PAUSE when not supported"): local files stay on this thread.
+    if (length > static_cast<curl_off_t>(kWakeBody) && !IsFileUrl(t->url))
+      t->handed_off = true;
   }
   if (!t->handed_off) {
     Status st = t->sink->Write(data, len);
@@ -267,7 +270,9 @@ size_t HttpFetcher::IoLoop::OnBody(char* data, size_t size, size_t n,
   }
   std::lock_guard<std::mutex> lock(t->mu);
   if (!t->sink_status.ok()) return 0;  // aborts only this transfer
-  if (t->body.size() >= kMaxQueuedBody) {
+  // (A retry on a file:// host of a handed-off transfer cannot pause; its
+  // body is a local file's.)
+  if (t->body.size() >= kMaxQueuedBody && !IsFileUrl(t->url)) {
     t->paused = true;
     return CURL_WRITEFUNC_PAUSE;  // curl delivers `data` again on Resume
   }
