@@ -403,17 +403,14 @@ void HttpFetcher::IoLoop::StartDueRetries() {
 // The body starts over: what the caller has not taken yet is dropped, and
 // the sink forgets what it got before the caller takes anything new.
 void HttpFetcher::IoLoop::Restart(Transfer* t) {
-  if (!t->handed_off) {
-    t->sink->Reset();
-    StartAttempt(t);
-    return;
-  }
-  {
+  if (t->handed_off) {
     std::lock_guard<std::mutex> lock(t->mu);
     t->body.clear();
     t->resets++;
     t->paused = false;
     t->cv.notify_one();
+  } else {
+    t->sink->Reset();
   }
   StartAttempt(t);
 }
