@@ -29,14 +29,14 @@
 //   goes back to the first one (failover_state.h); not counted as failover.
 //
 // The header parsing runs on the I/O thread. A large body (over 64 KiB by
-// its Content-Length, not from a file:// URL) is written to the sink on the
-// thread that called Fetch: the I/O thread hands it over through a buffer of at
-// most IoLoop::kMaxQueuedBody bytes per transfer (then it pauses that transfer
-// until the caller caught up). Inflating and hashing large objects (the
-// client's sinks) thus run in parallel, one thread per waiting caller, and
-// a slow sink slows down only its own transfer. A small body is written to
-// the sink on the I/O thread as it arrives: a sink must not block for long
-// on one, and must never call Fetch on the same fetcher.
+// its Content-Length, not from a file:// URL) is written to the sink on
+// the thread that called Fetch: the I/O thread hands it over through a
+// buffer of at most IoLoop::kMaxQueuedBody bytes per transfer (then it
+// pauses that transfer until the caller caught up). Inflating and hashing large
+// objects (the client's sinks) thus run in parallel, one thread per waiting
+// caller, and a slow sink slows down only its own transfer. A small body is
+// written to the sink on the I/O thread as it arrives: a sink must not block
+// for long on one, and must never call Fetch on the same fetcher.
 //
 // curl_global_init runs once per process, from the first Create() (guarded
 // by std::call_once); curl_global_cleanup is never called, because other

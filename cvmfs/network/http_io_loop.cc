@@ -155,7 +155,6 @@ void HttpFetcher::IoLoop::StartAttempt(Transfer* t) {
   t->response_refused = false;
   t->error_body_bytes = 0;
   t->bytes = 0;
-  t->body_seen = false;
   t->error_buffer[0] = '\0';
   CURL* curl = AcquireHandle();
   if (curl == nullptr) {
@@ -235,6 +234,14 @@ size_t HttpFetcher::IoLoop::OnHeader(char* data, size_t size, size_t n,
   } else if (line == "\r\n" || line == "\n") {
     const int cls = t->http_code / 100;
     if (cls != 1 && cls != 2) t->response_refused = true;
+    // A large body goes to the caller (http_io_loop.h). curl cannot pause
+    // a file:// transfer ("Write callback asked for PAUSE when not
+    // supported"): local files stay on this thread.
+    curl_off_t length = -1;
+    curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+    if (cls == 2 && length > static_cast<curl_off_t>(kWakeBody) &&
+        !IsFileUrl(t->url))
+      t->handed_off = true;
   }
   return len;
 }
@@ -248,15 +255,6 @@ size_t HttpFetcher::IoLoop::OnBody(char* data, size_t size, size_t n,
     t->response_refused = true;  // also without any status line
     t->error_body_bytes += len;
     return t->error_body_bytes <= kMaxErrorBodyBytes ? len : 0;
-  }
-  if (!t->body_seen) {
-    t->body_seen = true;
-    curl_off_t length = -1;
-    curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
-    // curl cannot pause a file:// transfer ("Write callback asked for
-    // PAUSE when not supported"): local files stay on this thread.
-    if (length > static_cast<curl_off_t>(kWakeBody) && !IsFileUrl(t->url))
-      t->handed_off = true;
   }
   if (!t->handed_off) {
     Status st = t->sink->Write(data, len);
