@@ -345,6 +345,74 @@ TEST_P(FixturePrefetchTest, ParallelReadersOnAFastLinkTriggerNothing) {
   EXPECT_GT(fs->prefetcher()->counters().directories_planned, planned);
 }
 
+// Content objects requested so far: neither catalogs (C) nor
+// certificates (X).
+size_t ContentRequests(const MemoryFetcher& s) {
+  size_t n = 0;
+  for (const DownloadRequest& r : s.request_log()) {
+    const std::string& p = r.url_path;
+    n += p.rfind("data/", 0) == 0 && p.back() != 'C' && p.back() != 'X';
+  }
+  return n;
+}
+
+// Reads 1 MiB of large/big.dat at `start` in the kernel's 128 KiB pieces;
+// the content objects requested, once the fetches ahead (if any) are done.
+// 0 if big.dat is not chunked: in sha1-zlib it is two chunks (0-10146618,
+// then 2.4 MB), in shake128-none one 6 MiB object.
+size_t ChunksFetchedForARecord(FileSystem* fs, const MemoryFetcher& s,
+                               uint64_t start, size_t expected) {
+  auto large = fs->Lookup(kRootInode, "large");
+  EXPECT_TRUE(large.ok());
+  if (!large.ok()) return 0;
+  auto big = fs->Lookup(large->inode, "big.dat");
+  EXPECT_TRUE(big.ok());
+  if (!big.ok()) return 0;
+  bool keep = false;
+  auto file = fs->Open(big->inode, &keep);
+  EXPECT_TRUE(file.ok()) << file.status().ToString();
+  if (!file.ok()) return 0;
+  if ((*file)->num_chunks() < 2) {
+    fs->Release(*file);
+    return 0;
+  }
+  std::vector<char> buf(128 << 10);
+  for (uint64_t off = start; off < start + (1 << 20); off += buf.size()) {
+    auto n = fs->Read(*file, buf.data(), buf.size(), static_cast<off_t>(off));
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+  }
+  for (int i = 0; i < 100 && ContentRequests(s) < expected; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  fs->Release(*file);
+  return ContentRequests(s);
+}
+
+// A random 1 MiB record in the first chunk fetches that chunk only (it
+// used to fetch the next one too: the record's pieces were in order).
+TEST_P(FixturePrefetchTest, ARandomRecordFetchesNoChunkAhead) {
+  auto server = Server();
+  MemoryFetcher* s = server.get();
+  auto mount = Mount(std::move(server));
+  ASSERT_TRUE(mount.ok());
+  const size_t fetched =
+      ChunksFetchedForARecord((*mount)->file_system(), *s, 4 << 20, 1);
+  if (fetched == 0) GTEST_SKIP() << "large/big.dat is not chunked here";
+  EXPECT_EQ(1u, fetched);
+}
+
+// Reading from the start of the file fetches the next chunk ahead.
+TEST_P(FixturePrefetchTest, AReadFromTheStartFetchesTheNextChunk) {
+  auto server = Server();
+  MemoryFetcher* s = server.get();
+  auto mount = Mount(std::move(server));
+  ASSERT_TRUE(mount.ok());
+  const size_t fetched =
+      ChunksFetchedForARecord((*mount)->file_system(), *s, 0, 2);
+  if (fetched == 0) GTEST_SKIP() << "large/big.dat is not chunked here";
+  EXPECT_EQ(2u, fetched);
+}
+
 TEST_P(FixturePrefetchTest, PrefetchOffFetchesNothingAhead) {
   auto server = Server();
   MemoryFetcher* s = server.get();

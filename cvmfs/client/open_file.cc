@@ -64,7 +64,6 @@ size_t OpenFile::ChunkAt(uint64_t offset) const {
 }
 
 Result<size_t> OpenFile::ReadChunked(char* buf, size_t size, uint64_t offset) {
-  const bool sequential = offset == next_expected_.load() || offset == 0;
   size_t done = 0;
   size_t index = ChunkAt(offset);
   while (done < size && index < chunks_.size()) {
@@ -84,8 +83,8 @@ Result<size_t> OpenFile::ReadChunked(char* buf, size_t size, uint64_t offset) {
     done += got;
     if (done < size) ++index;
   }
-  next_expected_ = offset + done;
-  if (sequential && index + 1 < chunks_.size()) ReadAhead(index + 1);
+  if (stream_.Note(offset, done) && index + 1 < chunks_.size())
+    ReadAhead(index + 1);
   return done;
 }
 

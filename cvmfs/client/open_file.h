@@ -2,19 +2,20 @@
 //
 // A whole file is one cache object, opened at open(). A chunked file keeps
 // its chunk list and opens chunks as reads reach them; the most recently
-// used few stay open. When reads are sequential the next chunks are
-// fetched ahead (through the prefetch engine, or the read-ahead queue when
-// prefetch is off), so a streaming reader rarely waits for the network
-// between chunks. How far ahead grows with how far the reader has read in
-// order (like the kernel's readahead window): a program that reads the
-// start of a large file costs at most as much again, one that streams
-// through it keeps up to kMaxChunksAhead chunks in flight, enough to hide
-// a 100 ms round trip. Only on a slow link (while the prefetch engine
-// speculates) and once a reader of the file has found a chunk missing from
-// the cache: otherwise two chunks ahead keep the link or the disk busy,
-// and a deeper window made a sequential read of a 256 MiB file 8-15%
-// slower (HOT: disk reads competing with the reader's; COLD at 0 ms:
-// downloads competing for the CPU that inflates them).
+// used few stay open. When the reads are a stream (read_stream.h: not
+// random records smaller than 2 MiB) the next chunks are fetched ahead
+// (through the prefetch engine, or the read-ahead queue when prefetch is
+// off), so a streaming reader rarely waits for the network between
+// chunks. How far ahead grows with how far the reader has read in order
+// (like the kernel's readahead window): a program that reads the start of
+// a large file costs at most as much again, one that streams through it
+// keeps up to kMaxChunksAhead chunks in flight, enough to hide a 100 ms
+// round trip. Only on a slow link (while the prefetch engine speculates)
+// and once a reader of the file has found a chunk missing from the cache:
+// otherwise two chunks ahead keep the link or the disk busy, and a deeper
+// window made a sequential read of a 256 MiB file 8-15% slower (HOT: disk
+// reads competing with the reader's; COLD at 0 ms: downloads competing for
+// the CPU that inflates them).
 //
 // Thread safety: Read() may be called concurrently (the kernel issues
 // parallel reads of one file); `mu_` guards the open chunk handles.
@@ -32,6 +33,7 @@
 #include "cache/posix_cache.h"
 #include "cvmfs/catalog/dirent.h"
 #include "cvmfs/client/inode_table.h"
+#include "cvmfs/client/read_stream.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs::client {
@@ -82,8 +84,8 @@ class OpenFile {
   std::mutex mu_;  // guards slots_, use_clock_ (leaf lock)
   std::vector<Slot> slots_;
   uint64_t use_clock_ = 0;
-  // The offset a sequential reader asks for next.
-  std::atomic<uint64_t> next_expected_{0};
+  // Whether the reads are a stream (read_stream.h).
+  ReadStream stream_;
   // A chunk this file's readers reached was not in the cache.
   std::atomic<bool> missed_{false};
   // The highest chunk index fetched ahead, plus one.
