@@ -102,6 +102,20 @@ Status PosixCache::Unpin(const Digest& id) { return quota_->Unpin(id); }
 
 bool PosixCache::Contains(const Digest& id) { return quota_->Contains(id); }
 
+Result<uint64_t> PosixCache::ReadAhead(const Digest& id) {
+  const std::string path = ObjectPath(dir(), id);
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return Status::NotFound(path + " is not cached");
+    return Status::FromErrno(errno, "open " + path);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0)
+    return Status::FromErrno(errno, "stat " + path);
+  (void)::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_WILLNEED);
+  return static_cast<uint64_t>(st.st_size);
+}
+
 Status PosixCache::Evict(const Digest& id) { return quota_->Evict(id); }
 
 Status PosixCache::Cleanup(uint64_t target_bytes) {

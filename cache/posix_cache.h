@@ -101,6 +101,12 @@ class PosixCache {
   cvmfs::Status Pin(const cvmfs::Digest& id);
   cvmfs::Status Unpin(const cvmfs::Digest& id);
   bool Contains(const cvmfs::Digest& id);
+  // Asks the kernel to read a cached object's file into the page cache
+  // (POSIX_FADV_WILLNEED) and returns its size; NotFound if it is not
+  // there. Opens no handle and leaves the quota alone (no lock held while
+  // the disk answers, no LRU or database update): an object evicted
+  // meanwhile is just not read ahead, or read from its unlinked inode.
+  cvmfs::Result<uint64_t> ReadAhead(const cvmfs::Digest& id);
   // `cvmfs_talk evict`: NotFound if absent, Busy if open or pinned.
   cvmfs::Status Evict(const cvmfs::Digest& id);
   // Evicts least recently used unpinned, unopened objects until the cache

@@ -302,6 +302,23 @@ TEST_F(PosixCacheTest, NoSpaceWhenLockedDataFillsTheCache) {
   EXPECT_EQ(cache->usage().size, 1000u);
 }
 
+TEST_F(PosixCacheTest, ReadAheadLeavesTheQuotaAlone) {
+  auto cache = OpenCache();
+  std::vector<std::string> c = {Content(1, 10), Content(2, 20), Content(3, 30)};
+  for (const std::string& content : c) Put(cache.get(), content);
+  const std::vector<std::string> order = ListedHashes(*cache);
+  auto size = cache->ReadAhead(IdOf(c[0]));
+  ASSERT_TRUE(size.ok()) << size.status().ToString();
+  EXPECT_EQ(*size, 10u);
+  // Not used (the LRU order stands) and not held open (evictable).
+  EXPECT_EQ(ListedHashes(*cache), order);
+  EXPECT_TRUE(cache->Evict(IdOf(c[0])).ok());
+  EXPECT_EQ(cache->ReadAhead(IdOf(c[0])).status().code(), Code::kNotFound);
+  EXPECT_EQ(cache->ReadAhead(IdOf(Content(4, 40))).status().code(),
+            Code::kNotFound);
+  EXPECT_EQ(cache->usage().hits + cache->usage().misses, 0u);
+}
+
 TEST_F(PosixCacheTest, PersistsAcrossRestartsKeepingLruOrder) {
   std::vector<std::string> c = {Content(1, 10), Content(2, 20), Content(3, 30)};
   {

@@ -1,7 +1,5 @@
 #include "cvmfs/client/prefetcher.h"
 
-#include <fcntl.h>
-
 #include <algorithm>
 
 namespace cvmfs::client {
@@ -351,16 +349,14 @@ void Prefetcher::Run() {
     // Already cached (the quota's index answers from memory): no download.
     // Likely next reads (the files of the directory being read) are read
     // ahead from the disk, so that a warm cache on a cold disk works ahead
-    // of the reader too; speculation costs no I/O.
+    // of the reader too, without the cache's lock or bookkeeping (the
+    // reader's own opens never wait behind a read-ahead's disk access);
+    // speculation costs no I/O.
     if (cache_->Contains(item.request.digest)) {
       uint64_t size = item.request.expected_size;
       if (item.priority == PrefetchPriority::kNext) {
-        auto cached =
-            cache_->Open(item.request.digest, cache::Access::kSpeculative);
-        if (cached.ok()) {
-          (void)::posix_fadvise(cached->fd(), 0, 0, POSIX_FADV_WILLNEED);
-          size = cached->size();
-        }
+        auto cached = cache_->ReadAhead(item.request.digest);
+        if (cached.ok()) size = *cached;
       }
       Finish(item, Status::Ok(), false, size, started);
       continue;
