@@ -2,11 +2,15 @@
 """Writes report.md and the PNG plots of one benchmark-suite run.
 
     report.py RUN_DIR
+    report.py --candidates RUN_DIR
 
 Reads RUN_DIR/raw.tsv (one row per measurement, written by measure.sh and
-publish.sh), meta.tsv, systems.tsv and skipped.tsv. Every number in the
-report is computed here from raw.tsv: medians with min and max over the
-repetitions, ratios of medians against LOCAL measured in the same run, and
+publish.sh), meta.tsv, systems.tsv and skipped.tsv, and confirm.tsv (the
+re-measurements of confirm.sh) if there is one. --candidates prints, one per
+line and tab-separated (section, workload, param, state, condition), the
+measurements in which prefetch on was slower than off: what confirm.sh
+measures again. Every number in the report is computed here from raw.tsv:
+medians with min and max over the repetitions, ratios of medians against LOCAL measured in the same run, and
 the HTTP requests and bytes Apache logged during each measurement.
 Needs matplotlib (Debian's python3-matplotlib); plots are skipped with a
 note in the report when it is missing.
@@ -14,6 +18,7 @@ note in the report when it is missing.
 
 import collections
 import csv
+import math
 import os
 import statistics
 import sys
@@ -31,6 +36,10 @@ SYSTEM_LABEL = {
 }
 # Differences below this fraction are reported as a tie, not as slower.
 NOISE = 0.05
+# Prefetch on counts as slower than off only if the re-measurement
+# (confirm.tsv) finds it slower by more than NOISE and a one-sided sign test
+# over its pairs gives less than this (8 pairs: on slower in 7 or 8).
+CONFIRM_P = 0.05
 
 
 def read_tsv(path):
@@ -81,9 +90,12 @@ class Cell:
         return statistics.median(self.values) if self.values else None
 
 
-def load_cells(run_dir):
+def load_cells(run_dir, name="raw.tsv"):
     cells = collections.defaultdict(Cell)
-    with open(os.path.join(run_dir, "raw.tsv"), newline="") as f:
+    path = os.path.join(run_dir, name)
+    if not os.path.exists(path):
+        return cells
+    with open(path, newline="") as f:
         for row in csv.DictReader(f, delimiter="\t"):
             key = (row["section"], row["workload"], row["param"], row["system"],
                    row["state"], row["condition"])
@@ -156,6 +168,7 @@ class Report:
     def __init__(self, run_dir):
         self.dir = run_dir
         self.cells = load_cells(run_dir)
+        self.confirm = load_cells(run_dir, "confirm.tsv")
         self.meta = {r[0]: r[1] for r in read_tsv(os.path.join(run_dir, "meta.tsv")) if len(r) >= 2}
         self.systems = [r for r in read_tsv(os.path.join(run_dir, "systems.tsv")) if r]
         self.skipped = [r for r in read_tsv(os.path.join(run_dir, "skipped.tsv")) if r]
@@ -467,9 +480,22 @@ class Report:
                  if r in off_by_rep]
         return sum(a > b for a, b in pairs), len(pairs)
 
-    def prefetch_section(self):
-        """Our client with prefetch on (ours) against off (ours-nopf), for
-        every measurement made with both."""
+    @staticmethod
+    def sign_test(k, n):
+        """One-sided sign test: the chance of `k` or more of `n` pairs
+        going one way when neither way is more likely."""
+        return sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n
+
+    @staticmethod
+    def flagged(on, off):
+        """Prefetch on looks slower than off: its median more than NOISE
+        above, or it failed where off did not."""
+        r = ratio(on, off)
+        return (r is not None and r > 1 + NOISE) or (not on.ok and off.ok)
+
+    def prefetch_pairs(self):
+        """(key of ours, on, off) for every measurement made with both, in
+        the report's order."""
         pairs = []
         for k in self.cells:
             if k[3] != "ours" or k[0] == "publish":
@@ -477,8 +503,6 @@ class Report:
             off = self.cell(k[0], k[1], k[2], "ours-nopf", k[4], k[5])
             if off is not None:
                 pairs.append((k, self.cells[k], off))
-        if not pairs:
-            return
         section_rank = {s: i for i, s in enumerate(SECTIONS)}
 
         def order(p):
@@ -487,7 +511,40 @@ class Report:
             return (section_rank.get(k[0], 9), k[1], k[2],
                     STATE_ORDER.index(k[4]) if k[4] in STATE_ORDER else 99,
                     1 if mbit else 0, int(ms or 0), int(mbit or 0))
-        pairs.sort(key=order)
+        return sorted(pairs, key=order)
+
+    def candidates(self):
+        """The flagged measurements, for confirm.sh."""
+        for k, on, off in self.prefetch_pairs():
+            if self.flagged(on, off):
+                print("\t".join((k[0], k[1], k[2], k[4], k[5])))
+
+    def confirmation(self, k):
+        """(text, confirmed) for flagged measurement `k` from confirm.tsv;
+        (None, None) if it was not measured again."""
+        on = self.confirm.get(k)
+        off = self.confirm.get((k[0], k[1], k[2], "ours-nopf", k[4], k[5]))
+        if on is None or off is None:
+            return None, None
+        if not on.ok or not off.ok:
+            confirmed = not on.ok and off.ok
+            return ("measured again: " + ("on failed, off did not" if confirmed
+                                          else "off failed"), confirmed)
+        k_slower, n = self.slower_in(on, off)
+        r = ratio(on, off)
+        p = self.sign_test(k_slower, n) if n else 1.0
+        confirmed = r > 1 + NOISE and p < CONFIRM_P
+        return (f"measured again {n} times: on/off {fmt_ratio(r)}, on slower in "
+                f"{k_slower} of {n} (sign test p = {p:.2f}): "
+                + ("**confirmed slower**" if confirmed else "not confirmed"),
+                confirmed)
+
+    def prefetch_section(self):
+        """Our client with prefetch on (ours) against off (ours-nopf), for
+        every measurement made with both."""
+        pairs = self.prefetch_pairs()
+        if not pairs:
+            return
         timeout = self.meta.get("timeout", "?")
         self.w("## Prefetch on against off")
         self.w()
@@ -503,7 +560,7 @@ class Report:
         self.w("| section | workload | state | condition | on s | off s | on/off "
                "| on slower | requests on / off | extra bytes |")
         self.w("|---|---|---|---|---|---|---|---|---|---|")
-        slower, compared = [], 0
+        slower, compared, remeasured, confirmed = [], 0, 0, 0
         for k, on, off in pairs:
             label = k[1] if k[2] in ("-", "linux") else f"{k[1]} ({k[2]})"
             k_slower, n_pairs = self.slower_in(on, off)
@@ -511,19 +568,26 @@ class Report:
             if r is not None:
                 compared += 1
             verdict = fmt_ratio(r)
-            if r is not None and r > 1 + NOISE:
-                verdict = f"**{verdict} slower**"
-                # With one repetition there is no range to compare.
-                every = len(on.seconds) > 1 and min(on.seconds) > max(off.seconds)
-                slower.append(f"{k[0]} {label} {k[4]} at {cond_label(k[5])}: on "
-                              f"{fmt_range(on)[0]} s ({fmt_range(on)[1]}), off "
-                              f"{fmt_range(off)[0]} s ({fmt_range(off)[1]})"
-                              + (" — **slower in every repetition**" if every
-                                 else f" — the ranges overlap; slower in "
-                                 f"{k_slower} of {n_pairs} repetitions"))
-            elif not on.ok and off.ok:
-                slower.append(f"{k[0]} {label} {k[4]} at {cond_label(k[5])}: on "
-                              f"{fmt_range(on, timeout)[0]}, off {fmt_s(off.median())} s")
+            if self.flagged(on, off):
+                where = f"{k[0]} {label} {k[4]} at {cond_label(k[5])}"
+                if r is not None:
+                    verdict = f"**{verdict} slower**"
+                    # With one repetition there is no range to compare.
+                    every = len(on.seconds) > 1 and min(on.seconds) > max(off.seconds)
+                    text = (f"{where}: on {fmt_range(on)[0]} s ({fmt_range(on)[1]}), "
+                            f"off {fmt_range(off)[0]} s ({fmt_range(off)[1]})"
+                            + (" — slower in every repetition" if every
+                               else f" — the ranges overlap; slower in "
+                               f"{k_slower} of {n_pairs} repetitions"))
+                else:
+                    text = (f"{where}: on {fmt_range(on, timeout)[0]}, "
+                            f"off {fmt_s(off.median())} s")
+                again, is_slower = self.confirmation(k)
+                if again is not None:
+                    text += f"; {again}"
+                    remeasured += 1
+                    confirmed += bool(is_slower)
+                slower.append(text)
             reqs = "-"
             extra = "-"
             if on.ok and off.ok:
@@ -537,14 +601,30 @@ class Report:
                    f"| {verdict} | {paired} | {reqs} | {extra} |")
         self.w()
         if slower:
-            self.w(f"Prefetch on was **slower** than off (median more than {NOISE:.0%} "
+            self.w(f"Prefetch on looked slower than off (median more than {NOISE:.0%} "
                    f"above) in {len(slower)} of {compared} comparisons (median and "
-                   "range of the repetitions; where the ranges overlap, the "
-                   "difference is within what repetitions of the same run vary by "
-                   "on this machine):")
+                   "range of the repetitions). With 3 repetitions on a noisy machine "
+                   "some comparisons of two equal systems look like that by chance "
+                   "(one in eight is slower in all three), so the suite measures "
+                   "each of them again, pairs of on and off back to back, and "
+                   "counts one as slower only if the new pairs are slower by more "
+                   f"than {NOISE:.0%} and a one-sided sign test over them gives "
+                   f"p < {CONFIRM_P} (confirm.tsv; `--confirm`, doc/benchmarks.md).")
             self.w()
             for s in slower:
                 self.w(f"- {s}")
+            self.w()
+            if remeasured == 0:
+                self.w("None of them was measured again (`--confirm 0`, or the run "
+                       "stopped before).")
+            elif confirmed == 0:
+                self.w(f"**Prefetch on was never slower than off**: none of the "
+                       f"{remeasured} measured again was confirmed"
+                       + (f" ({len(slower) - remeasured} not measured again)."
+                          if remeasured < len(slower) else "."))
+            else:
+                self.w(f"**Prefetch on was slower than off in {confirmed}** of the "
+                       f"{remeasured} measured again (confirmed above).")
         else:
             self.w(f"Prefetch on was never slower than off (by more than {NOISE:.0%}) "
                    f"in any of the {compared} comparisons.")
@@ -757,11 +837,18 @@ def plot_fio(report, plt):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: report.py RUN_DIR")
-    if not os.path.exists(os.path.join(sys.argv[1], "raw.tsv")):
-        sys.exit(f"report.py: {sys.argv[1]}/raw.tsv not found")
-    Report(sys.argv[1]).write()
+    args = sys.argv[1:]
+    candidates = args[:1] == ["--candidates"]
+    if candidates:
+        args = args[1:]
+    if len(args) != 1:
+        sys.exit("usage: report.py [--candidates] RUN_DIR")
+    if not os.path.exists(os.path.join(args[0], "raw.tsv")):
+        sys.exit(f"report.py: {args[0]}/raw.tsv not found")
+    if candidates:
+        Report(args[0]).candidates()
+    else:
+        Report(args[0]).write()
 
 
 if __name__ == "__main__":

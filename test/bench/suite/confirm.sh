@@ -1,0 +1,53 @@
+# The confirmation section: where the run found our client with prefetch on
+# slower than with it off (report.py --candidates: median more than 5%
+# above), that measurement is made again $1 times, on and off back to back
+# in alternating order, into confirm.tsv. report.py counts prefetch on as
+# slower only where these new pairs say so (a sign test over them): with 3
+# repetitions, one in eight comparisons of two equal systems comes out
+# slower in all three by chance, and a run makes about 90 of them.
+#
+# Each re-measurement runs the states it depends on (a HOT run needs the
+# COLD one before it), with the candidate's network condition, tree and
+# fio pattern. An interrupted run (--resume) measures them all again.
+#
+#   section_confirm REPS
+
+section_confirm() {
+  local reps=$1 saved_raw=$BENCH_RAW saved_tree=$WORKLOAD_TREE
+  local section w param state cond states rep sys n=0 total
+  [[ " $BENCH_SYSTEMS " == *" ours "* && " $BENCH_SYSTEMS " == *" ours-nopf "* ]] || return 0
+  [ "$reps" -gt 0 ] || return 0
+  /usr/bin/python3 "$BENCH_SUITE_DIR/report.py" --candidates "$OUT" >"$WORK/candidates.tsv" ||
+    fail "report.py could not list the measurements to confirm"
+  total=$(wc -l <"$WORK/candidates.tsv")
+  BENCH_RAW=$OUT/confirm.tsv
+  record_header
+  while IFS=$'\t' read -r section w param state cond; do
+    n=$((n + 1))
+    case $state in
+      COLD) states="COLD" ;;
+      HOT) states="COLD HOT" ;;
+      PGCACHE) states="COLD HOT PGCACHE" ;;
+      *) continue ;;
+    esac
+    case $w in
+      tar | find | ls | readers) WORKLOAD_TREE=$param ;;
+      fio) FIO_RW=${param%/*} FIO_BS=${param#*/} ;;
+    esac
+    net_condition "$cond"
+    for rep in $(seq "$reps"); do
+      note "confirm $n/$total: $section $w $param $state at $cond, repetition $rep/$reps"
+      for sys in $(_confirm_order "$rep"); do
+        run_states "$section" "$w" "$sys" "$cond" "$rep" $states
+      done
+    done
+  done <"$WORK/candidates.tsv"
+  BENCH_RAW=$saved_raw
+  WORKLOAD_TREE=$saved_tree
+  net_condition 0
+}
+
+# ours first in odd repetitions, ours-nopf first in even ones.
+_confirm_order() {
+  if [ $(($1 % 2)) -eq 1 ]; then echo ours ours-nopf; else echo ours-nopf ours; fi
+}
