@@ -158,6 +158,7 @@ grep -qx "Wiping out $cache ... OK (in use: unpinned objects evicted, pinned one
 expect_eq "umount" "Unmounting $mnt: OK" "$(cfg umount)"
 mountpoint -q "$mnt" && fail "$mnt is still mounted after cvmfs_config umount"
 wait_for 30 "the control socket to go away with the mount" test ! -e "$socket"
+# wipecache right away: a client that is still closing its cache is waited for.
 out=$(cfg wipecache) || check_failed "wipecache failed: $out"
 grep -qx "Wiping out $cache ... OK" <<<"$out" || check_failed "wipecache: $out"
 left=$(find "$cache" -mindepth 1 | head -3)

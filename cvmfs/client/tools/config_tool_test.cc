@@ -4,12 +4,16 @@
 // the mount table parser finds cvmfs2 mounts.
 #include "cvmfs/client/tools/config_tool.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <sstream>
+#include <thread>
 
 #include "cvmfs/file_util.h"
 #include "cvmfs/testing/test_env.h"
@@ -183,6 +187,28 @@ TEST_F(ConfigToolTest, ProbeFailsForUnmountedRepository) {
             out());
   EXPECT_EQ(1, Run(RunStat, {"a.example.org"}));
   EXPECT_EQ("a.example.org not mounted\n", out());
+}
+
+// A client that was just unmounted holds its cache's lock a little longer
+// than its control socket: wipecache waits for it instead of failing.
+TEST_F(ConfigToolTest, WipecacheWaitsForAnExitingClient) {
+  WriteConfig("CVMFS_CACHE_BASE=" + tmp_.Sub("cache") + "\n");
+  const std::string shared = tmp_.Sub("cache") + "/shared";
+  ASSERT_TRUE(MakeDirs(shared).ok());
+  ASSERT_TRUE(WriteFileAtomic(shared + "/object", "data").ok());
+  UniqueFd lock(::open((shared + "/lock_cachedb").c_str(),
+                       O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  ASSERT_TRUE(lock.valid());
+  ASSERT_EQ(0, ::flock(lock.get(), LOCK_EX));
+  std::thread exiting([&lock] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    lock.Reset();
+  });
+  const int rc = Run(RunWipeCache, {});
+  exiting.join();
+  EXPECT_EQ(0, rc) << out();
+  EXPECT_TRUE(Says("Wiping out " + shared + " ... OK\n")) << out();
+  EXPECT_FALSE(PathExists(shared + "/object"));
 }
 
 TEST(MountTableTest, FindsCvmfs2MountsOnly) {

@@ -4,7 +4,10 @@
 // the shared one. A directory a running client holds is not removed under
 // its feet: a mount reachable over its control socket is asked to evict
 // everything it can ("cleanup 0"); a directory locked by a client without a
-// socket is left alone and reported.
+// socket is left alone and reported. A client that was just unmounted
+// removes its socket before it closes its cache, so a lock without a socket
+// is waited for a few seconds (`cvmfs_config umount; cvmfs_config
+// wipecache` works) before it counts as held.
 //
 // umount unmounts the cvmfs2 mounts below CVMFS_MOUNT_DIR only (other
 // mounts on the node, e.g. by hand elsewhere, are not this tool's).
@@ -18,7 +21,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "cvmfs/client/talk_socket.h"
 #include "cvmfs/client/tools/config_tool.h"
@@ -54,6 +59,17 @@ bool LockedByClient(const std::string& dir) {
   return errno == EWOULDBLOCK;
 }
 
+// Waits up to kLockWait for the quota lock to be free; false if it is not.
+constexpr auto kLockWait = std::chrono::seconds(10);
+bool WaitForLockRelease(const std::string& dir) {
+  const auto deadline = std::chrono::steady_clock::now() + kLockWait;
+  while (LockedByClient(dir)) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return true;
+}
+
 std::string Wipe(const std::string& dir) {
   if (!PathExists(dir)) return "OK";
   std::vector<std::string> sockets = LiveSockets(dir);
@@ -68,7 +84,7 @@ std::string Wipe(const std::string& dir) {
     }
     return "OK (in use: unpinned objects evicted, pinned ones kept)";
   }
-  if (LockedByClient(dir))
+  if (!WaitForLockRelease(dir))
     return "Failed! (in use by a running client without control socket)";
   Status st = RemoveTree(dir);
   if (st.ok()) st = MakeDirs(dir, 0700);
