@@ -5,16 +5,8 @@
 # depend on, and the report counts one as slower only if the new pairs say
 # so. Needs bash and python3: the measurements are stubs and tables.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
 name=confirm_test
-work=$(mktemp -d /tmp/cvmfs-bench-confirm.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fails=0
-check() {  # check WHAT COMMAND...
-  local what=$1
-  shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $name: $what" >&2; fails=$((fails + 1)); fi
-}
+. "$(dirname "$0")/unit_check.sh"
 
 OUT=$work/run
 mkdir -p "$OUT"
@@ -106,5 +98,4 @@ python3 "$here/suite/report.py" "$OUT" >/dev/null
 check "never slower once none is confirmed" \
   grep -q "Prefetch on was never slower than off\*\*: none of the 2 measured again" "$report"
 
-[ "$fails" -eq 0 ] || exit 1
-echo "PASS: $name"
+check_done

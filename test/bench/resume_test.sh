@@ -5,16 +5,8 @@
 # timeouts already recorded still skip the measurements they predict.
 # Needs nothing but bash and awk: the measurements are stubs.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
 name=resume_test
-work=$(mktemp -d /tmp/cvmfs-bench-resume.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fails=0
-check() {  # check WHAT COMMAND...
-  local what=$1
-  shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $name: $what" >&2; fails=$((fails + 1)); fi
-}
+. "$(dirname "$0")/unit_check.sh"
 
 note() { :; }
 skipped=()
@@ -56,5 +48,4 @@ check "a recorded timeout skips a higher latency" \
 check "what did not time out is measured" \
   test "${measured[*]:-}" = "latency|tar|fs|ours|COLD|50|2"
 
-[ "$fails" -eq 0 ] || exit 1
-echo "PASS: $name"
+check_done
