@@ -2,8 +2,8 @@
 # Unit test of the suite's confirmation of "prefetch on was slower"
 # (test/bench/suite/confirm.sh, report.py --candidates and its verdicts):
 # the flagged measurements are listed, measured again with the states they
-# depend on, and the report counts one as slower only if the new pairs say
-# so. Needs bash and python3: the measurements are stubs and tables.
+# depend on, those the new pairs find slower are measured a second time, and
+# the report counts one as slower only if both rounds say so. Needs bash and python3: the measurements are stubs and tables.
 set -euo pipefail
 name=confirm_test
 . "$(dirname "$0")/unit_check.sh"
@@ -38,34 +38,55 @@ fail() { echo "FAIL: $name: $*" >&2; exit 1; }
 record_header() { printf "$header" >"$BENCH_RAW"; }
 calls=()
 net_condition() { calls+=("net $1"); }
-run_states() { calls+=("$* tree=$WORKLOAD_TREE raw=${BENCH_RAW##*/}"); }
+# The stub records the call and a measurement of the last state: compile
+# as fast with prefetch as without, tar 10% slower with it.
+run_states() {
+  calls+=("$* tree=$WORKLOAD_TREE raw=${BENCH_RAW##*/}")
+  local t=1.0 states=("${@:6}") param=-
+  [ "$2" != tar ] || param=$WORKLOAD_TREE
+  [ "$2" != tar ] || [ "$3" != ours ] || t=1.1
+  row "$1" "$2" "$param" "$3" "${states[-1]}" "$4" "$5" $t >>"$BENCH_RAW"
+}
 WORK=$work BENCH_RAW=$OUT/raw.tsv WORKLOAD_TREE=linux BENCH_SUITE_DIR=$here/suite
 BENCH_SYSTEMS="local ours ours-nopf"
 . "$here/suite/confirm.sh"
-section_confirm 2
-want=(
-  "net 0"
-  "states compile ours 0 1 COLD HOT tree=linux raw=confirm.tsv"
-  "states compile ours-nopf 0 1 COLD HOT tree=linux raw=confirm.tsv"
-  "states compile ours-nopf 0 2 COLD HOT tree=linux raw=confirm.tsv"
-  "states compile ours 0 2 COLD HOT tree=linux raw=confirm.tsv"
-  "net 50"
-  "latency tar ours 50 1 COLD tree=linux/fs/xfs raw=confirm.tsv"
-  "latency tar ours-nopf 50 1 COLD tree=linux/fs/xfs raw=confirm.tsv"
-  "latency tar ours-nopf 50 2 COLD tree=linux/fs/xfs raw=confirm.tsv"
-  "latency tar ours 50 2 COLD tree=linux/fs/xfs raw=confirm.tsv"
-  "net 0"
-)
+section_confirm 5
+# Round REPS TABLE CASE...: the calls of one round, a case being
+# "SECTION WORKLOAD STATES COND TREE".
+round() {
+  local table=$1 c rep section w states cond tree
+  shift
+  for c in "$@"; do
+    read -r section w states cond tree <<<"$c"
+    echo "net $cond"
+    for rep in 1 2 3 4 5; do
+      if [ $((rep % 2)) -eq 1 ]; then order="ours ours-nopf"; else order="ours-nopf ours"; fi
+      for sys in $order; do
+        echo "$section $w $sys $cond $rep ${states//,/ } tree=$tree raw=$table"
+      done
+    done
+  done
+  echo "net 0"
+}
+compile_case="states compile COLD,HOT 0 linux"
+tar_case="latency tar COLD 50 linux/fs/xfs"
 check "each candidate is measured again with the states before it, alternating" \
-  test "$(printf '%s\n' "${calls[@]}")" = "$(printf '%s\n' "${want[@]}")"
+  test "$(printf '%s\n' "${calls[@]}" | grep -c raw=confirm.tsv)" -eq 20
+check "the first round measures both candidates; the second, what the first confirmed" \
+  test "$(printf '%s\n' "${calls[@]}")" = \
+  "$(round confirm.tsv "$compile_case" "$tar_case"; round replicate.tsv "$tar_case")"
 check "the main table is written to again afterwards" test "$BENCH_RAW" = "$OUT/raw.tsv"
+python3 "$here/suite/report.py" "$OUT" >/dev/null
+check "the stub's tar is confirmed in both rounds" \
+  grep -q "latency tar (linux/fs/xfs) COLD at 50 ms:.*on slower in 5 of 5 (sign test p = 0.03); a second round 5 times: on/off 1.10x, on slower in 5 of 5 (sign test p = 0.03): \*\*confirmed slower\*\*" "$OUT/report.md"
 calls=()
 BENCH_SYSTEMS="local ours"
 section_confirm 2
 check "nothing is confirmed without both on and off" test ${#calls[@]} -eq 0
 
 # Verdicts. compile HOT: equal again (on slower in 4 of 8); tar COLD at
-# 50 ms: slower in 8 of 8 by 10%.
+# 50 ms: slower in 8 of 8 by 10%, and in a second round either again
+# (confirmed) or equal (not replicated).
 {
   printf "$header"
   for rep in 1 2 3 4 5 6 7 8; do
@@ -76,13 +97,36 @@ check "nothing is confirmed without both on and off" test ${#calls[@]} -eq 0
     row latency tar linux/fs/xfs ours-nopf COLD 50 $rep 1.0
   done
 } >"$OUT/confirm.tsv"
+second_round() {  # second_round ON_SECONDS...: tar against 1.0 s without
+  local rep=0 t
+  printf "$header"
+  for t in "$@"; do
+    rep=$((rep + 1))
+    row latency tar linux/fs/xfs ours COLD 50 $rep "$t"
+    row latency tar linux/fs/xfs ours-nopf COLD 50 $rep 1.0
+  done
+}
+second_round 1.1 1.1 1.1 1.2 1.1 1.1 1.1 0.9 >"$OUT/replicate.tsv"
 python3 "$here/suite/report.py" "$OUT" >/dev/null
 report=$OUT/report.md
 check "compile HOT is not confirmed" \
-  grep -q "states compile HOT at 0 ms:.*on slower in 4 of 8 (sign test p = 0.64): not confirmed" "$report"
-check "tar COLD at 50 ms is confirmed" \
-  grep -q "latency tar (linux/fs/xfs) COLD at 50 ms:.*on slower in 8 of 8 (sign test p = 0.00): \*\*confirmed slower\*\*" "$report"
+  grep -q "states compile HOT at 0 ms:.*on slower in 4 of 8 (sign test p = 0.64): not confirmed$" "$report"
+check "tar COLD at 50 ms is confirmed by both rounds" \
+  grep -q "latency tar (linux/fs/xfs) COLD at 50 ms:.*on slower in 8 of 8 (sign test p = 0.00); a second round 8 times: on/off 1.10x, on slower in 7 of 8 (sign test p = 0.04): \*\*confirmed slower\*\*$" "$report"
 check "the verdict counts one" grep -q "Prefetch on was slower than off in 1\*\* of the 2" "$report"
+check "the confirmed case is measured a second time" \
+  test "$(python3 "$here/suite/report.py" --confirmed "$OUT")" = "$(printf 'latency\ttar\tlinux/fs/xfs\tCOLD\t50')"
+
+second_round 1.1 0.9 1.1 0.9 1.1 0.9 1.1 1.1 >"$OUT/replicate.tsv"
+python3 "$here/suite/report.py" "$OUT" >/dev/null
+check "a first round the second does not repeat is not confirmed" \
+  grep -q "on slower in 8 of 8 (sign test p = 0.00); a second round 8 times: .*on slower in 5 of 8 (sign test p = 0.36): not replicated, not confirmed$" "$report"
+check "never slower then" grep -q "Prefetch on was never slower than off\*\*: none of the 2 measured again" "$report"
+
+rm "$OUT/replicate.tsv"
+python3 "$here/suite/report.py" "$OUT" >/dev/null
+check "without a second round the first one's verdict stands" \
+  grep -q "on slower in 8 of 8 (sign test p = 0.00): \*\*confirmed slower\*\* (no second round)$" "$report"
 
 # Nothing confirmed: the report says prefetch was never slower.
 {
@@ -97,5 +141,6 @@ check "the verdict counts one" grep -q "Prefetch on was slower than off in 1\*\*
 python3 "$here/suite/report.py" "$OUT" >/dev/null
 check "never slower once none is confirmed" \
   grep -q "Prefetch on was never slower than off\*\*: none of the 2 measured again" "$report"
+check "nothing to measure a second time" test -z "$(python3 "$here/suite/report.py" --confirmed "$OUT")"
 
 check_done

@@ -1,10 +1,13 @@
 # The confirmation section: where the run found our client with prefetch on
 # slower than with it off (report.py --candidates: median more than 5%
 # above), that measurement is made again $1 times, on and off back to back
-# in alternating order, into confirm.tsv. report.py counts prefetch on as
-# slower only where these new pairs say so (a sign test over them): with 3
-# repetitions, one in eight comparisons of two equal systems comes out
-# slower in all three by chance, and a run makes about 90 of them.
+# in alternating order, into confirm.tsv; those the new pairs find slower
+# (report.py --confirmed: a sign test over them) are made $1 times more,
+# into replicate.tsv. report.py counts prefetch on as slower only where both
+# rounds say so: with 3 repetitions, one in eight comparisons of two equal
+# systems comes out slower in all three by chance, a run makes about 90 of
+# them, and a single round of tests at 5% over the ten or so flagged would
+# still confirm one every few runs.
 #
 # Each re-measurement runs the states it depends on (a HOT run needs the
 # COLD one before it), with the candidate's network condition, tree and
@@ -13,14 +16,22 @@
 #   section_confirm REPS
 
 section_confirm() {
-  local reps=$1 saved_raw=$BENCH_RAW saved_tree=$WORKLOAD_TREE
-  local section w param state cond states rep sys n=0 total
+  local reps=$1
   [[ " $BENCH_SYSTEMS " == *" ours "* && " $BENCH_SYSTEMS " == *" ours-nopf "* ]] || return 0
   [ "$reps" -gt 0 ] || return 0
-  /usr/bin/python3 "$BENCH_SUITE_DIR/report.py" --candidates "$OUT" >"$WORK/candidates.tsv" ||
-    fail "report.py could not list the measurements to confirm"
-  total=$(wc -l <"$WORK/candidates.tsv")
-  BENCH_RAW=$OUT/confirm.tsv
+  _confirm_round "$reps" --candidates confirm.tsv "confirm"
+  _confirm_round "$reps" --confirmed replicate.tsv "second round"
+}
+
+# _confirm_round REPS REPORT_OPTION TABLE LABEL: measures what
+# `report.py REPORT_OPTION` lists again, REPS pairs each, into $OUT/TABLE.
+_confirm_round() {
+  local reps=$1 option=$2 table=$3 label=$4 saved_raw=$BENCH_RAW saved_tree=$WORKLOAD_TREE
+  local section w param state cond states rep sys n=0 total list=$WORK/confirm-$3.list
+  /usr/bin/python3 "$BENCH_SUITE_DIR/report.py" "$option" "$OUT" >"$list" ||
+    fail "report.py could not list the measurements to measure again ($option)"
+  total=$(wc -l <"$list")
+  BENCH_RAW=$OUT/$table
   record_header
   while IFS=$'\t' read -r section w param state cond; do
     n=$((n + 1))
@@ -36,12 +47,12 @@ section_confirm() {
     esac
     net_condition "$cond"
     for rep in $(seq "$reps"); do
-      note "confirm $n/$total: $section $w $param $state at $cond, repetition $rep/$reps"
+      note "$label $n/$total: $section $w $param $state at $cond, repetition $rep/$reps"
       for sys in $(_confirm_order "$rep"); do
         run_states "$section" "$w" "$sys" "$cond" "$rep" $states
       done
     done
-  done <"$WORK/candidates.tsv"
+  done <"$list"
   BENCH_RAW=$saved_raw
   WORKLOAD_TREE=$saved_tree
   net_condition 0

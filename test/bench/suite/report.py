@@ -3,13 +3,15 @@
 
     report.py RUN_DIR
     report.py --candidates RUN_DIR
+    report.py --confirmed RUN_DIR
 
 Reads RUN_DIR/raw.tsv (one row per measurement, written by measure.sh and
-publish.sh), meta.tsv, systems.tsv and skipped.tsv, and confirm.tsv (the
-re-measurements of confirm.sh) if there is one. --candidates prints, one per
-line and tab-separated (section, workload, param, state, condition), the
-measurements in which prefetch on was slower than off: what confirm.sh
-measures again. Every number in the report is computed here from raw.tsv:
+publish.sh), meta.tsv, systems.tsv and skipped.tsv, and confirm.tsv and
+replicate.tsv (the two rounds of re-measurements of confirm.sh) if there
+are. --candidates prints, one per line and tab-separated (section, workload,
+param, state, condition), the measurements in which prefetch on was slower
+than off: what confirm.sh measures again. --confirmed prints those of them
+that its first round confirmed: what it measures a second time. Every number in the report is computed here from raw.tsv:
 medians with min and max over the repetitions, ratios of medians against LOCAL measured in the same run, and
 the HTTP requests and bytes Apache logged during each measurement.
 Needs matplotlib (Debian's python3-matplotlib); plots are skipped with a
@@ -38,7 +40,11 @@ SYSTEM_LABEL = {
 NOISE = 0.05
 # Prefetch on counts as slower than off only if the re-measurement
 # (confirm.tsv) finds it slower by more than NOISE and a one-sided sign test
-# over its pairs gives less than this (8 pairs: on slower in 7 or 8).
+# over its pairs gives less than this (8 pairs: on slower in 7 or 8), and a
+# second round of pairs (replicate.tsv) finds the same: a run re-measures
+# about ten cases, so one test at 5% alone would confirm one of two equal
+# systems every few runs by chance; two in a row do so about once in a
+# thousand cases, while a real slowdown shows in both rounds.
 CONFIRM_P = 0.05
 
 
@@ -169,6 +175,7 @@ class Report:
         self.dir = run_dir
         self.cells = load_cells(run_dir)
         self.confirm = load_cells(run_dir, "confirm.tsv")
+        self.replicate = load_cells(run_dir, "replicate.tsv")
         self.meta = {r[0]: r[1] for r in read_tsv(os.path.join(run_dir, "meta.tsv")) if len(r) >= 2}
         self.systems = [r for r in read_tsv(os.path.join(run_dir, "systems.tsv")) if r]
         self.skipped = [r for r in read_tsv(os.path.join(run_dir, "skipped.tsv")) if r]
@@ -519,25 +526,46 @@ class Report:
             if self.flagged(on, off):
                 print("\t".join((k[0], k[1], k[2], k[4], k[5])))
 
-    def confirmation(self, k):
-        """(text, confirmed) for flagged measurement `k` from confirm.tsv;
-        (None, None) if it was not measured again."""
-        on = self.confirm.get(k)
-        off = self.confirm.get((k[0], k[1], k[2], "ours-nopf", k[4], k[5]))
+    def confirmed(self):
+        """The candidates the first round confirmed, for confirm.sh."""
+        for k, on, off in self.prefetch_pairs():
+            if self.flagged(on, off) and self.round_verdict(self.confirm, k)[1]:
+                print("\t".join((k[0], k[1], k[2], k[4], k[5])))
+
+    def round_verdict(self, table, k):
+        """(text, slower) for measurement `k` from one round of
+        re-measurements; (None, None) if the round did not measure it."""
+        on = table.get(k)
+        off = table.get((k[0], k[1], k[2], "ours-nopf", k[4], k[5]))
         if on is None or off is None:
             return None, None
         if not on.ok or not off.ok:
-            confirmed = not on.ok and off.ok
-            return ("measured again: " + ("on failed, off did not" if confirmed
-                                          else "off failed"), confirmed)
+            slower = not on.ok and off.ok
+            return ("with on failing where off did not" if slower
+                    else "with off failing"), slower
         k_slower, n = self.slower_in(on, off)
         r = ratio(on, off)
         p = self.sign_test(k_slower, n) if n else 1.0
-        confirmed = r > 1 + NOISE and p < CONFIRM_P
-        return (f"measured again {n} times: on/off {fmt_ratio(r)}, on slower in "
-                f"{k_slower} of {n} (sign test p = {p:.2f}): "
-                + ("**confirmed slower**" if confirmed else "not confirmed"),
-                confirmed)
+        return (f"{n} times: on/off {fmt_ratio(r)}, on slower in {k_slower} of "
+                f"{n} (sign test p = {p:.2f})",
+                r > 1 + NOISE and p < CONFIRM_P)
+
+    def confirmation(self, k):
+        """(text, confirmed) for flagged measurement `k` from the two rounds
+        of re-measurements; (None, None) if it was not measured again."""
+        first, slower = self.round_verdict(self.confirm, k)
+        if first is None:
+            return None, None
+        text = f"measured again {first}"
+        if not slower:
+            return text + ": not confirmed", False
+        second, again = self.round_verdict(self.replicate, k)
+        if second is None:
+            return text + ": **confirmed slower** (no second round)", True
+        text += f"; a second round {second}"
+        if again:
+            return text + ": **confirmed slower**", True
+        return text + ": not replicated, not confirmed", False
 
     def prefetch_section(self):
         """Our client with prefetch on (ours) against off (ours-nopf), for
@@ -609,7 +637,10 @@ class Report:
                    "each of them again, pairs of on and off back to back, and "
                    "counts one as slower only if the new pairs are slower by more "
                    f"than {NOISE:.0%} and a one-sided sign test over them gives "
-                   f"p < {CONFIRM_P} (confirm.tsv; `--confirm`, doc/benchmarks.md).")
+                   f"p < {CONFIRM_P}, and a second round of as many pairs says so "
+                   "again (about ten such tests per run would otherwise confirm "
+                   "one of two equal systems every few runs; confirm.tsv, "
+                   "replicate.tsv; `--confirm`, doc/benchmarks.md).")
             self.w()
             for s in slower:
                 self.w(f"- {s}")
@@ -838,15 +869,17 @@ def plot_fio(report, plt):
 
 def main():
     args = sys.argv[1:]
-    candidates = args[:1] == ["--candidates"]
-    if candidates:
+    mode = args[0] if args[:1] in (["--candidates"], ["--confirmed"]) else None
+    if mode:
         args = args[1:]
     if len(args) != 1:
-        sys.exit("usage: report.py [--candidates] RUN_DIR")
+        sys.exit("usage: report.py [--candidates | --confirmed] RUN_DIR")
     if not os.path.exists(os.path.join(args[0], "raw.tsv")):
         sys.exit(f"report.py: {args[0]}/raw.tsv not found")
-    if candidates:
+    if mode == "--candidates":
         Report(args[0]).candidates()
+    elif mode == "--confirmed":
+        Report(args[0]).confirmed()
     else:
         Report(args[0]).write()
 
