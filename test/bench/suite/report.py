@@ -11,7 +11,8 @@ replicate.tsv (the two rounds of re-measurements of confirm.sh) if there
 are. --candidates prints, one per line and tab-separated (section, workload,
 param, state, condition), the measurements in which prefetch on was slower
 than off: what confirm.sh measures again. --confirmed prints those of them
-that its first round confirmed: what it measures a second time. Every number in the report is computed here from raw.tsv:
+that its first round confirmed: what it measures a second time. Every
+number in the report is computed here from raw.tsv:
 medians with min and max over the repetitions, ratios of medians against LOCAL measured in the same run, and
 the HTTP requests and bytes Apache logged during each measurement.
 Needs matplotlib (Debian's python3-matplotlib); plots are skipped with a
@@ -520,17 +521,16 @@ class Report:
                     1 if mbit else 0, int(ms or 0), int(mbit or 0))
         return sorted(pairs, key=order)
 
-    def candidates(self):
-        """The flagged measurements, for confirm.sh."""
+    def flagged_keys(self, first_round_slower=False):
+        """Prints the flagged measurements (section, workload, param, state,
+        condition), for confirm.sh: all of them (--candidates), or those the
+        first round of re-measurements found slower (--confirmed)."""
         for k, on, off in self.prefetch_pairs():
-            if self.flagged(on, off):
-                print("\t".join((k[0], k[1], k[2], k[4], k[5])))
-
-    def confirmed(self):
-        """The candidates the first round confirmed, for confirm.sh."""
-        for k, on, off in self.prefetch_pairs():
-            if self.flagged(on, off) and self.round_verdict(self.confirm, k)[1]:
-                print("\t".join((k[0], k[1], k[2], k[4], k[5])))
+            if not self.flagged(on, off):
+                continue
+            if first_round_slower and not self.round_verdict(self.confirm, k)[1]:
+                continue
+            print("\t".join((k[0], k[1], k[2], k[4], k[5])))
 
     def round_verdict(self, table, k):
         """(text, slower) for measurement `k` from one round of
@@ -876,10 +876,8 @@ def main():
         sys.exit("usage: report.py [--candidates | --confirmed] RUN_DIR")
     if not os.path.exists(os.path.join(args[0], "raw.tsv")):
         sys.exit(f"report.py: {args[0]}/raw.tsv not found")
-    if mode == "--candidates":
-        Report(args[0]).candidates()
-    elif mode == "--confirmed":
-        Report(args[0]).confirmed()
+    if mode:
+        Report(args[0]).flagged_keys(first_round_slower=mode == "--confirmed")
     else:
         Report(args[0]).write()
 
