@@ -203,19 +203,19 @@ TEST_P(FixturePrefetchTest, NoSpeculationWhileMissesAreCheap) {
   EXPECT_EQ(1u, planned());  // d23 alone
   PrefetchCounters c = fs->prefetcher()->counters();
   EXPECT_FALSE(c.speculating);
-  EXPECT_GT(c.demand_latency_us, 0u);
+  EXPECT_GT(c.round_trip_us, 0u);
 }
 
-// A server whose manifest comes `delay` late: a slow link, as the mount
-// measures it (the whitelist opened the connection; the manifest is one
-// round trip). Everything else is answered at once.
-class SlowManifest : public Fetcher {
+// A server that answers every request `delay` late: a slow link, as the
+// mount measures it from its manifest download and the client from every
+// small download after it.
+class SlowLink : public Fetcher {
  public:
-  SlowManifest(std::unique_ptr<MemoryFetcher> inner,
-               std::chrono::milliseconds delay)
+  SlowLink(std::unique_ptr<MemoryFetcher> inner,
+           std::chrono::milliseconds delay)
       : inner_(std::move(inner)), delay_(delay) {}
   DownloadResult Fetch(const DownloadRequest& r, DownloadSink* s) override {
-    if (r.url_path == kManifestName) std::this_thread::sleep_for(delay_);
+    std::this_thread::sleep_for(delay_);
     return inner_->Fetch(r, s);
   }
   MemoryFetcher* server() { return inner_.get(); }
@@ -242,8 +242,8 @@ TEST_P(FixturePrefetchTest, SpeculationStartsWithTheFirstMissOnASlowLink) {
     ASSERT_TRUE((*cold)->file_system()->Lookup(nested->inode, "sub03").ok());
   }
   auto slow =
-      std::make_unique<SlowManifest>(Server(), std::chrono::milliseconds(40));
-  SlowManifest* link = slow.get();
+      std::make_unique<SlowLink>(Server(), std::chrono::milliseconds(40));
+  SlowLink* link = slow.get();
   auto mount = Mount(std::move(slow), config);
   ASSERT_TRUE(mount.ok()) << mount.status().ToString();
   FileSystem* fs = (*mount)->file_system();
@@ -252,7 +252,7 @@ TEST_P(FixturePrefetchTest, SpeculationStartsWithTheFirstMissOnASlowLink) {
   auto sub03 = fs->Lookup(nested->inode, "sub03");
   ASSERT_TRUE(sub03.ok());  // attached from the cache: no miss
   PrefetchCounters c = fs->prefetcher()->counters();
-  EXPECT_GE(c.demand_latency_us, 10000u);
+  EXPECT_GE(c.round_trip_us, 10000u);
   EXPECT_EQ(0u, c.demand_misses);
   EXPECT_FALSE(c.speculating);
   // The first read misses: the root is planned without its subtree (the
@@ -296,6 +296,8 @@ TEST_P(FixturePrefetchTest, ParallelReadersOnAFastLinkTriggerNothing) {
   testing::GatedFetcher* gate = gated.get();
   MountConfig config = Config();
   config.fs.prefetch.speculate_after = std::chrono::seconds(1);  // fast link
+  ManualClock clock;  // when the parallel readers' state ends
+  config.fs.prefetch.clock = &clock;
   auto mount = Mount(std::move(gated), std::move(config));
   ASSERT_TRUE(mount.ok()) << mount.status().ToString();
   FileSystem* fs = (*mount)->file_system();
@@ -336,6 +338,8 @@ TEST_P(FixturePrefetchTest, ParallelReadersOnAFastLinkTriggerNothing) {
   EXPECT_EQ(planned, fs->prefetcher()->counters().directories_planned);
   gate->Release();
   for (std::thread& t : readers) t.join();
+  EXPECT_TRUE(fs->prefetcher()->demand_parallel());  // held a while
+  clock.Advance(Prefetcher::kParallelHold);
   EXPECT_FALSE(fs->prefetcher()->demand_parallel());
   ASSERT_TRUE(ReadAll(fs, after).ok());
   for (int i = 0;

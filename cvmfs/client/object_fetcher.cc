@@ -117,15 +117,16 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
     }
     if (leader) {
       const Clock::TimePoint started = clock_->Now();
-      const bool sample = !request.speculative && request.expected_size > 0 &&
+      // Quiet: no more than kQuietDownloads others at any time during it
+      // (no crowded start since it began; read before counting itself in).
+      const uint64_t crowded = crowded_starts_.load();
+      if (downloading_.fetch_add(1) > kQuietDownloads) ++crowded_starts_;
+      st = Download(request);
+      --downloading_;
+      const bool sample = st.ok() && request.expected_size > 0 &&
                           request.expected_size <= kLatencySampleSize &&
-                          speculative_downloads_.load() == 0;
-      {
-        ScopedCount running(request.speculative ? &speculative_downloads_
-                                                : nullptr);
-        st = Download(request);
-      }
-      if (st.ok() && sample) NoteRoundTrip(clock_->Now() - started);
+                          crowded_starts_.load() == crowded;
+      if (sample) NoteRoundTrip(clock_->Now() - started);
       std::lock_guard<std::mutex> lock(mu_);
       flight->done = true;
       flight->status = st;
@@ -144,16 +145,6 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
     return st;
   }
   return cache_->Open(request.digest, access);
-}
-
-void ObjectFetcher::NoteRoundTrip(Clock::Duration took) {
-  const uint64_t us = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(took).count());
-  uint64_t old = demand_latency_us_.load();
-  uint64_t next;
-  do {
-    next = old == 0 ? us : old - old / 8 + us / 8;
-  } while (!demand_latency_us_.compare_exchange_weak(old, next));
 }
 
 Result<cache::CacheHandle> ObjectFetcher::OpenReferenced(

@@ -187,10 +187,10 @@ TEST_F(ObjectFetcherTest, PrefetchedObjectsStayFirstToGoUntilRead) {
   EXPECT_EQ(hits + 1, (*managed)->usage().hits);
 }
 
-// Demand downloads of small objects are timed (a moving average that
-// prefetch uses to decide whether speculation pays); prefetches and large
-// objects are not.
-TEST_F(ObjectFetcherTest, TimesDemandDownloadsOfSmallObjects) {
+// Downloads of small objects are timed, demand reads and prefetches alike
+// (the shortest recent one tells prefetch whether speculation pays); large
+// objects and cache hits are not.
+TEST_F(ObjectFetcherTest, TimesDownloadsOfSmallObjects) {
   ManualClock clock;
   class Delaying : public Fetcher {
    public:
@@ -208,7 +208,7 @@ TEST_F(ObjectFetcherTest, TimesDemandDownloadsOfSmallObjects) {
   } delaying(&server_, &clock);
   ObjectFetcher objects(&delaying, cache_.get());
   objects.set_clock(&clock);
-  EXPECT_EQ(0u, objects.demand_latency_us());
+  EXPECT_EQ(0u, objects.round_trip_us());
   auto put = [&](const std::string& content) {
     ObjectRequest r;
     const std::string stored = ZlibCompress(content);
@@ -219,29 +219,29 @@ TEST_F(ObjectFetcherTest, TimesDemandDownloadsOfSmallObjects) {
     return r;
   };
   ASSERT_TRUE(objects.Open(put("first")).ok());
-  EXPECT_EQ(40000u, objects.demand_latency_us());  // the first sets it
+  EXPECT_EQ(40000u, objects.round_trip_us());  // the first sets it
   delaying.delay = std::chrono::milliseconds(8);
-  ASSERT_TRUE(objects.Open(put("second")).ok());
-  EXPECT_EQ(36000u, objects.demand_latency_us());  // 40 - 40/8 + 8/8
-  ObjectRequest prefetch = put("third");
+  ObjectRequest prefetch = put("second");
   prefetch.speculative = true;
   ASSERT_TRUE(objects.Open(prefetch).ok());
+  EXPECT_EQ(8000u, objects.round_trip_us());  // the shortest
+  delaying.delay = std::chrono::milliseconds(2);
   ObjectRequest big =
       put(std::string(ObjectFetcher::kLatencySampleSize + 1, 'b'));
   ASSERT_TRUE(objects.Open(big).ok());
-  ASSERT_TRUE(objects.Open(put("second")).ok());  // cached: no download
-  EXPECT_EQ(36000u, objects.demand_latency_us());
+  ASSERT_TRUE(objects.Open(put("first")).ok());  // cached: no download
+  EXPECT_EQ(8000u, objects.round_trip_us());
 }
 
 // A round trip measured elsewhere (the mount's manifest download) joins
-// the same average; misses of demand reads are counted when found, those
+// the same samples; misses of demand reads are counted when found, those
 // of prefetches and cache hits are not.
 TEST_F(ObjectFetcherTest, RoundTripsAndDemandMisses) {
   ObjectFetcher objects(&server_, cache_.get());
   objects.NoteRoundTrip(std::chrono::milliseconds(48));
-  EXPECT_EQ(48000u, objects.demand_latency_us());  // the first sets it
-  objects.NoteRoundTrip(std::chrono::milliseconds(0));
-  EXPECT_EQ(42000u, objects.demand_latency_us());  // 48 - 48/8
+  EXPECT_EQ(48000u, objects.round_trip_us());  // the first sets it
+  objects.NoteRoundTrip(std::chrono::milliseconds(3));
+  EXPECT_EQ(3000u, objects.round_trip_us());
   auto put = [&](const std::string& content) {
     ObjectRequest r;
     const std::string stored = ZlibCompress(content);
@@ -263,6 +263,44 @@ TEST_F(ObjectFetcherTest, RoundTripsAndDemandMisses) {
   ASSERT_TRUE(objects.Open(prefetch).ok());  // prefetched: a hit
   EXPECT_EQ(1u, objects.demand_misses());
   EXPECT_EQ(2u, objects.counters().hits);
+}
+
+// Downloads that overlap more than kQuietDownloads others are not timed:
+// on a loopback or LAN server they queue for the CPU, and the estimate
+// would take that for the link's latency.
+TEST_F(ObjectFetcherTest, TimesOnlyQuietDownloads) {
+  testing::GatedFetcher gate(std::make_unique<MemoryFetcher>());
+  auto* server = static_cast<MemoryFetcher*>(gate.inner());
+  ManualClock clock;
+  gate.set_on_fetch([&clock] { clock.Advance(std::chrono::milliseconds(30)); });
+  ObjectFetcher objects(&gate, cache_.get());
+  objects.set_clock(&clock);
+  auto put = [&](const std::string& content) {
+    ObjectRequest r;
+    const std::string stored = ZlibCompress(content);
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.description = "/" + content;
+    r.expected_size = content.size();
+    server->Put(ObjectPath(r.digest, ObjectSuffix::kNone), stored);
+    return r;
+  };
+  std::vector<ObjectRequest> crowd;
+  for (int i = 0; i <= ObjectFetcher::kQuietDownloads; ++i)
+    crowd.push_back(put("crowd" + std::to_string(i)));
+  gate.HoldAll();
+  std::vector<std::thread> readers;
+  for (const ObjectRequest& r : crowd)
+    readers.emplace_back([&objects, &r] { EXPECT_TRUE(objects.Open(r).ok()); });
+  // Each of these started quietly; the one more that starts now does not.
+  ASSERT_TRUE(gate.WaitForWaiting(ObjectFetcher::kQuietDownloads + 1));
+  readers.emplace_back(
+      [&objects, r = put("one more")] { EXPECT_TRUE(objects.Open(r).ok()); });
+  ASSERT_TRUE(gate.WaitForWaiting(ObjectFetcher::kQuietDownloads + 2));
+  gate.Release();
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(0u, objects.round_trip_us());  // none of them counts
+  ASSERT_TRUE(objects.Open(put("alone")).ok());
+  EXPECT_GE(objects.round_trip_us(), 30000u);
 }
 
 // Demand requests waiting for a download are counted while they wait,

@@ -193,8 +193,10 @@ bool Prefetcher::MakeRoom(uint64_t size, uint64_t object_limit,
   return fits();
 }
 
-// Offline or a nearly full cache. With mu_ held.
+// Offline, a nearly full cache, or readers that keep a fast link busy by
+// themselves. With mu_ held.
 bool Prefetcher::Throttled() {
+  if (ParallelHeld()) return true;
   const TimePoint now = options_.clock->Now();
   if (paused_until_ != TimePoint{}) {
     // A demand download that worked means the network is back.
@@ -456,16 +458,27 @@ bool Prefetcher::speculating() const {
   if (after.count() == 0) return true;
   // A warm cache (no miss yet) needs no guessing, whatever the link.
   return objects_->demand_misses() > 0 &&
-         objects_->demand_latency_us() >= static_cast<uint64_t>(after.count());
+         objects_->round_trip_us() >= static_cast<uint64_t>(after.count());
 }
 
 bool Prefetcher::demand_parallel(int busy_readers) const {
-  if (objects_->demand_waiting() < kParallelDemand &&
-      busy_readers < kParallelDemand)
+  if (objects_->demand_waiting() >= kParallelDemand ||
+      busy_readers >= kParallelDemand)
+    parallel_seen_.store(options_.clock->Now().time_since_epoch().count(),
+                         std::memory_order_relaxed);
+  return ParallelHeld();
+}
+
+// Whether demand_parallel() saw many readers within kParallelHold, on a
+// fast link.
+bool Prefetcher::ParallelHeld() const {
+  const Clock::Duration seen(parallel_seen_.load(std::memory_order_relaxed));
+  if (seen.count() == 0 ||
+      options_.clock->Now().time_since_epoch() - seen >= kParallelHold)
     return false;
   const auto after = std::chrono::duration_cast<std::chrono::microseconds>(
       options_.speculate_after);
-  return objects_->demand_latency_us() <
+  return objects_->round_trip_us() <
          static_cast<uint64_t>(kParallelLatencyFactor * after.count());
 }
 
@@ -486,12 +499,13 @@ PrefetchCounters Prefetcher::counters() const {
   c.outstanding_bytes = outstanding_bytes_;
   c.budget_bytes = budget_bytes_;
   c.rate = static_cast<uint64_t>(rate_);
-  c.demand_latency_us = objects_->demand_latency_us();
+  c.round_trip_us = objects_->round_trip_us();
   c.demand_misses = objects_->demand_misses();
   c.speculating = speculating();
   c.enabled = !threads_.empty();
   c.paused = paused_until_ != TimePoint{};
   c.cache_full = cache_full_;
+  c.parallel_readers = ParallelHeld();
   return c;
 }
 

@@ -30,7 +30,8 @@ std::vector<Counter> PrefetchCounterList(const PrefetchCounters& c) {
       {"prefetch.n_skipped_budget", c.skipped_budget,
        "objects not prefetched: over the budget"},
       {"prefetch.n_skipped_throttled", c.skipped_throttled,
-       "objects not prefetched: cache nearly full or offline"},
+       "objects not prefetched: cache nearly full, offline, or parallel "
+       "readers"},
       {"prefetch.n_errors", c.errors, "prefetch downloads that failed"},
       {"prefetch.n_dirs_planned", c.directories_planned,
        "directories listed to plan prefetch"},
@@ -48,6 +49,8 @@ std::string FormatPrefetchInfo(const PrefetchOptions& o,
     state = "paused (downloads failed: offline?)";
   else if (c.cache_full)
     state = "stopped (cache nearly full)";
+  else if (c.parallel_readers)
+    state = "held back (parallel readers keep a fast link busy)";
   else if (c.budget_bytes < o.max_bytes)
     state = "slow link, budget " + Megabytes(c.budget_bytes);
   out += "State: " + state + "\n";
@@ -56,9 +59,9 @@ std::string FormatPrefetchInfo(const PrefetchOptions& o,
     std::snprintf(buf, sizeof(buf), "%.1f ms", us / 1000.0);
     return std::string(buf);
   };
-  std::string latency = c.demand_latency_us == 0
+  std::string latency = c.round_trip_us == 0
                             ? "no round trip measured yet"
-                            : "round trips take " + ms(c.demand_latency_us);
+                            : "round trips take at least " + ms(c.round_trip_us);
   if (c.demand_misses == 0) latency += ", no cache miss yet";
   out += std::string("Speculation: ") + (c.speculating ? "on" : "off") + " (" +
          latency + "; threshold " + std::to_string(o.speculate_after.count()) +

@@ -119,10 +119,14 @@ TEST_F(PrefetcherTest, FetchesInParallelUpToTheLimit) {
 
 // kParallelDemand demand reads waiting for downloads make prefetch
 // pointless while round trips are short (the readers are CPU-bound); on a
-// slow link it still adds parallelism.
+// slow link it still adds parallelism. Once seen, the state holds for
+// kParallelHold: the readers' count dips whenever their files happen to be
+// cached.
 TEST_F(PrefetcherTest, ParallelDemandCountsOnlyOnAFastLink) {
+  ManualClock clock;
   PrefetchOptions o = Options(4);
   o.speculate_after = std::chrono::milliseconds(6);
+  o.clock = &clock;
   Start(o);
   objects_->NoteRoundTrip(std::chrono::milliseconds(1));
   gate_.HoldAll();
@@ -138,6 +142,9 @@ TEST_F(PrefetcherTest, ParallelDemandCountsOnlyOnAFastLink) {
   EXPECT_FALSE(engine_->demand_parallel());  // one reader short
   // Readers the caller counts (reading from the cache) count as well.
   EXPECT_TRUE(engine_->demand_parallel(Prefetcher::kParallelDemand));
+  clock.Advance(Prefetcher::kParallelHold - std::chrono::milliseconds(1));
+  EXPECT_TRUE(engine_->demand_parallel(Prefetcher::kParallelDemand - 1));
+  clock.Advance(std::chrono::milliseconds(1));
   EXPECT_FALSE(engine_->demand_parallel(Prefetcher::kParallelDemand - 1));
   readers.emplace_back(
       [this] { EXPECT_TRUE(objects_->Open(requests_[0]).ok()); });
@@ -148,6 +155,36 @@ TEST_F(PrefetcherTest, ParallelDemandCountsOnlyOnAFastLink) {
   EXPECT_FALSE(engine_->demand_parallel());
   gate_.Release();
   for (std::thread& t : readers) t.join();
+}
+
+// Work queued before the parallel readers were seen (the first reads of a
+// cold start) is dropped once they are, and queued again after them.
+TEST_F(PrefetcherTest, ParallelReadersOnAFastLinkDropQueuedWork) {
+  ManualClock clock;
+  PrefetchOptions o = Options(1);
+  o.speculate_after = std::chrono::milliseconds(6);
+  o.clock = &clock;
+  Start(o);
+  objects_->NoteRoundTrip(std::chrono::milliseconds(1));
+  gate_.Hold(Path(requests_[0]));
+  engine_->Enqueue(Range(0, 4), PrefetchPriority::kNext);
+  ASSERT_TRUE(gate_.WaitForWaiting(1));  // the only slot is busy with [0]
+  EXPECT_FALSE(engine_->counters().parallel_readers);
+  ASSERT_TRUE(engine_->demand_parallel(Prefetcher::kParallelDemand));
+  EXPECT_TRUE(engine_->counters().parallel_readers);
+  gate_.Release();
+  ASSERT_TRUE(Idle());
+  PrefetchCounters c = engine_->counters();
+  EXPECT_EQ(1u, c.fetched);  // [0], in flight already
+  EXPECT_EQ(3u, c.skipped_throttled);
+  EXPECT_EQ(0u, engine_->Enqueue(Range(4, 6), PrefetchPriority::kNext));
+  clock.Advance(Prefetcher::kParallelHold);
+  EXPECT_FALSE(engine_->counters().parallel_readers);
+  EXPECT_EQ(5u, engine_->Enqueue(Range(1, 6), PrefetchPriority::kNext));
+  ASSERT_TRUE(Idle());
+  EXPECT_EQ(6u, engine_->counters().fetched);
+  for (const ObjectRequest& r : Range(0, 6))
+    EXPECT_EQ(1u, server_.requests(Path(r))) << r.description;
 }
 
 TEST_F(PrefetcherTest, DemandReadOvertakesQueuedPrefetch) {
