@@ -482,6 +482,7 @@ void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
   // Without speculation only the directory's own files are planned, and
   // queued a window at a time as the program reads them.
   limits.max_directories = listed || !speculating ? 1 : 256;
+  limits.stop = [engine] { return engine->held_back(); };
   const bool posted = planner_.Post([this, set, catalog, path, engine, limits,
                                      speculating, opened] {
     // A nested catalog's mountpoint is listed from the nested catalog.

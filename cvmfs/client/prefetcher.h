@@ -181,6 +181,9 @@ class Prefetcher {
   static constexpr int kParallelLatencyFactor = 4;
   static constexpr auto kParallelHold = std::chrono::seconds(1);
   bool demand_parallel(int busy_readers = 0) const;
+  // Whether demand_parallel() held prefetch back lately (it drops new work
+  // then): planning more is pointless.
+  bool held_back() const { return ParallelHeld(); }
 
   // Queues `objects` (in this order) for background fetching; objects known
   // in this generation are left out (kNext moves a queued kLater one up),

@@ -42,7 +42,8 @@ PrefetchPlan PlanDirectoryPrefetch(const CatalogSet& set,
   };
   std::deque<std::pair<MountedCatalog*, std::string>> dirs{{catalog, dir}};
   while (!dirs.empty() && !full() &&
-         plan.listed.size() < limits.max_directories) {
+         plan.listed.size() < limits.max_directories &&
+         !(limits.stop && limits.stop())) {
     auto [c, path] = std::move(dirs.front());
     dirs.pop_front();
     auto rows = c->With([&](Catalog& cat) { return cat.List(path); });

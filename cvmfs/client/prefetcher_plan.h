@@ -22,6 +22,7 @@
 #define CVMFS_CLIENT_PREFETCHER_PLAN_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct PrefetchPlanLimits {
   uint64_t max_bytes = 32ull << 20;
   uint64_t max_object_size = 1 << 20;
   size_t max_directories = 64;
+  // Asked before each directory: true ends the plan there (prefetch is
+  // held back; listing more would only take CPU from the readers).
+  std::function<bool()> stop;
 };
 
 struct PrefetchPlan {
