@@ -1,5 +1,7 @@
 #include "cvmfs/client/object_fetcher.h"
 
+#include <algorithm>
+
 #include "cvmfs/client/scoped_count.h"
 #include "cvmfs/compression.h"
 
@@ -123,10 +125,12 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
       if (downloading_.fetch_add(1) > kQuietDownloads) ++crowded_starts_;
       st = Download(request);
       --downloading_;
-      const bool sample = st.ok() && request.expected_size > 0 &&
-                          request.expected_size <= kLatencySampleSize &&
-                          crowded_starts_.load() == crowded;
-      if (sample) NoteRoundTrip(clock_->Now() - started);
+      if (st.ok() && request.expected_size > 0 &&
+          request.expected_size <= kLatencySampleSize) {
+        const Clock::Duration took = clock_->Now() - started;
+        any_round_trip_.Add(took);
+        if (crowded_starts_.load() == crowded) quiet_round_trip_.Add(took);
+      }
       std::lock_guard<std::mutex> lock(mu_);
       flight->done = true;
       flight->status = st;
@@ -145,6 +149,12 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
     return st;
   }
   return cache_->Open(request.digest, access);
+}
+
+uint64_t ObjectFetcher::round_trip_us() const {
+  const uint64_t quiet = quiet_round_trip_.us(), any = any_round_trip_.us();
+  if (quiet == 0 || any == 0) return std::max(quiet, any);
+  return std::min(quiet, any);
 }
 
 Result<cache::CacheHandle> ObjectFetcher::OpenReferenced(

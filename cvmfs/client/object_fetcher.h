@@ -90,21 +90,27 @@ class ObjectFetcher {
   FetchCounters counters() const;
 
   // How long a download of a small object (up to kLatencySampleSize, one
-  // whose time is mostly the round trip) takes on the link: the shortest
-  // of the recent ones (round_trip_estimate.h), demand reads and
-  // prefetches alike, in microseconds; 0 before the first. Only downloads
-  // during which at most kQuietDownloads others ran count: with more, a
-  // loopback or LAN server and the client share the CPU with them, and
-  // the queueing passes for latency (64 parallel readers on two cores
-  // with no added latency: the shortest of 32 such downloads took 5 to
-  // 48 ms). While many downloads run all the time, the estimate keeps
-  // what the quiet ones said.
+  // whose time is mostly the round trip) takes on the link, in
+  // microseconds; 0 before the first. Two windowed minimums
+  // (round_trip_estimate.h) of the downloads, demand reads and prefetches
+  // alike, and the smaller one counts:
+  //   * of all of them: queueing only lengthens a download, and a busy
+  //     client makes many, so the shortest is near the link's round trip;
+  //   * of the quiet ones, during which at most kQuietDownloads others
+  //     ran: on a loopback or LAN server under load even the shortest of
+  //     32 crowded downloads is queueing, not latency (64 parallel readers
+  //     on two cores with no added latency: 5 to 48 ms), and while many
+  //     downloads run all the time this one keeps what the quiet ones (and
+  //     the mount's manifest download) said.
   static constexpr uint64_t kLatencySampleSize = 64 << 10;
   static constexpr int kQuietDownloads = 2;
-  uint64_t round_trip_us() const { return round_trip_.us(); }
+  uint64_t round_trip_us() const;
   // Adds a round trip measured elsewhere (the mount times its manifest
   // download: the link is known before the first miss).
-  void NoteRoundTrip(Clock::Duration took) { round_trip_.Add(took); }
+  void NoteRoundTrip(Clock::Duration took) {
+    quiet_round_trip_.Add(took);
+    any_round_trip_.Add(took);
+  }
   // Demand requests that missed the cache (counted when the miss is found,
   // before the download): whether misses happen at all.
   uint64_t demand_misses() const { return demand_misses_.load(); }
@@ -148,7 +154,7 @@ class ObjectFetcher {
   Fetcher* fetcher_;          // borrowed
   cache::PosixCache* cache_;  // borrowed
   const Clock* clock_ = SteadyClock();
-  RoundTripEstimate round_trip_;
+  RoundTripEstimate quiet_round_trip_, any_round_trip_;
   std::atomic<int> downloading_{0};  // leaders downloading now
   // Downloads that started with more than kQuietDownloads others running.
   std::atomic<uint64_t> crowded_starts_{0};
