@@ -53,12 +53,7 @@ LoadModule alias_module $APACHE_MODULES/mod_alias.so
 LoadModule dir_module $APACHE_MODULES/mod_dir.so
 # mod_log_config and mod_unixd are compiled into Debian's apache2.
 
-# All 128 workers from the start, as on a Stratum 1 sized for its clients:
-# Apache adds a child at most once a second, so with 2 children (64
-# workers) a client keeping 64 demand and 64 prefetch requests in flight
-# waited up to a second for the rest (64 readers of fs/ at 10 ms took
-# 1.7-2.6 s in some runs against 1.0 s with prefetch off).
-StartServers 4
+StartServers 2
 ServerLimit 4
 ThreadsPerChild 32
 MaxRequestWorkers 128
