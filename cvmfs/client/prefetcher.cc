@@ -196,7 +196,7 @@ bool Prefetcher::MakeRoom(uint64_t size, uint64_t object_limit,
 // Offline, a nearly full cache, or readers that keep a fast link busy by
 // themselves. With mu_ held.
 bool Prefetcher::Throttled() {
-  if (ParallelHeld()) return true;
+  if (held_back()) return true;
   const TimePoint now = options_.clock->Now();
   if (paused_until_ != TimePoint{}) {
     // A demand download that worked means the network is back.
@@ -466,12 +466,10 @@ bool Prefetcher::demand_parallel(int busy_readers) const {
       busy_readers >= kParallelDemand)
     parallel_seen_.store(options_.clock->Now().time_since_epoch().count(),
                          std::memory_order_relaxed);
-  return ParallelHeld();
+  return held_back();
 }
 
-// Whether demand_parallel() saw many readers within kParallelHold, on a
-// fast link.
-bool Prefetcher::ParallelHeld() const {
+bool Prefetcher::held_back() const {
   const Clock::Duration seen(parallel_seen_.load(std::memory_order_relaxed));
   if (seen.count() == 0 ||
       options_.clock->Now().time_since_epoch() - seen >= kParallelHold)
@@ -505,7 +503,7 @@ PrefetchCounters Prefetcher::counters() const {
   c.enabled = !threads_.empty();
   c.paused = paused_until_ != TimePoint{};
   c.cache_full = cache_full_;
-  c.parallel_readers = ParallelHeld();
+  c.parallel_readers = held_back();
   return c;
 }
 

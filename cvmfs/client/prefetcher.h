@@ -181,9 +181,10 @@ class Prefetcher {
   static constexpr int kParallelLatencyFactor = 4;
   static constexpr auto kParallelHold = std::chrono::seconds(1);
   bool demand_parallel(int busy_readers = 0) const;
-  // Whether demand_parallel() held prefetch back lately (it drops new work
-  // then): planning more is pointless.
-  bool held_back() const { return ParallelHeld(); }
+  // Whether demand_parallel() saw many readers within kParallelHold, on a
+  // fast link: prefetch is held back (it drops new work), and planning
+  // more is pointless.
+  bool held_back() const;
 
   // Queues `objects` (in this order) for background fetching; objects known
   // in this generation are left out (kNext moves a queued kLater one up),
@@ -237,7 +238,6 @@ class Prefetcher {
   void Wake(size_t items);
   bool MakeRoom(uint64_t size, uint64_t object_limit, uint64_t byte_limit);
   bool Throttled();
-  bool ParallelHeld() const;
   bool CacheNearlyFull();
   void ExpireUnused();
   void Release(Known* known);

@@ -81,6 +81,15 @@ class PrefetcherTest : public ::testing::Test {
     o.max_bytes = 1 << 20;
     return o;
   }
+  // A fast link (round trips of 1 ms, speculation from 6 ms) and a clock
+  // the test moves.
+  void StartOnAFastLink(int parallel, ManualClock* clock) {
+    PrefetchOptions o = Options(parallel);
+    o.speculate_after = std::chrono::milliseconds(6);
+    o.clock = clock;
+    Start(o);
+    objects_->NoteRoundTrip(std::chrono::milliseconds(1));
+  }
   // Waits until nothing is queued or running.
   bool Idle() {
     return Eventually([&] {
@@ -124,11 +133,7 @@ TEST_F(PrefetcherTest, FetchesInParallelUpToTheLimit) {
 // cached.
 TEST_F(PrefetcherTest, ParallelDemandCountsOnlyOnAFastLink) {
   ManualClock clock;
-  PrefetchOptions o = Options(4);
-  o.speculate_after = std::chrono::milliseconds(6);
-  o.clock = &clock;
-  Start(o);
-  objects_->NoteRoundTrip(std::chrono::milliseconds(1));
+  StartOnAFastLink(4, &clock);
   gate_.HoldAll();
   std::vector<std::thread> readers;
   for (int i = 0; i < Prefetcher::kParallelDemand - 1; ++i)
@@ -161,11 +166,7 @@ TEST_F(PrefetcherTest, ParallelDemandCountsOnlyOnAFastLink) {
 // cold start) is dropped once they are, and queued again after them.
 TEST_F(PrefetcherTest, ParallelReadersOnAFastLinkDropQueuedWork) {
   ManualClock clock;
-  PrefetchOptions o = Options(1);
-  o.speculate_after = std::chrono::milliseconds(6);
-  o.clock = &clock;
-  Start(o);
-  objects_->NoteRoundTrip(std::chrono::milliseconds(1));
+  StartOnAFastLink(1, &clock);
   gate_.Hold(Path(requests_[0]));
   engine_->Enqueue(Range(0, 4), PrefetchPriority::kNext);
   ASSERT_TRUE(gate_.WaitForWaiting(1));  // the only slot is busy with [0]
