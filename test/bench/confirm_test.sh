@@ -143,4 +143,20 @@ check "never slower once none is confirmed" \
   grep -q "Prefetch on was never slower than off\*\*: none of the 2 measured again" "$report"
 check "nothing to measure a second time" test -z "$(python3 "$here/suite/report.py" --confirmed "$OUT")"
 
+# The daemons' CPU time and what prefetch fetched and left unread
+# (daemon.tsv): the medians of the main round's repetitions; a
+# confirmation round's rows do not count.
+{
+  printf 'table\tsection\tworkload\tparam\tsystem\tstate\tcondition\trep\tcpu_s\tprefetched_bytes\tused_bytes\tunread_bytes\n'
+  printf 'raw\tlatency\ttar\tlinux/fs/xfs\tours\tCOLD\t50\t%s\t%s\t%s\t0\t%s\n' \
+    1 0.50 1048576 0  2 0.70 2097152 1048576  3 0.60 3145728 5242880
+  printf 'raw\tlatency\ttar\tlinux/fs/xfs\tours-nopf\tCOLD\t50\t%s\t0.40\t-\t-\t-\n' 1 2 3
+  printf 'confirm\tlatency\ttar\tlinux/fs/xfs\tours\tCOLD\t50\t1\t9.00\t104857600\t0\t104857600\n'
+} >"$OUT/daemon.tsv"
+python3 "$here/suite/report.py" "$OUT" >/dev/null
+check "the report says what prefetch fetched and left unread, and the CPU time" \
+  grep -q "^| latency | tar (linux/fs/xfs) | COLD | 50 ms | .* | 2.0 MiB / 1.0 MiB | 0.60 / 0.40 s |$" "$report"
+check "a measurement without daemon rows has none" \
+  grep -q "^| states | compile | HOT | 0 ms | .* | - | - |$" "$report"
+
 check_done

@@ -28,11 +28,20 @@ raw=$work/raw.tsv
   printf 'latency\tcompile\t-\tours\tCOLD\t10\t1\t0.3\t5\t5\tok\t-\t0.1\n'
   printf 'latency\tcompile\t-\tours\tHOT\t10\t1\t0.2\t2\t2\tok\t-\t0.1\n'
 } >"$raw"
+daemon=$work/daemon.tsv
+{
+  printf 'table\tsection\tworkload\tparam\tsystem\tstate\tcondition\trep\tcpu_s\tprefetched_bytes\tused_bytes\tunread_bytes\n'
+  printf 'raw\tstates\ttar\tlinux\tours\tCOLD\t0\t1\t2.00\t10\t10\t0\n'
+  printf 'raw\tlatency\tcompile\t-\tours\tCOLD\t10\t1\t0.10\t5\t5\t0\n'
+  printf 'confirm\tlatency\ttar\tfs\tours\tCOLD\t10\t1\t0.20\t5\t5\t0\n'
+} >"$daemon"
 resume_load "$raw"
 
 check "the last group (latency compile 10 rep 1) is dropped" \
   test "$(grep -c compile "$raw")" -eq 0
 check "the other rows stay" test "$(($(wc -l <"$raw") - 1))" -eq 6
+check "daemon.tsv keeps the header and the complete groups' rows" \
+  test "$(cut -f1-3 "$daemon" | tr '\t\n' ' ;')" = "table section workload;raw states tar;"
 check "a complete states group is done" resume_done states tar linux 0 1
 check "a complete latency group is done" resume_done latency tar fs 10 1
 check "the dropped group is not done" eval '! resume_done latency compile - 10 1'

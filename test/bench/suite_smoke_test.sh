@@ -47,6 +47,11 @@ for section in states latency fio publish; do
     awk -F'\t' -v s="$section" '$1 == s && $4 == "ours" && $11 == "ok" { found = 1 } END { exit !found }' \
     "$run_dir/raw.tsv"
 done
+# Our client's CPU time and prefetch counters were recorded after its
+# measurements.
+check "daemon.tsv has no CPU time and prefetch counters of ours" \
+  awk -F'\t' '$1 == "raw" && $5 == "ours" && $9 ~ /^[0-9.]+$/ && $10 ~ /^[0-9]+$/ && $12 ~ /^[0-9]+$/ { found = 1 } END { exit !found }' \
+    "$run_dir/daemon.tsv"
 # The README's summary block can be filled from this report.
 printf '# x\n<!-- bench-summary:start -->\nnone yet\n<!-- bench-summary:end -->\n' >"$out/README.md"
 check "readme_summary.py failed" "$here/readme_summary.py" "$run_dir" "$out/README.md"

@@ -11,10 +11,15 @@
 #   measure SECTION WORKLOAD PARAM SYSTEM STATE CONDITION REP
 #                                   runs workload_run WORKLOAD $SYSTEM_ROOT timed
 #                                   (VALUE: fio's bandwidth for fio, else -);
-#                                   returns 0, 1 when it failed, 2 on timeout
+#                                   returns 0, 1 when it failed, 2 on timeout;
+#                                   for a mounted system, also a row of daemon.tsv
 #
 # $BENCH_RAW is the tab-separated raw data (header in record_header); report.py
-# reads it. The time is the workload's alone; the requests and bytes of a
+# reads it. daemon.tsv beside it has, for every successful measurement of a
+# system with a daemon (with the table it went to: raw, confirm, replicate),
+# the CPU seconds the daemon used during the workload, and for ours what its
+# prefetch fetched since the mount, what the workloads then read of that,
+# and what they never read (bytes as stored in the cache; "-" for others). The time is the workload's alone; the requests and bytes of a
 # measurement right after measured_mount include the mount's (the catalog,
 # the root listing: the network cost of the first access), and MOUNT_S says
 # how long the mount took. A failed workload is recorded with its exit status and does not
@@ -96,10 +101,12 @@ measured_mount() {
 measure() {
   local section=$1 workload=$2 param=$3 system=$4 state=$5 cond=$6 rep=$7
   local mark=${_MOUNT_MARK:-} mount_s=$_MOUNT_SECONDS start end rc=0 status=ok traffic value=-
+  local ticks
   _MOUNT_MARK="" _MOUNT_SECONDS=-
   [ -n "$mark" ] || mark=$(traffic_mark)
+  ticks=$(system_cpu_ticks "$system")
   start=$(_now_ns)
-  echo "== $section $workload $param on $system/$state ($cond) rep $rep" >>"$WORK/workloads.log"
+  echo "== $section $workload $param on $system/$state ($cond) rep $rep, started $start ns" >>"$WORK/workloads.log"
   _workload_with_timeout "$workload" "$SYSTEM_ROOT" >>"$WORK/workloads.log" 2>&1 || rc=$?
   end=$(_now_ns)
   # The local file system makes no requests: no need to wait for the log.
@@ -116,5 +123,20 @@ measure() {
   record "$section" "$workload" "$param" "$system" "$state" "$cond" "$rep" \
     "$(_seconds_between "$start" "$end")" ${traffic% *} ${traffic#* } "$status" "$value" \
     "$mount_s"
+  [ "$status" != ok ] || [ -z "$ticks" ] ||
+    _record_daemon "$ticks" "$section" "$workload" "$param" "$system" "$state" "$cond" "$rep"
   case $status in ok) return 0 ;; timeout) return 2 ;; *) return 1 ;; esac
+}
+
+# _record_daemon TICKS_BEFORE KEY...: a row of daemon.tsv (above).
+_record_daemon() {
+  local before=$1 after counters file=${BENCH_RAW%/*}/daemon.tsv table IFS=$'\t'
+  shift
+  after=$(system_cpu_ticks "$4")
+  [ -n "$after" ] || return 0
+  counters=$(system_prefetch_counters "$4")
+  [ -n "$counters" ] || counters="-$IFS-$IFS-"
+  table=${BENCH_RAW##*/}
+  [ -e "$file" ] || printf 'table\tsection\tworkload\tparam\tsystem\tstate\tcondition\trep\tcpu_s\tprefetched_bytes\tused_bytes\tunread_bytes\n' >"$file"
+  echo "${table%.tsv}$IFS$*$IFS$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }')$IFS$counters" >>"$file"
 }

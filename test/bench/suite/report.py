@@ -110,6 +110,26 @@ def load_cells(run_dir, name="raw.tsv"):
     return cells
 
 
+def load_daemon(run_dir):
+    """daemon.tsv's rows of the main round (table raw) by measurement key:
+    lists of (cpu seconds, prefetched bytes, unread bytes), the last two
+    None for systems without prefetch counters."""
+    found = collections.defaultdict(list)
+    path = os.path.join(run_dir, "daemon.tsv")
+    if not os.path.exists(path):
+        return found
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            if row["table"] != "raw":
+                continue
+            key = (row["section"], row["workload"], row["param"], row["system"],
+                   row["state"], row["condition"])
+            counts = [None if row[c] == "-" else int(row[c])
+                      for c in ("prefetched_bytes", "unread_bytes")]
+            found[key].append((float(row["cpu_s"]), *counts))
+    return found
+
+
 def fmt_s(x):
     if x is None:
         return "-"
@@ -177,6 +197,7 @@ class Report:
         self.cells = load_cells(run_dir)
         self.confirm = load_cells(run_dir, "confirm.tsv")
         self.replicate = load_cells(run_dir, "replicate.tsv")
+        self.daemon = load_daemon(run_dir)
         self.meta = {r[0]: r[1] for r in read_tsv(os.path.join(run_dir, "meta.tsv")) if len(r) >= 2}
         self.systems = [r for r in read_tsv(os.path.join(run_dir, "systems.tsv")) if r]
         self.skipped = [r for r in read_tsv(os.path.join(run_dir, "skipped.tsv")) if r]
@@ -579,15 +600,20 @@ class Report:
         self.w("Our client with prefetch on (the default) and with `CVMFS_PREFETCH=no`, "
                "in the same runs. `on/off` divides the medians (below 1: prefetch "
                "helped). `extra bytes` is what the run with prefetch fetched beyond "
-               "the run without (median bytes on the wire, on minus off): data "
-               "prefetched that the workload never read. `on slower` counts the "
+               "the run without (median bytes on the wire, on minus off). "
+               "`prefetched / unread` is the client's own count (cvmfs_talk "
+               "internal affairs after the run, medians, sizes as stored in "
+               "the cache): what prefetch downloaded, and how much of that the "
+               "workload never read. `CPU on / off` is the CPU time the client "
+               "daemon used during the workload (medians). `on slower` counts the "
                "repetitions in which prefetch on took longer than the run with it "
                "off right before or after it: about half of them when the two do "
                "not differ.")
         self.w()
         self.w("| section | workload | state | condition | on s | off s | on/off "
-               "| on slower | requests on / off | extra bytes |")
-        self.w("|---|---|---|---|---|---|---|---|---|---|")
+               "| on slower | requests on / off | extra bytes | prefetched / unread "
+               "| CPU on / off |")
+        self.w("|---|---|---|---|---|---|---|---|---|---|---|---|")
         slower, compared, remeasured, confirmed = [], 0, 0, 0
         for k, on, off in pairs:
             label = k[1] if k[2] in ("-", "linux") else f"{k[1]} ({k[2]})"
@@ -626,7 +652,8 @@ class Report:
             paired = f"{k_slower} of {n_pairs}" if n_pairs else "-"
             self.w(f"| {k[0]} | {label} | {k[4]} | {cond_label(k[5])} "
                    f"| {fmt_range(on, timeout)[0]} | {fmt_range(off, timeout)[0]} "
-                   f"| {verdict} | {paired} | {reqs} | {extra} |")
+                   f"| {verdict} | {paired} | {reqs} | {extra} "
+                   f"| {self.prefetch_traffic(k)} | {self.daemon_cpu(k)} |")
         self.w()
         if slower:
             self.w(f"Prefetch on looked slower than off (median more than {NOISE:.0%} "
@@ -661,6 +688,25 @@ class Report:
                    f"in any of the {compared} comparisons.")
         self.w()
         self.prefetch_penalty()
+
+    def prefetch_traffic(self, key):
+        """"PREFETCHED / UNREAD" of ours in the measurement KEY, medians over
+        the repetitions; "-" when not recorded."""
+        rows = [r for r in self.daemon.get(key, []) if r[1] is not None]
+        if not rows:
+            return "-"
+        fetched = statistics.median(r[1] for r in rows)
+        unread = statistics.median(r[2] for r in rows)
+        return f"{fmt_bytes(int(fetched))} / {fmt_bytes(int(unread))}"
+
+    def daemon_cpu(self, key):
+        """"ON / OFF" median CPU seconds of the daemon of ours and of
+        ours-nopf in the measurement KEY (of ours); "-" when not recorded."""
+        parts = []
+        for system in ("ours", "ours-nopf"):
+            rows = self.daemon.get(key[:3] + (system,) + key[4:])
+            parts.append(f"{statistics.median(r[0] for r in rows):.2f}" if rows else "-")
+        return "-" if parts == ["-", "-"] else " / ".join(parts) + " s"
 
     def prefetch_penalty(self):
         """Issue 7's view: time at each latency against our own time at 0 ms

@@ -7,7 +7,8 @@
 # three publishes). Groups run one after another, so only the last group in
 # raw.tsv can be incomplete: resume_load drops its rows and the run measures
 # it again, whole, with the cache states in their order (a HOT run needs the
-# COLD run before it).
+# COLD run before it). daemon.tsv beside RAW loses the same group's rows and
+# those of the confirmation rounds (they are measured again in full).
 #
 #   resume_load RAW        keep the complete groups of RAW, remember them and
 #                          replay their timeouts into the give-up tables
@@ -28,6 +29,13 @@ resume_load() {
   last=$(_resume_group <"$raw" | tail -n 1)
   awk -F'\t' -v last="$last" "$_RESUME_GROUP"' NR == 1 || group() != last' "$raw" >"$raw.resume"
   mv "$raw.resume" "$raw"
+  local daemon=${raw%/*}/daemon.tsv
+  if [ -e "$daemon" ]; then
+    # daemon.tsv's key starts one column later, after its table.
+    awk -F'\t' -v last="$last" "$_RESUME_GROUP"' { table = $1; $0 = substr($0, index($0, "\t") + 1) }
+      NR == 1 || (table == "raw" && group() != last) { print table "\t" $0 }' "$daemon" >"$daemon.resume"
+    mv "$daemon.resume" "$daemon"
+  fi
   while read -r key; do _RESUME_DONE[$key]=1; done < <(_resume_group <"$raw" | sort -u)
   while IFS=$'\t' read -r section workload param system state cond _ _ _ _ status _; do
     [ "$status" != timeout ] || _give_up "$section" "$workload" "$param" "$system" "$state" "$cond"

@@ -14,6 +14,12 @@
 #                              (a failure of ours or cvmfs ends the run)
 #   system_unmount NAME        unmounts; waits for the daemon to exit
 #   system_clear_cache NAME    empties the persistent cache (unmounted)
+#   system_cpu_ticks NAME      the CPU time (user + system, clock ticks) the
+#                              mounted daemon has used; nothing without one
+#   system_prefetch_counters NAME
+#                              "FETCHED USED UNREAD" bytes (tab-separated) of
+#                              ours' prefetch since the mount (cvmfs_talk
+#                              internal affairs); nothing for the others
 #
 # NAME is one of local, ours, ours-nopf (our client with CVMFS_PREFETCH=no:
 # the prefetch off/on dimension), cvmfs, httpdirfs, rclone. The caches live
@@ -71,6 +77,27 @@ CVMFS_USER=root
 EOC
   fi
   echo "$conf"
+}
+
+system_cpu_ticks() {
+  local pid
+  case $1 in
+    ours | ours-nopf | cvmfs) pid=${_MOUNT_PIDS[$(_system_mnt "$1")]:-} ;;
+    *) pid=${_SYSTEM_PIDS[$1]:-} ;;
+  esac
+  [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || return 0
+  # Fields 14 and 15 after the command name (which may hold spaces).
+  sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $12 + $13 }'
+}
+
+system_prefetch_counters() {
+  [ "$1" = ours ] || return 0
+  local sock=$WORK/cache-$1/$BENCH_FQRN/cvmfs_io.$BENCH_FQRN
+  "$BIN/cvmfs_talk" -p "$sock" internal affairs 2>/dev/null | awk -F'|' '
+    $1 == "prefetch.sz_fetched_bytes" { f = $2; n++ }
+    $1 == "prefetch.sz_used_bytes" { u = $2; n++ }
+    $1 == "prefetch.sz_wasted_bytes" { w = $2; n++ }
+    END { if (n == 3) printf "%d\t%d\t%d\n", f, u, w }'
 }
 
 _mount_cvmfs_client() {  # SYSTEM
