@@ -323,21 +323,38 @@ TEST_P(FixturePrefetchTest, ParallelReadersOnAFastLinkTriggerNothing) {
   const uint64_t after = lookup({"nested", "sub01", "file01.txt"});
   ASSERT_TRUE(late != 0 && after != 0);
   gate->HoldAll();
-  std::vector<std::thread> readers;
+  // Releases the downloads and joins the readers, also when an assertion
+  // below returns early.
+  struct Readers {
+    testing::GatedFetcher* gate;
+    std::vector<std::thread> threads;
+    void Join() {
+      gate->Release();
+      for (std::thread& t : threads)
+        if (t.joinable()) t.join();
+    }
+    ~Readers() { Join(); }
+  } readers{gate, {}};
   for (uint64_t inode : files)
-    readers.emplace_back([fs, inode] { EXPECT_TRUE(ReadAll(fs, inode).ok()); });
+    readers.threads.emplace_back(
+        [fs, inode] { EXPECT_TRUE(ReadAll(fs, inode).ok()); });
   for (int i = 0; i < 1000 && !fs->prefetcher()->demand_parallel(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_TRUE(fs->prefetcher()->demand_parallel());
-  // many/ was planned by the first reads; let that settle.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const uint64_t planned = fs->prefetcher()->counters().directories_planned;
-  ASSERT_GE(planned, 1u);
-  readers.emplace_back([fs, late] { EXPECT_TRUE(ReadAll(fs, late).ok()); });
+  // The first reads may have planned many/ before the readers were seen
+  // (or not, on a busy machine): wait until the planner is quiet.
+  uint64_t planned = fs->prefetcher()->counters().directories_planned;
+  for (int quiet = 0, i = 0; quiet < 20 && i < 1000; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const uint64_t now = fs->prefetcher()->counters().directories_planned;
+    quiet = now == planned ? quiet + 1 : 0;
+    planned = now;
+  }
+  readers.threads.emplace_back(
+      [fs, late] { EXPECT_TRUE(ReadAll(fs, late).ok()); });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(planned, fs->prefetcher()->counters().directories_planned);
-  gate->Release();
-  for (std::thread& t : readers) t.join();
+  readers.Join();
   EXPECT_TRUE(fs->prefetcher()->demand_parallel());  // held a while
   clock.Advance(Prefetcher::kParallelHold);
   EXPECT_FALSE(fs->prefetcher()->demand_parallel());
