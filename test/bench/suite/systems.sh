@@ -23,13 +23,48 @@
 #
 # NAME is one of local, ours, ours-nopf (our client with CVMFS_PREFETCH=no:
 # the prefetch off/on dimension), cvmfs, httpdirfs, rclone. The caches live
-# in $WORK/cache-NAME; mount points are $WORK/mnt/NAME.
+# in $BENCH_CACHES/cache-NAME (systems_init_caches); mount points are
+# $WORK/mnt/NAME.
 
 readonly BENCH_FQRN=bench.example.org
 readonly BENCH_SYSTEMS_ALL="local ours ours-nopf cvmfs httpdirfs rclone"
 readonly REAL_CVMFS2=/usr/bin/cvmfs2
 SYSTEM_ROOT=""
 declare -A _SYSTEM_PIDS=()
+BENCH_CACHES=""
+
+# The persistent caches get a file system of their own, as on a worker node
+# with a cache partition: a journaled ext4 in a sparse image file in $WORK,
+# loop-mounted at $WORK/caches (inode tables written at mkfs time, so that no
+# background initialisation runs during the measurements). On an ext4
+# without a journal, like this machine's root file system, creating files
+# within seconds of deleting many is slow (the inode allocator checks every
+# free inode it passes for a recent deletion), and every COLD run deletes
+# the cache of the run before it: 64 readers at 10 ms took 1.6 s with
+# prefetch against 0.93 s without, a tenth of all CPU samples in the inode
+# allocator under mkstemp, and 0.93 s either way on the image (session 13,
+# doc/benchmarks.md). Without loop devices the caches stay in $WORK.
+systems_init_caches() {
+  local img=$WORK/caches.img dir=$WORK/caches
+  BENCH_CACHES=$WORK
+  mkdir -p "$dir"
+  if truncate -s 8G "$img" &&
+    mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img" >>"$WORK/setup.log" 2>&1 &&
+    mount -o loop "$img" "$dir" 2>>"$WORK/setup.log"; then
+    on_exit "umount $(printf %q "$dir")"
+    BENCH_CACHES=$dir
+  else
+    rm -f "$img"
+    note "no loop-mounted ext4 for the caches (see setup.log): they stay in $WORK"
+  fi
+}
+
+# One line for meta.tsv: where the caches are.
+systems_caches_fs() {
+  findmnt -n -o FSTYPE,SOURCE --target "$BENCH_CACHES" | awk '{ printf "%s on %s", $1, $2 }'
+  [ "$BENCH_CACHES" = "$WORK" ] || printf ' (a journaled ext4 image, loop-mounted)'
+  echo
+}
 
 system_available() {
   case $1 in
@@ -66,15 +101,15 @@ _client_conf() {  # the client configuration of ours, ours-nopf or cvmfs
   if [ ! -e "$conf" ]; then
     # The debug log is off: it costs time on every operation.
     test_client_config "$conf" "$BENCH_REPO_URL" "$(repo_public_key "$BENCH_FQRN")" \
-      "CVMFS_CACHE_BASE=$WORK/cache-$sys" CVMFS_QUOTA_LIMIT=20000 CVMFS_DEBUGLOG= \
+      "CVMFS_CACHE_BASE=$BENCH_CACHES/cache-$sys" CVMFS_QUOTA_LIMIT=20000 CVMFS_DEBUGLOG= \
       CVMFS_TIMEOUT=60 CVMFS_TIMEOUT_DIRECT=60
     # run --set: for both of ours, before ours-nopf's prefetch switch.
     [[ $sys != ours* ]] || printf '%s\n' "${BENCH_CLIENT_SETTINGS[@]}" >>"$conf"
     [ "$sys" != ours-nopf ] || echo "CVMFS_PREFETCH=no" >>"$conf"
     # The real client also wants a workspace and user of its own.
     [[ $sys == ours* ]] || cat >>"$conf" <<EOC
-CVMFS_WORKSPACE='$WORK/cache-$sys'
-CVMFS_RELOAD_SOCKETS='$WORK/cache-$sys'
+CVMFS_WORKSPACE='$BENCH_CACHES/cache-$sys'
+CVMFS_RELOAD_SOCKETS='$BENCH_CACHES/cache-$sys'
 CVMFS_USER=root
 EOC
   fi
@@ -94,7 +129,7 @@ system_cpu_ticks() {
 
 system_prefetch_counters() {
   [ "$1" = ours ] || return 0
-  local sock=$WORK/cache-$1/$BENCH_FQRN/cvmfs_io.$BENCH_FQRN
+  local sock=$BENCH_CACHES/cache-$1/$BENCH_FQRN/cvmfs_io.$BENCH_FQRN
   "$BIN/cvmfs_talk" -p "$sock" internal affairs 2>/dev/null | awk -F'|' '
     $1 == "prefetch.sz_fetched_bytes" { f = $2; n++ }
     $1 == "prefetch.sz_used_bytes" { u = $2; n++ }
@@ -130,8 +165,8 @@ _mount_httpdirfs() {  # MODE
   # a file whose size is a multiple of its 8 MiB segments, takes Apache's 416
   # for missing range support and exits. Ranges work (the probe compares the
   # big file's checksum through every system with the local one).
-  [ "$1" = none ] || cache=(--cache --cache-location "$WORK/cache-httpdirfs" --no-range-check)
-  [ "$1" = none ] || mkdir -p "$WORK/cache-httpdirfs"
+  [ "$1" = none ] || cache=(--cache --cache-location "$BENCH_CACHES/cache-httpdirfs" --no-range-check)
+  [ "$1" = none ] || mkdir -p "$BENCH_CACHES/cache-httpdirfs"
   echo "== httpdirfs ${cache[*]} $BENCH_PLAIN_URL/ $mnt" >>"$log"
   httpdirfs -f "${cache[@]}" "$BENCH_PLAIN_URL/" "$mnt" </dev/null >>"$log" 2>&1 &
   _SYSTEM_PIDS[httpdirfs]=$!
@@ -146,7 +181,7 @@ _mount_rclone() {  # MODE
   [ "$1" = cache ] || mode=off
   echo "== rclone mount --vfs-cache-mode $mode $BENCH_PLAIN_URL/ $mnt" >>"$log"
   RCLONE_CONFIG=$WORK/rclone.conf rclone mount :http: "$mnt" --http-url "$BENCH_PLAIN_URL/" \
-    --read-only --vfs-cache-mode "$mode" --cache-dir "$WORK/cache-rclone" \
+    --read-only --vfs-cache-mode "$mode" --cache-dir "$BENCH_CACHES/cache-rclone" \
     --log-file "$log" --log-level NOTICE </dev/null >>"$log" 2>&1 &
   _SYSTEM_PIDS[rclone]=$!
   SYSTEM_ROOT=$mnt
@@ -186,5 +221,5 @@ system_unmount() {
 }
 
 system_clear_cache() {
-  [ "$1" = local ] || rm -rf "$WORK/cache-$1"
+  [ "$1" = local ] || rm -rf "$BENCH_CACHES/cache-$1"
 }
