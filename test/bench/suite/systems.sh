@@ -43,10 +43,12 @@ BENCH_CACHES=""
 # the cache of the run before it: 64 readers at 10 ms took 1.6 s with
 # prefetch against 0.93 s without, a tenth of all CPU samples in the inode
 # allocator under mkstemp, and 0.93 s either way on the image (session 13,
-# doc/benchmarks.md). Without loop devices the caches stay in $WORK.
+# doc/benchmarks.md). Without loop devices, or with BENCH_LOOP_CACHES=no,
+# the caches stay in $WORK.
 systems_init_caches() {
   local img=$WORK/caches.img dir=$WORK/caches
   BENCH_CACHES=$WORK
+  [ "${BENCH_LOOP_CACHES:-yes}" != no ] || return 0
   mkdir -p "$dir"
   if truncate -s 8G "$img" &&
     mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img" >>"$WORK/setup.log" 2>&1 &&
