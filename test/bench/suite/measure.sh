@@ -19,7 +19,9 @@
 # system with a daemon (with the table it went to: raw, confirm, replicate),
 # the CPU seconds the daemon used during the workload, and for ours what its
 # prefetch fetched since the mount, what the workloads then read of that,
-# and what they never read (bytes as stored in the cache; "-" for others). The time is the workload's alone; the requests and bytes of a
+# and what they never read (bytes as stored in the cache; "-" for others).
+#
+# The time is the workload's alone; the requests and bytes of a
 # measurement right after measured_mount include the mount's (the catalog,
 # the root listing: the network cost of the first access), and MOUNT_S says
 # how long the mount took. A failed workload is recorded with its exit status and does not

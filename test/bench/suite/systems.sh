@@ -106,7 +106,9 @@ _client_conf() {  # the client configuration of ours, ours-nopf or cvmfs
       "CVMFS_CACHE_BASE=$BENCH_CACHES/cache-$sys" CVMFS_QUOTA_LIMIT=20000 CVMFS_DEBUGLOG= \
       CVMFS_TIMEOUT=60 CVMFS_TIMEOUT_DIRECT=60
     # run --set: for both of ours, before ours-nopf's prefetch switch.
-    [[ $sys != ours* ]] || printf '%s\n' "${BENCH_CLIENT_SETTINGS[@]}" >>"$conf"
+    if [[ $sys == ours* ]] && [ -n "${BENCH_CLIENT_SETTINGS[*]:-}" ]; then
+      printf '%s\n' "${BENCH_CLIENT_SETTINGS[@]}" >>"$conf"
+    fi
     [ "$sys" != ours-nopf ] || echo "CVMFS_PREFETCH=no" >>"$conf"
     # The real client also wants a workspace and user of its own.
     [[ $sys == ours* ]] || cat >>"$conf" <<EOC
