@@ -97,6 +97,12 @@ class Cell:
         return statistics.median(self.values) if self.values else None
 
 
+def measurement_key(row):
+    """(section, workload, param, system, state, condition) of a table row."""
+    return (row["section"], row["workload"], row["param"], row["system"],
+            row["state"], row["condition"])
+
+
 def load_cells(run_dir, name="raw.tsv"):
     cells = collections.defaultdict(Cell)
     path = os.path.join(run_dir, name)
@@ -104,9 +110,7 @@ def load_cells(run_dir, name="raw.tsv"):
         return cells
     with open(path, newline="") as f:
         for row in csv.DictReader(f, delimiter="\t"):
-            key = (row["section"], row["workload"], row["param"], row["system"],
-                   row["state"], row["condition"])
-            cells[key].add(row)
+            cells[measurement_key(row)].add(row)
     return cells
 
 
@@ -122,11 +126,9 @@ def load_daemon(run_dir):
         for row in csv.DictReader(f, delimiter="\t"):
             if row["table"] != "raw":
                 continue
-            key = (row["section"], row["workload"], row["param"], row["system"],
-                   row["state"], row["condition"])
             counts = [None if row[c] == "-" else int(row[c])
                       for c in ("prefetched_bytes", "unread_bytes")]
-            found[key].append((float(row["cpu_s"]), *counts))
+            found[measurement_key(row)].append((float(row["cpu_s"]), *counts))
     return found
 
 
