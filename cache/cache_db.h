@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "cvmfs/catalog/sqlite_db.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/status.h"
 
 namespace cache {

@@ -14,7 +14,7 @@
 #include "cache/quota_protocol.h"
 #include "cache/remote_quota.h"
 #include "cvmfs/file_util.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace cache {
 namespace {

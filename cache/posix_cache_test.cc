@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "cache/cache_layout.h"
-#include "cvmfs/catalog/sqlite_db.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/file_util.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace cache {
 namespace {

@@ -18,7 +18,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/object_name.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace cvmfs {
 namespace {

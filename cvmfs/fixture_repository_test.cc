@@ -13,8 +13,8 @@
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/signature.h"
-#include "cvmfs/testing/repository_listing.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/repository_listing.h"
+#include "testing/test_env.h"
 #include "cvmfs/whitelist.h"
 
 namespace cvmfs {

@@ -7,7 +7,7 @@
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace cvmfs {
 namespace {

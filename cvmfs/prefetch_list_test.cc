@@ -7,7 +7,7 @@
 #include <random>
 
 #include "cvmfs/catalog/writable_catalog.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace cvmfs {
 namespace {

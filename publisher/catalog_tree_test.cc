@@ -9,7 +9,7 @@
 
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_store.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {

@@ -10,7 +10,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/manifest.h"
 #include "cvmfs/object_name.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {

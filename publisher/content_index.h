@@ -34,7 +34,7 @@
 #include <string_view>
 #include <tuple>
 
-#include "cvmfs/catalog/sqlite_db.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/status.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 #include "publisher/repository.h"
 
 namespace publisher {

@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "cvmfs/file_util.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {

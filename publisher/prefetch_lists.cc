@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "cvmfs/catalog/catalog.h"
-#include "cvmfs/catalog/sqlite_db.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/catalog_walker.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"

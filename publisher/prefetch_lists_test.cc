@@ -11,7 +11,7 @@
 #include "cvmfs/catalog/catalog.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 #include "publisher/check.h"
 #include "publisher/gc.h"
 #include "publisher/tar_ingest.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cvmfs/file_util.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 #include "publisher/repository.h"
 
 namespace publisher {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cvmfs/file_util.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {

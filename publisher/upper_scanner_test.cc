@@ -13,7 +13,7 @@
 #include <map>
 
 #include "cvmfs/file_util.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {

@@ -6,7 +6,7 @@
 #include <regex>
 
 #include "cvmfs/file_util.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace server {
 namespace {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cvmfs/file_util.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace server {
 namespace {

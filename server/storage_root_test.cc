@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "cvmfs/file_util.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace server {
 namespace {

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "cvmfs/catalog/dirent.h"
-#include "cvmfs/catalog/sqlite_db.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/path_hash.h"
 #include "cvmfs/status.h"

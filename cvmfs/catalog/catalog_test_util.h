@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "cvmfs/catalog/catalog.h"
-#include "cvmfs/catalog/sqlite_db.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/status.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/test_env.h"
 
 namespace cvmfs::catalog_test {
 

@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cvmfs/catalog/sqlite_db.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/status.h"
 

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "cvmfs/catalog/sqlite_db.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/status.h"
 

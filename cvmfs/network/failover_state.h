@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "cvmfs/config/url_lists.h"  // kDirectProxy
-#include "cvmfs/network/clock.h"
+#include "cvmfs/clock.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs {

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "cvmfs/network/clock.h"
+#include "cvmfs/clock.h"
 
 namespace cvmfs {
 namespace {

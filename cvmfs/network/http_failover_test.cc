@@ -9,10 +9,10 @@
 #include <thread>
 #include <vector>
 
-#include "cvmfs/network/clock.h"
+#include "cvmfs/clock.h"
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/network/string_sink.h"
-#include "cvmfs/testing/http_test_server.h"
+#include "testing/http_test_server.h"
 
 namespace cvmfs {
 namespace {

@@ -54,7 +54,7 @@
 #include <string>
 #include <vector>
 
-#include "cvmfs/network/clock.h"
+#include "cvmfs/clock.h"
 #include "cvmfs/network/failover_state.h"
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/status.h"

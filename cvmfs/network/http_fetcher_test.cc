@@ -14,8 +14,8 @@
 
 #include "cvmfs/file_util.h"
 #include "cvmfs/network/string_sink.h"
-#include "cvmfs/testing/http_test_server.h"
-#include "cvmfs/testing/test_env.h"
+#include "testing/http_test_server.h"
+#include "testing/test_env.h"
 
 namespace cvmfs {
 namespace {

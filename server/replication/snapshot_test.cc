@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cvmfs/catalog/history_db.h"
-#include "cvmfs/testing/repository_listing.h"
+#include "testing/repository_listing.h"
 #include "server/replication/replication_test_util.h"
 #include "server/replication/source_verifier.h"
 

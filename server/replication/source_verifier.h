@@ -1,5 +1,5 @@
 // The chain of trust of a replication source, checked before anything is
-// copied (the client's cvmfs/client/trust_chain.h checks the same links):
+// copied (the client's client/trust_chain.h checks the same links):
 //
 //   master public key(s) ─ sign ─► .cvmfswhitelist: fqrn, expiry, fingerprints
 //                                    └ lists the certificate (X object, by

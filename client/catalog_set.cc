@@ -1,0 +1,143 @@
+#include "client/catalog_set.h"
+
+#include <fcntl.h>
+
+namespace cvmfs::client {
+
+MountedCatalog::Lease::Lease(MountedCatalog* c) : owner(c) {
+  {
+    std::lock_guard<std::mutex> lock(c->pool_mu_);
+    if (!c->pool_.empty()) {
+      catalog = std::move(c->pool_.back());
+      c->pool_.pop_back();
+      return;
+    }
+  }
+  // Opening an immutable SQLite file that is already in the page cache
+  // costs tens of microseconds; the pool grows to the number of threads
+  // that query this catalog at once.
+  auto opened = Catalog::Open(c->file_);
+  if (opened.ok()) catalog = std::move(opened).value();
+}
+
+MountedCatalog::Lease::~Lease() {
+  if (!catalog) return;
+  std::lock_guard<std::mutex> lock(owner->pool_mu_);
+  owner->pool_.push_back(std::move(catalog));
+}
+
+const NestedCatalogRef* MountedCatalog::NestedAt(
+    const std::string& path) const {
+  auto it = nested_.find(path);
+  return it == nested_.end() ? nullptr : &it->second;
+}
+
+Result<std::unique_ptr<CatalogSet>> CatalogSet::Mount(
+    ObjectFetcher* objects, cache::PosixCache* cache, const Digest& root_hash,
+    std::atomic<uint64_t>* next_inode) {
+  std::unique_ptr<CatalogSet> set(new CatalogSet(objects, cache, next_inode));
+  CVMFS_ASSIGN_OR_RETURN(set->root_, set->Attach("", root_hash, nullptr));
+  return set;
+}
+
+CatalogSet::~CatalogSet() {
+  std::vector<Digest> pinned;
+  for (auto& [path, child] : children_) pinned.push_back(child->hash_);
+  if (root_) pinned.push_back(root_->hash_);
+  children_.clear();
+  root_.reset();
+  for (const Digest& d : pinned) (void)cache_->Unpin(d);
+}
+
+Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(
+    const std::string& mountpoint, const Digest& hash, MountedCatalog* parent) {
+  ObjectRequest request;
+  request.digest = hash;
+  request.suffix = ObjectSuffix::kCatalog;
+  request.type = cache::ObjectType::kCatalog;
+  request.description = mountpoint.empty() ? "/" : mountpoint;
+  auto handle = objects_->OpenReferenced(request);
+  if (!handle.ok())
+    return handle.status().Annotate("catalog " + request.description + " (" +
+                                    hash.ToString() + ")");
+  auto mounted = std::make_unique<MountedCatalog>();
+  mounted->handle_ = std::move(handle).value();
+  // Lookups touch the catalog all over: read it in one sequential sweep
+  // (asynchronously) rather than page by page at random.
+  (void)::posix_fadvise(mounted->handle_.fd(), 0, 0, POSIX_FADV_WILLNEED);
+  mounted->file_ = "/proc/self/fd/" + std::to_string(mounted->handle_.fd());
+  mounted->mountpoint_ = mountpoint;
+  mounted->hash_ = hash;
+  mounted->parent_ = parent;
+
+  auto catalog = Catalog::Open(mounted->file_);
+  if (!catalog.ok()) {
+    // A cached catalog that SQLite cannot read is damaged: drop it so the
+    // next attempt downloads a fresh copy.
+    mounted->handle_ = cache::CacheHandle();
+    (void)cache_->Evict(hash);
+    return catalog.status().Annotate("catalog " + request.description);
+  }
+  Catalog& c = **catalog;
+  if (c.root_prefix() != mountpoint)
+    return Status::Corruption("catalog " + hash.ToString() + " is for '" +
+                              c.root_prefix() + "', expected '" + mountpoint +
+                              "'");
+  CVMFS_ASSIGN_OR_RETURN(int64_t max_rowid, c.MaxRowId());
+  CVMFS_ASSIGN_OR_RETURN(auto nested, c.NestedCatalogs());
+  CVMFS_ASSIGN_OR_RETURN(mounted->counters_, c.ReadCounters());
+  for (auto& ref : nested) mounted->nested_[ref.path] = ref;
+  mounted->max_rowid_ = static_cast<uint64_t>(max_rowid);
+  mounted->ttl_ = c.ttl();
+  mounted->revision_ = c.revision();
+  mounted->inode_base_ = next_inode_->fetch_add(mounted->max_rowid_ + 1);
+  mounted->pool_.push_back(std::move(catalog).value());
+
+  Status pin = cache_->Pin(hash);
+  if (!pin.ok()) return pin.Annotate("pinning catalog " + request.description);
+  return mounted;
+}
+
+Result<MountedCatalog*> CatalogSet::Child(MountedCatalog* parent,
+                                          const NestedCatalogRef& ref) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = children_.find(ref.path);
+    if (it != children_.end()) return it->second.get();
+  }
+  CVMFS_ASSIGN_OR_RETURN(auto attached, Attach(ref.path, ref.hash, parent));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, inserted] = children_.emplace(ref.path, std::move(attached));
+  // If another thread attached it meanwhile, ours is dropped: its inode
+  // range stays unused (numbers are plentiful) and the pin is shared.
+  return it->second.get();
+}
+
+Result<MountedCatalog*> CatalogSet::CatalogFor(const std::string& path) {
+  MountedCatalog* current = root_.get();
+  size_t pos = current->mountpoint().size();
+  while (pos < path.size()) {
+    size_t next = path.find('/', pos + 1);
+    if (next == std::string::npos) next = path.size();
+    std::string prefix = path.substr(0, next);
+    if (const NestedCatalogRef* ref = current->NestedAt(prefix)) {
+      CVMFS_ASSIGN_OR_RETURN(current, Child(current, *ref));
+    }
+    pos = next;
+  }
+  return current;
+}
+
+size_t CatalogSet::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return 1 + children_.size();
+}
+
+std::vector<const MountedCatalog*> CatalogSet::Attached() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<const MountedCatalog*> out{root_.get()};
+  for (auto& [path, child] : children_) out.push_back(child.get());
+  return out;
+}
+
+}  // namespace cvmfs::client

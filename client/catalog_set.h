@@ -1,0 +1,129 @@
+// CatalogSet: the file catalogs of one mounted revision.
+//
+// The root catalog is attached at mount; a nested catalog is attached the
+// first time a path below its mountpoint is needed. Attached catalogs stay
+// open, pinned in the cache (never evicted), until the set is destroyed.
+//
+// Each attached catalog owns a range of inode numbers, [inode_base,
+// inode_base + max_rowid]; an entry's inode is inode_base + its rowid (see
+// doc/client.md, "Inodes"). Ranges are handed out from a counter that only
+// grows, so catalogs attached later, or by a later revision's set, never
+// reuse a number.
+//
+// Concurrency: a Catalog (one SQLite connection) serves one thread at a
+// time, so each attached catalog keeps a small pool of connections to the
+// same immutable file; readers borrow one for the duration of a query and
+// never wait for each other. `mu_` guards the tree of attached catalogs; it
+// is held for map operations only, never during a download.
+#ifndef CLIENT_CATALOG_SET_H_
+#define CLIENT_CATALOG_SET_H_
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cache/posix_cache.h"
+#include "cvmfs/catalog/catalog.h"
+#include "client/object_fetcher.h"
+#include "cvmfs/status.h"
+
+namespace cvmfs::client {
+
+class MountedCatalog {
+ public:
+  const std::string& mountpoint() const { return mountpoint_; }
+  const Digest& hash() const { return hash_; }
+  uint64_t inode_base() const { return inode_base_; }
+  uint64_t max_rowid() const { return max_rowid_; }
+  uint64_t ttl() const { return ttl_; }
+  uint64_t revision() const { return revision_; }
+  const CatalogCounters& counters() const { return counters_; }
+  MountedCatalog* parent() const { return parent_; }
+
+  // The nested catalog mounted exactly at `path`, if this catalog lists one.
+  const NestedCatalogRef* NestedAt(const std::string& path) const;
+
+  // Runs `fn` with a connection to this catalog for itself; `fn` returns a
+  // Status or Result (an IoError is returned if no connection can be made).
+  template <typename Fn>
+  auto With(Fn&& fn) -> decltype(fn(std::declval<Catalog&>())) {
+    Lease lease(this);
+    if (!lease.catalog)
+      return Status::IoError("cannot open catalog " + hash_.ToString() + " (" +
+                             file_ + ")");
+    return fn(*lease.catalog);
+  }
+
+ private:
+  friend class CatalogSet;
+  struct Lease {
+    explicit Lease(MountedCatalog* c);
+    ~Lease();
+    MountedCatalog* owner;
+    std::unique_ptr<Catalog> catalog;
+  };
+
+  std::string mountpoint_;
+  Digest hash_;
+  uint64_t inode_base_ = 0, max_rowid_ = 0, ttl_ = 0, revision_ = 0;
+  CatalogCounters counters_;
+  MountedCatalog* parent_ = nullptr;
+  std::map<std::string, NestedCatalogRef> nested_;  // by mountpoint path
+  cache::CacheHandle handle_;                       // keeps the file open
+  std::string file_;  // /proc/self/fd/N of handle_
+
+  std::mutex pool_mu_;  // guards pool_
+  std::vector<std::unique_ptr<Catalog>> pool_;
+};
+
+class CatalogSet {
+ public:
+  // Attaches (downloading if needed) and pins root catalog `root_hash`.
+  // Inode ranges start at `*next_inode`, which is advanced (shared between
+  // successive sets of one mount).
+  static Result<std::unique_ptr<CatalogSet>> Mount(
+      ObjectFetcher* objects, cache::PosixCache* cache, const Digest& root_hash,
+      std::atomic<uint64_t>* next_inode);
+  ~CatalogSet();
+
+  MountedCatalog* root() const { return root_.get(); }
+
+  // The catalog holding the entry at `path`: the deepest catalog whose
+  // mountpoint is `path` or a prefix of it. Attaches nested catalogs on the
+  // way. (A nested mountpoint's own entry is answered by the nested catalog.)
+  Result<MountedCatalog*> CatalogFor(const std::string& path);
+
+  // Number of attached catalogs, and a snapshot of them (for statistics).
+  size_t size() const;
+  std::vector<const MountedCatalog*> Attached() const;
+
+ private:
+  CatalogSet(ObjectFetcher* objects, cache::PosixCache* cache,
+             std::atomic<uint64_t>* next_inode)
+      : objects_(objects), cache_(cache), next_inode_(next_inode) {}
+  Result<std::unique_ptr<MountedCatalog>> Attach(const std::string& mountpoint,
+                                                 const Digest& hash,
+                                                 MountedCatalog* parent);
+  Result<MountedCatalog*> Child(MountedCatalog* parent,
+                                const NestedCatalogRef& ref);
+
+  ObjectFetcher* objects_;             // borrowed
+  cache::PosixCache* cache_;           // borrowed
+  std::atomic<uint64_t>* next_inode_;  // borrowed
+  std::unique_ptr<MountedCatalog> root_;
+
+  // Guards children_; held for map operations only (downloads and SQLite
+  // opens happen outside it). Lock order: mu_ before any pool_mu_.
+  mutable std::mutex mu_;
+  std::map<std::string, std::unique_ptr<MountedCatalog>>
+      children_;  // nested, by mountpoint
+};
+
+}  // namespace cvmfs::client
+
+#endif  // CLIENT_CATALOG_SET_H_

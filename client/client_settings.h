@@ -1,0 +1,115 @@
+// Every configuration parameter the client uses, typed and validated once at
+// mount (client.md 4.2). Defaults are those of CVMFS's default.conf (e.g.
+// CVMFS_QUOTA_LIMIT=4000, CVMFS_NFILES=131072), which administrators see in
+// `cvmfs_config showconfig`, not the smaller built-in fallbacks of the CVMFS
+// code.
+//
+// Malformed values fail FromOptions() with an InvalidArgument naming the
+// parameter, its value, its source file and what to write instead. Unknown
+// CVMFS_* names do not fail; they are listed in `warnings`.
+//
+// An unset parameter and one set to the empty string both take the default
+// (option_reader.h), except CVMFS_HTTP_PROXY and CVMFS_SERVER_URL, which are
+// required.
+//
+// Thread safety: a plain value; build once in main() and share read-only.
+#ifndef CLIENT_CLIENT_SETTINGS_H_
+#define CLIENT_CLIENT_SETTINGS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cvmfs/config/options_manager.h"
+#include "cvmfs/hash.h"
+#include "cvmfs/status.h"
+#include "cvmfs/system_paths.h"
+
+namespace cvmfs {
+
+struct ClientSettings {
+  std::string fqrn;
+  std::string org;  // fqrn up to the first dot, for @org@
+
+  // Network (client.md 4.5). Proxy members are URLs, "DIRECT" or "auto"
+  // (url_lists.h). Fallback groups come after the regular ones; the rule that
+  // fallback proxies disable DIRECT is the network layer's to apply.
+  std::vector<std::string> server_urls;                // CVMFS_SERVER_URL
+  std::vector<std::vector<std::string>> proxy_groups;  // CVMFS_HTTP_PROXY
+  std::vector<std::vector<std::string>>
+      fallback_proxy_groups;       // CVMFS_FALLBACK_PROXY
+  int timeout_s = 5;               // CVMFS_TIMEOUT (with a proxy)
+  int timeout_direct_s = 10;       // CVMFS_TIMEOUT_DIRECT
+  int64_t low_speed_limit = 1024;  // CVMFS_LOW_SPEED_LIMIT, bytes/s
+  int max_retries = 1;             // CVMFS_MAX_RETRIES
+  int backoff_init_s = 2;          // CVMFS_BACKOFF_INIT
+  int backoff_max_s = 10;          // CVMFS_BACKOFF_MAX
+  int proxy_reset_after_s = 300;   // CVMFS_PROXY_RESET_AFTER, 0 = never
+  int host_reset_after_s = 1800;   // CVMFS_HOST_RESET_AFTER, 0 = never
+  // CVMFS_MAX_CONNECTIONS (ours): parallel HTTP transfers per mount. Room
+  // for every FUSE thread's demand read next to the prefetches.
+  int max_connections = 128;
+
+  // Prefetch (ours; doc/client.md, "Prefetch").
+  bool prefetch = true;             // CVMFS_PREFETCH
+  int prefetch_files = 4096;        // CVMFS_PREFETCH_FILES, objects; 0 = off
+  int64_t prefetch_budget_mb = 32;  // CVMFS_PREFETCH_BUDGET, megabytes
+  int prefetch_parallel = 64;       // CVMFS_PREFETCH_PARALLEL, transfers
+  // CVMFS_PREFETCH_SPECULATE_MS: speculation (the files of subdirectories)
+  // only while demand downloads take at least this long; 0 = always.
+  int prefetch_speculate_ms = 6;
+
+  // Cache (client.md 4.3).
+  std::string cache_base;         // CVMFS_CACHE_BASE, default /var/lib/cvmfs
+  bool shared_cache = true;       // CVMFS_SHARED_CACHE
+  int64_t quota_limit_mb = 4000;  // CVMFS_QUOTA_LIMIT, -1 = unmanaged
+  int64_t memcache_size_mb = 16;  // CVMFS_MEMCACHE_SIZE
+
+  // Signatures: CVMFS_PUBLIC_KEY if set, else every *.pub in keys_dir.
+  std::string keys_dir;  // CVMFS_KEYS_DIR
+  std::vector<std::string> public_keys;
+
+  // Kernel and FUSE.
+  int kcache_timeout_s = 60;       // CVMFS_KCACHE_TIMEOUT
+  int statfs_cache_timeout_s = 0;  // CVMFS_STATFS_CACHE_TIMEOUT, 0 = off
+  bool claim_ownership = true;     // CVMFS_CLAIM_OWNERSHIP
+  bool check_permissions = true;   // CVMFS_CHECK_PERMISSIONS
+  bool hide_magic_xattrs = false;  // CVMFS_HIDE_MAGIC_XATTRS
+  bool enforce_acls = false;       // CVMFS_ENFORCE_ACLS (kernel checks ACLs)
+  int64_t nfiles = 131072;         // CVMFS_NFILES (RLIMIT_NOFILE)
+
+  // Updates (client.md 4.4). A pinned tag, date or root hash means no
+  // automatic updates, whatever CVMFS_AUTO_UPDATE says.
+  int64_t max_ttl_min = 0;  // CVMFS_MAX_TTL, 0 = catalog TTL only
+  bool auto_update = true;  // CVMFS_AUTO_UPDATE
+  std::optional<std::string> repository_tag;  // CVMFS_REPOSITORY_TAG
+  std::optional<int64_t> repository_date;     // CVMFS_REPOSITORY_DATE, UTC
+  std::optional<Digest> root_hash;            // CVMFS_ROOT_HASH
+
+  std::string debuglog;        // CVMFS_DEBUGLOG, empty = off
+  std::string arch;            // CVMFS_ARCH, else uname -m
+  std::string user = "cvmfs";  // CVMFS_USER (recorded; mount drops to it)
+
+  // Every option as read (name → value), the base of Environment().
+  std::map<std::string, std::string> parameters;
+  // Unknown CVMFS_* parameters (known_parameters.h), one message each.
+  std::vector<std::string> warnings;
+
+  // $CVMFS_CACHE_BASE/shared, or $CVMFS_CACHE_BASE/<fqrn> if not shared.
+  std::string CacheDir() const;
+
+  // The variables variant symlinks ($(VAR), symlink_expansion.h) expand
+  // from: every configuration parameter plus CVMFS_ARCH and CVMFS_FQRN, as
+  // CVMFS exports them into its process environment.
+  std::map<std::string, std::string> Environment() const;
+
+  static Result<ClientSettings> FromOptions(const OptionsManager& opts,
+                                            const std::string& fqrn,
+                                            const SystemPaths& paths);
+};
+
+}  // namespace cvmfs
+
+#endif  // CLIENT_CLIENT_SETTINGS_H_

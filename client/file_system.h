@@ -1,0 +1,285 @@
+// FileSystem: the read-only file system of one mounted repository, in
+// FUSE-free terms. The FUSE adapter (fuse_adapter.cc) maps each kernel
+// request to one call here and the Status back to an errno; everything else
+// (catalogs, inodes, the cache, downloads, magic attributes) lives behind
+// this class, so it is tested without a kernel.
+//
+//   kernel ─► fuse_adapter ─► FileSystem ─┬─► InodeTable (what the kernel
+//   knows)
+//                                          ├─► CatalogSet (entries, nested
+//                                          catalogs) └─► ObjectFetcher ─► cache
+//                                          / HTTP
+//
+// Errors: NotFound is a missing entry (the adapter replies a negative entry
+// the kernel may cache); everything else that fails is reported as EIO (a
+// download that failed is never taken for a missing file).
+//
+// Thread safety: every method may be called from many FUSE threads at once.
+// No lock is held across a download or a catalog query.
+#ifndef CLIENT_FILE_SYSTEM_H_
+#define CLIENT_FILE_SYSTEM_H_
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <atomic>
+#include <ctime>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "cache/posix_cache.h"
+#include "client/catalog_set.h"
+#include "client/prefetch/directory_readahead.h"
+#include "client/inode_table.h"
+#include "client/object_fetcher.h"
+#include "client/prefetch/prefetcher.h"
+#include "client/task_queue.h"
+#include "cvmfs/manifest.h"
+
+namespace cvmfs::client {
+
+// What the magic attributes report about the network (host, proxy, ...).
+class NetworkView {
+ public:
+  virtual ~NetworkView() = default;
+  virtual std::string host() const = 0;
+  virtual std::string proxy() const = 0;
+  virtual std::string host_list() const = 0;
+  virtual std::string proxy_list() const = 0;
+  virtual int timeout() const = 0;
+  virtual int timeout_direct() const = 0;
+};
+
+struct FileSystemOptions {
+  std::string fqrn;
+  bool claim_ownership = true;  // present every entry as owned by uid/gid
+  uid_t uid = 0;
+  gid_t gid = 0;
+  double kcache_timeout =
+      60;  // seconds the kernel may cache entries and attributes
+  // Values of $(VAR) in variant symlinks (configuration and CVMFS_ARCH).
+  std::function<std::optional<std::string>(const std::string&)> variables;
+  std::string tag;  // CVMFS_REPOSITORY_TAG, if the mount is pinned to one
+  int readahead_threads = 2;
+  // CVMFS_HIDE_MAGIC_XATTRS: listxattr shows only the catalog's attributes
+  // (the magic ones can still be read by name).
+  bool hide_magic_xattrs = false;
+  // Prefetch (doc/client.md, "Prefetch"): when a directory is listed or
+  // one of its files is first read, its small files and, breadth first,
+  // those of its subdirectories are fetched in the background (the engine
+  // and its budget: prefetcher.h); the next chunks of a large file read
+  // sequentially too. prefetch.enabled = false turns it off.
+  PrefetchOptions prefetch;
+};
+
+// The revision a FileSystem serves.
+struct MountedRevision {
+  Manifest manifest;
+  Digest root_hash;  // the root catalog mounted (== manifest.root_catalog
+                     // unless pinned)
+  uint64_t revision = 0;
+  std::string host;  // where the manifest came from ("" if from the cache)
+};
+
+struct EntryReply {
+  uint64_t inode = 0;  // 0 with NotFound-free result never happens
+  struct stat attr {};
+};
+
+struct DirEntry {
+  std::string name;
+  uint64_t inode = 0;
+  struct stat attr {};
+  std::shared_ptr<const InodeInfo> info;  // for Remember() on readdirplus
+};
+
+class OpenFile;
+
+class FileSystem {
+ public:
+  FileSystem(FileSystemOptions options, ObjectFetcher* objects,
+             cache::PosixCache* cache, std::unique_ptr<CatalogSet> catalogs,
+             MountedRevision revision, const NetworkView* network);
+  ~FileSystem();
+
+  const FileSystemOptions& options() const { return options_; }
+  MountedRevision revision() const;
+
+  // Serves `revision` from now on (doc/client.md, "Revision updates"):
+  // lookups and listings see the new catalogs at once; inodes the kernel
+  // knows from before keep their old content until it forgets them; the
+  // kernel is told to drop its cached entries (through the invalidator).
+  void SwitchRevision(std::unique_ptr<CatalogSet> catalogs,
+                      MountedRevision revision);
+  // Called with (parent inode, name) for every entry the kernel may cache,
+  // and with (directory inode, "") for every directory whose listing it may
+  // cache, after a revision switch. Set by the FUSE adapter; runs on the
+  // caller's thread (never a FUSE request thread).
+  using Invalidator =
+      std::function<void(uint64_t parent, const std::string& name)>;
+  void set_invalidator(Invalidator invalidator);
+  // Called with the repository path of every regular file opened (open, or
+  // the first read of a file the kernel read without opening), before its
+  // content is fetched: the open recorder and the recorded prefetch lists
+  // listen here (doc/format-prefetch-list.md). Set before the file system
+  // serves requests; runs on FUSE threads, so it must not block.
+  using OpenObserver = std::function<void(const std::string& path)>;
+  void set_open_observer(OpenObserver observer) {
+    open_observer_ = std::move(observer);
+  }
+
+  Result<EntryReply> Lookup(uint64_t parent, const std::string& name);
+  void Forget(uint64_t inode, uint64_t nlookup);
+  Result<struct stat> GetAttr(uint64_t inode);
+  Result<std::string> ReadLink(uint64_t inode);
+
+  // `keep_cache` tells the kernel it may keep pages from an earlier open.
+  Result<OpenFile*> Open(uint64_t inode, bool* keep_cache);
+  // Reads by inode, for kernels that open files without asking us (FUSE
+  // "no_open": no open/release round trip per open(2)). The content of the
+  // most recently read files stays open in a small LRU (kOpenByInode).
+  Result<size_t> ReadInode(uint64_t inode, char* buf, size_t size,
+                           off_t offset);
+  Result<size_t> Read(OpenFile* file, char* buf, size_t size, off_t offset);
+  void Release(OpenFile* file);
+
+  // The whole listing of a directory, "." and ".." first.
+  Result<std::vector<DirEntry>> ReadDir(uint64_t inode);
+  // The same, for kernels that list directories without opendir (FUSE
+  // "no_opendir"): recent listings are kept, since readdir comes in slices.
+  Result<std::shared_ptr<const std::vector<DirEntry>>> ListingFor(
+      uint64_t inode);
+  // A readdirplus reply handed `entry` to the kernel: one more lookup.
+  void RememberListed(const DirEntry& entry);
+
+  Result<struct statvfs> StatFs();
+  Result<std::string> GetXattr(uint64_t inode, const std::string& name);
+  Result<std::vector<std::string>> ListXattr(uint64_t inode);
+  // Whether any entry of the mounted revision carries extended attributes
+  // (the root catalog's xattr counters, which include nested catalogs).
+  // Without any, the repository has no security labels or ACLs at all.
+  bool RevisionHasXattrs();
+
+  // Counters for attributes and cvmfs_talk.
+  uint64_t open_files() const { return open_files_.load(); }
+  uint64_t open_dirs() const { return open_dirs_.load(); }
+  void DirOpened() { ++open_dirs_; }
+  void DirClosed() { --open_dirs_; }
+  uint64_t io_errors() const { return io_errors_.load(); }
+  uint64_t total_opens() const { return total_opens_.load(); }
+  // The prefetch engine of this mount (never null; Enqueue does nothing
+  // when prefetch is off). Callers with their own lists of objects (recorded
+  // prefetch lists) queue them here.
+  Prefetcher* prefetcher() { return prefetcher_.get(); }
+  uint64_t inode_max() const { return next_inode_ ? next_inode_->load() : 0; }
+  void set_inode_counter(const std::atomic<uint64_t>* next) {
+    next_inode_ = next;
+  }
+  std::shared_ptr<CatalogSet> catalogs() const;
+  ObjectFetcher* objects() { return objects_; }
+  cache::PosixCache* cache() { return cache_; }
+  // For cvmfs_talk: `reset error counters`, `internal affairs`.
+  void ResetErrorCounters() { io_errors_ = 0; }
+  size_t known_inodes() const { return inodes_.size(); }
+  time_t mount_time() const { return mount_time_; }
+  // Closes the files ReadInode keeps open (a read in progress keeps its
+  // own reference), so that `cvmfs_talk evict` and `cleanup` can remove
+  // recently read objects; the next read opens the file again. Returns how
+  // many files were closed.
+  size_t CloseIdleFiles();
+
+ private:
+  friend class OpenFile;
+  // Files kept open for ReadInode, and listings for ListingFor: enough for
+  // the working set of a build or a tar, few enough to bound descriptors.
+  static constexpr size_t kOpenByInode = 256;
+  static constexpr size_t kListingsByInode = 64;
+  template <typename T>
+  struct InodeLru {
+    std::mutex mu;              // guards order and items (leaf lock)
+    std::list<uint64_t> order;  // most recent first
+    std::unordered_map<
+        uint64_t, std::pair<std::shared_ptr<T>, std::list<uint64_t>::iterator>>
+        items;
+    std::shared_ptr<T> Get(uint64_t inode);
+    void Put(uint64_t inode, std::shared_ptr<T> value, size_t capacity);
+  };
+  Result<std::unique_ptr<OpenFile>> MakeOpenFile(
+      std::shared_ptr<const InodeInfo> info);
+  Result<std::shared_ptr<const InodeInfo>> Info(uint64_t inode);
+  // The entry `name` in directory `parent`, with its inode.
+  Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> Resolve(
+      uint64_t parent_inode, const InodeInfo& parent, const std::string& name);
+  std::shared_ptr<InodeInfo> RootInfo(const std::shared_ptr<CatalogSet>& set);
+  uint64_t InodeOf(const MountedCatalog* catalog, const std::string& dir,
+                   const DirectoryEntry& entry);
+  struct stat ToStat(uint64_t inode, const DirectoryEntry& entry) const;
+  std::string ExpandLink(const std::string& raw) const;
+  Status CountError(Status st);
+
+  FileSystemOptions options_;
+  ObjectFetcher* objects_;    // borrowed
+  cache::PosixCache* cache_;  // borrowed
+  // Guards catalogs_, revision_ and invalidator_ (held for copies only).
+  mutable std::mutex revision_mu_;
+  std::shared_ptr<CatalogSet> catalogs_;
+  MountedRevision revision_;
+  Invalidator invalidator_;
+  const NetworkView* network_;  // borrowed, may be null
+  InodeTable inodes_;
+  TaskQueue readahead_;
+  time_t mount_time_;
+
+  // Prefetch triggers (the "Prefetch triggers" section of file_system.cc).
+  // Directories are planned once per revision: `planned_` holds their paths
+  // (true: planned while speculating, with the subtree; a directory planned
+  // without is planned again once speculation starts), `listed_` those
+  // whose files an earlier plan listed already (as another
+  // directory's subtree). `files_queued`: the caller queued dir's files.
+  // `opened`: the file whose first read triggered it (for the readahead
+  // window while speculation is off), else empty.
+  void PrefetchDirectory(const InodeInfo& dir, bool files_queued = false,
+                         const std::string& opened = "");
+  void PrefetchListed(const InodeInfo& dir,
+                      const std::vector<DirectoryEntry>& rows);
+  void PrefetchParentOf(const InodeInfo& file);
+  void PrefetchChunks(std::vector<ObjectRequest> chunks);
+  void NotePrefetchRevision();
+  std::unique_ptr<Prefetcher> prefetcher_;
+  TaskQueue planner_;      // catalog queries of the triggers
+  std::mutex planned_mu_;  // guards planned_ and listed_ (leaf lock)
+  // When a file was last opened for reading (steady clock, ns since its
+  // epoch): a listing queues its files only while a program reads files.
+  std::atomic<int64_t> last_open_ns_{0};
+  std::unordered_map<std::string, bool> planned_;
+  std::unordered_set<std::string> listed_;
+  DirectoryReadahead dir_readahead_;  // while speculation is off
+
+  // Hardlink group leaders: (catalog base, directory, group) -> inode.
+  std::mutex hardlink_mu_;  // guards hardlink_leaders_ (leaf lock)
+  std::map<std::tuple<uint64_t, std::string, uint32_t>, uint64_t>
+      hardlink_leaders_;
+
+  InodeLru<OpenFile> open_by_inode_;
+  InodeLru<const std::vector<DirEntry>> listings_;
+  std::atomic<uint64_t> open_files_{0}, open_dirs_{0}, io_errors_{0},
+      total_opens_{0};
+  // Opens (with their downloads) and reads running now: how many programs
+  // read in parallel (Prefetcher::demand_parallel).
+  std::atomic<int> busy_{0};
+  const std::atomic<uint64_t>* next_inode_ = nullptr;  // borrowed
+  OpenObserver open_observer_;  // set once before serving, then read-only
+  friend class MagicXattrs;
+};
+
+}  // namespace cvmfs::client
+
+#endif  // CLIENT_FILE_SYSTEM_H_

@@ -1,0 +1,165 @@
+#include "client/magic_xattrs.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+
+#include "client/file_system.h"
+
+namespace cvmfs::client {
+
+namespace {
+
+enum class Applies { kAll, kRegular, kSymlink };
+
+struct Attr {
+  const char* name;  // without "user."
+  Applies applies;
+};
+
+// In the order `listxattr` reports them.
+constexpr Attr kAttrs[] = {
+    {"chunks", Applies::kRegular},
+    {"compression", Applies::kRegular},
+    {"direct_io", Applies::kRegular},
+    {"expires", Applies::kAll},
+    {"fqrn", Applies::kAll},
+    {"hash", Applies::kRegular},
+    {"hitrate", Applies::kAll},
+    {"host", Applies::kAll},
+    {"host_list", Applies::kAll},
+    {"inode_max", Applies::kAll},
+    {"nclg", Applies::kAll},
+    {"ndiropen", Applies::kAll},
+    {"ndownload", Applies::kAll},
+    {"nioerr", Applies::kAll},
+    {"nopen", Applies::kAll},
+    {"pid", Applies::kAll},
+    {"prefetch", Applies::kAll},
+    {"proxy", Applies::kAll},
+    {"proxy_list", Applies::kAll},
+    {"rawlink", Applies::kSymlink},
+    {"revision", Applies::kAll},
+    {"root_hash", Applies::kAll},
+    {"rx", Applies::kAll},
+    {"tag", Applies::kAll},
+    {"timeout", Applies::kAll},
+    {"timeout_direct", Applies::kAll},
+    {"uptime", Applies::kAll},
+    {"usedfd", Applies::kAll},
+    {"version", Applies::kAll},
+};
+
+bool AppliesTo(Applies a, const DirectoryEntry& e) {
+  switch (a) {
+    case Applies::kAll:
+      return true;
+    case Applies::kRegular:
+      return e.IsRegular();
+    case Applies::kSymlink:
+      return e.IsSymlink();
+  }
+  return false;
+}
+
+std::string Percent(uint64_t part, uint64_t whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3f",
+                whole == 0 ? 0.0 : 100.0 * double(part) / double(whole));
+  return buf;
+}
+
+}  // namespace
+
+bool MagicXattrs::IsMagic(const std::string& name) {
+  for (const Attr& a : kAttrs)
+    if (name == std::string("user.") + a.name) return true;
+  return false;
+}
+
+std::vector<std::string> MagicXattrs::Names() const {
+  std::vector<std::string> names;
+  for (const Attr& a : kAttrs)
+    if (AppliesTo(a.applies, info_.entry))
+      names.push_back(std::string("user.") + a.name);
+  return names;
+}
+
+Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
+  const std::string prefix = "user.";
+  if (full_name.compare(0, prefix.size(), prefix) != 0)
+    return Status::NotFound(full_name);
+  const std::string name = full_name.substr(prefix.size());
+  const Attr* attr = nullptr;
+  for (const Attr& a : kAttrs)
+    if (name == a.name) attr = &a;
+  if (!attr || !AppliesTo(attr->applies, info_.entry))
+    return Status::NotFound(full_name);
+
+  const DirectoryEntry& e = info_.entry;
+  const MountedRevision rev = fs_->revision();
+  const FetchCounters counters = fs_->objects()->counters();
+  const NetworkView* net = fs_->network_;
+  if (name == "fqrn") return fs_->options().fqrn;
+  if (name == "revision") return std::to_string(rev.revision);
+  if (name == "root_hash") return rev.root_hash.ToString();
+  if (name == "tag") return fs_->options().tag;
+  if (name == "version") return std::string(kClientVersion);
+  if (name == "pid") return std::to_string(::getpid());
+  if (name == "host") return net ? net->host() : std::string("internal");
+  if (name == "proxy") return net ? net->proxy() : std::string("DIRECT");
+  if (name == "host_list") return net ? net->host_list() : std::string();
+  if (name == "proxy_list") return net ? net->proxy_list() : std::string();
+  if (name == "timeout") return std::to_string(net ? net->timeout() : 0);
+  if (name == "timeout_direct")
+    return std::to_string(net ? net->timeout_direct() : 0);
+  if (name == "nclg") return std::to_string(fs_->catalogs()->size());
+  if (name == "ndiropen") return std::to_string(fs_->open_dirs());
+  if (name == "nopen") return std::to_string(fs_->total_opens());
+  if (name == "usedfd") return std::to_string(fs_->open_files());
+  if (name == "ndownload") return std::to_string(counters.downloads);
+  if (name == "nioerr") return std::to_string(fs_->io_errors());
+  if (name == "rx") return std::to_string(counters.bytes_downloaded / 1024);
+  if (name == "hitrate")
+    return Percent(counters.hits, counters.hits + counters.downloads);
+  if (name == "inode_max") return std::to_string(fs_->inode_max());
+  if (name == "prefetch") return PrefetchSummary();
+  if (name == "uptime")
+    return std::to_string((::time(nullptr) - fs_->mount_time_) / 60);
+  if (name == "expires") {
+    int64_t left = static_cast<int64_t>(rev.manifest.ttl) -
+                   (::time(nullptr) - fs_->mount_time_);
+    return std::to_string(left > 0 ? left / 60 : 0);
+  }
+  if (name == "hash")
+    return e.content_hash ? e.content_hash->ToString() : std::string();
+  if (name == "chunks") {
+    if (!e.chunked) return std::string("1");
+    auto chunks =
+        info_.catalog->With([&](Catalog& c) { return c.Chunks(info_.path); });
+    if (!chunks.ok()) return chunks.status();
+    return std::to_string(chunks->size());
+  }
+  if (name == "compression")
+    return std::string(e.compression == Compression::kZlib ? "zlib" : "none");
+  if (name == "direct_io") return std::string(e.direct_io ? "1" : "0");
+  if (name == "rawlink") return e.symlink;
+  return Status::NotFound(full_name);
+}
+
+// "queued=Q fetched=F fetched_bytes=B used=U used_bytes=V wasted_bytes=W
+// skipped=S" (doc/client.md, "Prefetch"); `cvmfs_config stat -v` shows it.
+std::string MagicXattrs::PrefetchSummary() const {
+  const PrefetchCounters c = fs_->prefetcher()->counters();
+  if (!c.enabled) return "off";
+  return "queued=" + std::to_string(c.queued) +
+         " fetched=" + std::to_string(c.fetched) +
+         " fetched_bytes=" + std::to_string(c.fetched_bytes) +
+         " used=" + std::to_string(c.used) +
+         " used_bytes=" + std::to_string(c.used_bytes) +
+         " wasted_bytes=" + std::to_string(c.wasted_bytes) +
+         " skipped=" + std::to_string(c.skipped_budget + c.skipped_throttled);
+}
+
+}  // namespace cvmfs::client

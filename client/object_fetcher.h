@@ -1,0 +1,175 @@
+// ObjectFetcher: content-addressed objects into the local cache, verified.
+//
+// The only way the client puts bytes into the cache. An object is looked up
+// in the cache first; on a miss it is downloaded (through the Fetcher, with
+// its proxies, hosts and retries), hashed while it streams in, inflated when
+// stored compressed, and written to a cache transaction that is committed
+// only when the hash of the received bytes equals the requested digest. A
+// mismatch is retried once with "Pragma: no-cache" (a proxy may hold a bad
+// copy); a second mismatch counts as a host failure (the host failover hook
+// below decides whether another host is tried, with no-cache); when no host
+// is left it fails with Corruption and nothing is kept.
+//
+//   Open(digest) ─► cache hit? ──yes──► handle
+//        │ no
+//        ▼
+//   in flight already? ──yes──► wait for that download, then open from cache
+//        │ no
+//        ▼
+//   Fetch ─► sink: hash(compressed) + inflate ─► txn ─► digest ok? commit :
+//   drop
+//
+// Concurrent requests for one object are collapsed into one download; the
+// waiters then open the committed object. A waiter whose leader was a
+// speculative (prefetch) download that failed downloads on its own: a
+// prefetch's failure is never a reader's.
+//
+// Thread safety: all methods are thread-safe. The fetcher and cache are
+// borrowed and must outlive the ObjectFetcher.
+#ifndef CLIENT_OBJECT_FETCHER_H_
+#define CLIENT_OBJECT_FETCHER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "cache/posix_cache.h"
+#include "client/prefetch/round_trip_estimate.h"
+#include "cvmfs/hash.h"
+#include "cvmfs/clock.h"
+#include "cvmfs/network/fetcher.h"
+#include "cvmfs/object_name.h"
+#include "cvmfs/status.h"
+
+namespace cvmfs::client {
+
+struct ObjectRequest {
+  Digest digest;
+  ObjectSuffix suffix = ObjectSuffix::kNone;
+  bool compressed = true;  // stored zlib-compressed on the server
+  cache::ObjectType type = cache::ObjectType::kRegular;
+  std::string description;     // repository path, for logs and `cache list`
+  uint64_t expected_size = 0;  // uncompressed size if known (0 = unknown)
+  // A background prefetch (prefetcher.h): it never makes the cache let go
+  // of open files to find room, and when it fails, the demand reads that
+  // waited for it try on their own instead of sharing its failure.
+  bool speculative = false;
+};
+
+struct FetchCounters {
+  uint64_t hits = 0;       // served from the cache
+  uint64_t downloads = 0;  // objects downloaded and committed
+  uint64_t collapsed = 0;  // requests that waited for another's download
+  uint64_t io_errors = 0;  // failed requests (network, corruption, no space)
+  uint64_t bytes_downloaded = 0;  // bytes on the wire (compressed)
+};
+
+class ObjectFetcher {
+ public:
+  ObjectFetcher(Fetcher* fetcher, cache::PosixCache* cache);
+
+  // The cached object, downloading and verifying it first if needed.
+  // NotFound if the server does not have it; Corruption if it never
+  // verified; Unavailable if no server could be reached; NoSpace if the
+  // cache cannot hold it.
+  Result<cache::CacheHandle> Open(const ObjectRequest& request);
+
+  // Open(), with a missing object reported as IoError: for callers that
+  // found the object's hash in a catalog, a 404 means a broken server, not a
+  // missing file (the kernel must never cache it as "no such file").
+  Result<cache::CacheHandle> OpenReferenced(const ObjectRequest& request);
+
+  // Downloads and verifies an object into memory, bypassing the cache (for
+  // the manifest's companions before a cache exists, and for tests).
+  Result<std::string> FetchToMemory(const ObjectRequest& request);
+
+  FetchCounters counters() const;
+
+  // How long a download of a small object (up to kLatencySampleSize, one
+  // whose time is mostly the round trip) takes on the link, in
+  // microseconds; 0 before the first. Two windowed minimums
+  // (round_trip_estimate.h) of the downloads, demand reads and prefetches
+  // alike, and the smaller one counts:
+  //   * of all of them: queueing only lengthens a download, and a busy
+  //     client makes many, so the shortest is near the link's round trip;
+  //   * of the quiet ones, during which at most kQuietDownloads others
+  //     ran: on a loopback or LAN server under load even the shortest of
+  //     32 crowded downloads is queueing, not latency (64 parallel readers
+  //     on two cores with no added latency: 5 to 48 ms), and while many
+  //     downloads run all the time this one keeps what the quiet ones (and
+  //     the mount's manifest download) said.
+  static constexpr uint64_t kLatencySampleSize = 64 << 10;
+  static constexpr int kQuietDownloads = 2;
+  uint64_t round_trip_us() const;
+  // Adds a round trip measured elsewhere (the mount times its manifest
+  // download: the link is known before the first miss).
+  void NoteRoundTrip(Clock::Duration took) {
+    quiet_round_trip_.Add(took);
+    any_round_trip_.Add(took);
+  }
+  // Demand requests that missed the cache (counted when the miss is found,
+  // before the download): whether misses happen at all.
+  uint64_t demand_misses() const { return demand_misses_.load(); }
+  // Demand requests waiting for a download now (leading it or collapsed
+  // onto another): how much parallelism the readers make by themselves.
+  int demand_waiting() const { return demand_waiting_.load(); }
+  // Where download times are read (tests); borrowed, never null.
+  void set_clock(const Clock* clock) { clock_ = clock; }
+  const Clock* clock() const { return clock_; }
+
+  // Where failed downloads are reported (the client's debug log); called
+  // from the failing request's thread.
+  void set_logger(std::function<void(const std::string&)> log) {
+    log_ = std::move(log);
+  }
+  // Called when a server answers 404 for an object, or serves it corrupted
+  // even with no-cache, with the number of earlier calls for this download;
+  // returning true retries (after switching host).
+  // Called once when the cache has no room for an object (NoSpace); returns
+  // how many files it let go. The download is then tried again.
+  void set_space_reclaimer(std::function<size_t()> f) {
+    space_reclaimer_ = std::move(f);
+  }
+  void set_missing_object_failover(std::function<bool(int attempt)> f) {
+    missing_failover_ = std::move(f);
+  }
+
+ private:
+  struct InFlight {
+    bool done = false;
+    bool speculative = false;  // the leader is a prefetch
+    Status status;
+  };
+  Status Download(const ObjectRequest& request);
+  Status DownloadOnce(const ObjectRequest& request, bool no_cache);
+
+  std::function<void(const std::string&)> log_;
+  std::function<bool(int)> missing_failover_;
+  std::function<size_t()> space_reclaimer_;
+
+  Fetcher* fetcher_;          // borrowed
+  cache::PosixCache* cache_;  // borrowed
+  const Clock* clock_ = SteadyClock();
+  RoundTripEstimate quiet_round_trip_, any_round_trip_;
+  std::atomic<int> downloading_{0};  // leaders downloading now
+  // Downloads that started with more than kQuietDownloads others running.
+  std::atomic<uint64_t> crowded_starts_{0};
+  std::atomic<uint64_t> demand_misses_{0};
+  std::atomic<int> demand_waiting_{0};
+
+  std::mutex mu_;  // guards in_flight_; never held during a download
+  std::condition_variable done_cv_;
+  std::map<std::string, std::shared_ptr<InFlight>>
+      in_flight_;  // by digest string
+
+  std::atomic<uint64_t> hits_{0}, downloads_{0}, collapsed_{0}, io_errors_{0},
+      bytes_{0};
+};
+
+}  // namespace cvmfs::client
+
+#endif  // CLIENT_OBJECT_FETCHER_H_

@@ -1,0 +1,352 @@
+// ObjectFetcher's recovery order for bad or missing objects, against an
+// in-memory server: a hash mismatch is retried once with no-cache, then the
+// host failover hook is asked (with no-cache kept), as CVMFS does; a 404 goes
+// to the hook directly; nothing unverified reaches the cache.
+#include "client/object_fetcher.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cvmfs/compression.h"
+#include "cvmfs/hash.h"
+#include "testing/memory_fetcher.h"
+#include "cvmfs/object_name.h"
+#include "testing/gated_fetcher.h"
+#include "testing/test_env.h"
+
+namespace cvmfs::client {
+namespace {
+
+class ObjectFetcherTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache::CacheOptions options;
+    options.dir = tmp_.Sub("cache");
+    auto cache = cache::PosixCache::Open(options);
+    ASSERT_TRUE(cache.ok()) << cache.status().ToString();
+    cache_ = std::move(cache).value();
+    stored_ = ZlibCompress(content_);
+    request_.digest = HashString(HashAlgorithm::kSha1, stored_);
+    request_.description = "/dir/file";
+    request_.expected_size = content_.size();
+    path_ = ObjectPath(request_.digest, ObjectSuffix::kNone);
+    server_.Put(path_, stored_);
+    objects_ = std::make_unique<ObjectFetcher>(&server_, cache_.get());
+  }
+
+  // The stored object with one byte flipped: same size, wrong hash.
+  std::string Corrupted() const {
+    std::string bad = stored_;
+    bad[bad.size() / 2] ^= 0x5a;
+    return bad;
+  }
+
+  // A hook that allows `switches` host switches and records its calls.
+  void AllowHostSwitches(int switches) {
+    objects_->set_missing_object_failover([this, switches](int attempt) {
+      hook_calls_.push_back(attempt);
+      return attempt < switches;
+    });
+  }
+
+  std::vector<bool> NoCacheFlags() const {
+    std::vector<bool> flags;
+    for (const DownloadRequest& r : server_.request_log()) {
+      EXPECT_EQ(path_, r.url_path);
+      flags.push_back(r.no_cache);
+    }
+    return flags;
+  }
+
+  std::string ReadCached() {
+    auto handle = cache_->Open(request_.digest);
+    if (!handle.ok()) return "not cached: " + handle.status().ToString();
+    std::string out(handle->size(), '\0');
+    EXPECT_EQ(static_cast<ssize_t>(out.size()),
+              ::pread(handle->fd(), out.data(), out.size(), 0));
+    return out;
+  }
+
+  testing::TempDir tmp_;
+  std::unique_ptr<cache::PosixCache> cache_;
+  MemoryFetcher server_;
+  std::unique_ptr<ObjectFetcher> objects_;
+  const std::string content_ = std::string(5000, 'x') + "the right content";
+  std::string stored_, path_;
+  ObjectRequest request_;
+  std::vector<int> hook_calls_;
+};
+
+TEST_F(ObjectFetcherTest, ProxyCopyCorruptedIsRefetchedWithNoCache) {
+  AllowHostSwitches(1);
+  server_.ServeOnce(path_, Corrupted());
+  auto handle = objects_->Open(request_);
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  EXPECT_EQ((std::vector<bool>{false, true}), NoCacheFlags());
+  EXPECT_TRUE(hook_calls_.empty()) << "the same host served it with no-cache";
+  EXPECT_EQ(content_, ReadCached());
+}
+
+TEST_F(ObjectFetcherTest, HostCorruptedEvenWithNoCacheFailsOverToTheNextHost) {
+  AllowHostSwitches(1);
+  server_.ServeOnce(path_, Corrupted());
+  server_.ServeOnce(path_, Corrupted());
+  auto handle = objects_->Open(request_);
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  // The next host is asked with no-cache too: its proxies may be stale alike.
+  EXPECT_EQ((std::vector<bool>{false, true, true}), NoCacheFlags());
+  EXPECT_EQ((std::vector<int>{0}), hook_calls_);
+  EXPECT_EQ(content_, ReadCached());
+}
+
+TEST_F(ObjectFetcherTest, CorruptedOnEveryHostIsCorruptionAndNothingCached) {
+  AllowHostSwitches(1);
+  for (int i = 0; i < 3; ++i) server_.ServeOnce(path_, Corrupted());
+  auto handle = objects_->Open(request_);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(Status::Code::kCorruption, handle.status().code())
+      << handle.status().ToString();
+  EXPECT_EQ((std::vector<bool>{false, true, true}), NoCacheFlags());
+  EXPECT_EQ((std::vector<int>{0, 1}), hook_calls_);
+  EXPECT_FALSE(cache_->Contains(request_.digest));
+  EXPECT_EQ(1u, objects_->counters().io_errors);
+}
+
+TEST_F(ObjectFetcherTest, WithoutHookASecondMismatchFails) {
+  server_.ServeOnce(path_, Corrupted());
+  server_.ServeOnce(path_, Corrupted());
+  auto handle = objects_->Open(request_);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(Status::Code::kCorruption, handle.status().code());
+  EXPECT_EQ((std::vector<bool>{false, true}), NoCacheFlags());
+  EXPECT_FALSE(cache_->Contains(request_.digest));
+}
+
+TEST_F(ObjectFetcherTest, MissingObjectFailsOverWithoutNoCache) {
+  AllowHostSwitches(2);
+  server_.FailNext(path_, 1, Status::NotFound("404 on the lagging host"));
+  auto handle = objects_->Open(request_);
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  EXPECT_EQ((std::vector<bool>{false, false}), NoCacheFlags());
+  EXPECT_EQ((std::vector<int>{0}), hook_calls_);
+}
+
+TEST_F(ObjectFetcherTest, MissingEverywhereIsIoErrorForReferencedObjects) {
+  AllowHostSwitches(1);
+  server_.Remove(path_);
+  auto handle = objects_->OpenReferenced(request_);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(Status::Code::kIoError, handle.status().code())
+      << handle.status().ToString();
+  EXPECT_EQ((std::vector<int>{0, 1}), hook_calls_);
+  EXPECT_EQ(2u, server_.total_requests());
+}
+
+// A prefetch stores its object as "never used" (volatile): it leads the
+// eviction order until a reader opens it, and a reader who waited for the
+// prefetch's download makes it used.
+TEST_F(ObjectFetcherTest, PrefetchedObjectsStayFirstToGoUntilRead) {
+  cache::CacheOptions options;
+  options.dir = tmp_.Sub("managed");
+  options.quota_limit = 1 << 20;
+  auto managed = cache::PosixCache::Open(options);
+  ASSERT_TRUE(managed.ok()) << managed.status().ToString();
+  ObjectFetcher objects(&server_, managed->get());
+  auto put = [&](const std::string& content, const std::string& name) {
+    ObjectRequest r;
+    const std::string stored = ZlibCompress(content);
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.description = name;
+    server_.Put(ObjectPath(r.digest, ObjectSuffix::kNone), stored);
+    return r;
+  };
+  ObjectRequest used = put("read by a reader", "/used");
+  ObjectRequest prefetched = put("only prefetched", "/prefetched");
+  prefetched.speculative = true;
+  auto order = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : (*managed)->List(false))
+      names.push_back(e.description);
+    return names;
+  };
+  ASSERT_TRUE(objects.Open(used).ok());
+  const uint64_t hits = (*managed)->usage().hits;
+  ASSERT_TRUE(objects.Open(prefetched).ok());
+  ASSERT_TRUE(objects.Open(prefetched).ok());  // found again: still unused
+  EXPECT_EQ((std::vector<std::string>{"/prefetched", "/used"}), order());
+  EXPECT_EQ(hits, (*managed)->usage().hits);  // a prefetch is not a hit
+  prefetched.speculative = false;             // now a reader wants it
+  ASSERT_TRUE(objects.Open(prefetched).ok());
+  EXPECT_EQ((std::vector<std::string>{"/used", "/prefetched"}), order());
+  EXPECT_EQ(hits + 1, (*managed)->usage().hits);
+}
+
+// Downloads of small objects are timed, demand reads and prefetches alike
+// (the shortest recent one tells prefetch whether speculation pays); large
+// objects and cache hits are not.
+TEST_F(ObjectFetcherTest, TimesDownloadsOfSmallObjects) {
+  ManualClock clock;
+  class Delaying : public Fetcher {
+   public:
+    Delaying(Fetcher* inner, ManualClock* clock)
+        : inner_(inner), clock_(clock) {}
+    DownloadResult Fetch(const DownloadRequest& r, DownloadSink* s) override {
+      clock_->Advance(delay);
+      return inner_->Fetch(r, s);
+    }
+    std::chrono::milliseconds delay{40};
+
+   private:
+    Fetcher* inner_;
+    ManualClock* clock_;
+  } delaying(&server_, &clock);
+  ObjectFetcher objects(&delaying, cache_.get());
+  objects.set_clock(&clock);
+  EXPECT_EQ(0u, objects.round_trip_us());
+  auto put = [&](const std::string& content) {
+    ObjectRequest r;
+    const std::string stored = ZlibCompress(content);
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.description = "/f";
+    r.expected_size = content.size();
+    server_.Put(ObjectPath(r.digest, ObjectSuffix::kNone), stored);
+    return r;
+  };
+  ASSERT_TRUE(objects.Open(put("first")).ok());
+  EXPECT_EQ(40000u, objects.round_trip_us());  // the first sets it
+  delaying.delay = std::chrono::milliseconds(8);
+  ObjectRequest prefetch = put("second");
+  prefetch.speculative = true;
+  ASSERT_TRUE(objects.Open(prefetch).ok());
+  EXPECT_EQ(8000u, objects.round_trip_us());  // the shortest
+  delaying.delay = std::chrono::milliseconds(2);
+  ObjectRequest big =
+      put(std::string(ObjectFetcher::kLatencySampleSize + 1, 'b'));
+  ASSERT_TRUE(objects.Open(big).ok());
+  ASSERT_TRUE(objects.Open(put("first")).ok());  // cached: no download
+  EXPECT_EQ(8000u, objects.round_trip_us());
+}
+
+// A round trip measured elsewhere (the mount's manifest download) joins
+// the same samples; misses of demand reads are counted when found, those
+// of prefetches and cache hits are not.
+TEST_F(ObjectFetcherTest, RoundTripsAndDemandMisses) {
+  ObjectFetcher objects(&server_, cache_.get());
+  objects.NoteRoundTrip(std::chrono::milliseconds(48));
+  EXPECT_EQ(48000u, objects.round_trip_us());  // the first sets it
+  objects.NoteRoundTrip(std::chrono::milliseconds(3));
+  EXPECT_EQ(3000u, objects.round_trip_us());
+  auto put = [&](const std::string& content) {
+    ObjectRequest r;
+    const std::string stored = ZlibCompress(content);
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.description = "/f";
+    server_.Put(ObjectPath(r.digest, ObjectSuffix::kNone), stored);
+    return r;
+  };
+  EXPECT_EQ(0u, objects.demand_misses());
+  ObjectRequest prefetch = put("prefetched");
+  prefetch.speculative = true;
+  ASSERT_TRUE(objects.Open(prefetch).ok());
+  EXPECT_EQ(0u, objects.demand_misses());
+  ObjectRequest read = put("read");
+  ASSERT_TRUE(objects.Open(read).ok());
+  EXPECT_EQ(1u, objects.demand_misses());
+  ASSERT_TRUE(objects.Open(read).ok());  // cached now
+  prefetch.speculative = false;
+  ASSERT_TRUE(objects.Open(prefetch).ok());  // prefetched: a hit
+  EXPECT_EQ(1u, objects.demand_misses());
+  EXPECT_EQ(2u, objects.counters().hits);
+}
+
+// Crowded downloads (more than kQuietDownloads others running) never make
+// the round trip longer than the quiet ones said: on a loopback or LAN
+// server they queue for the CPU. They can make it shorter (a slow first
+// measurement, then a busy client on a fast link).
+TEST_F(ObjectFetcherTest, CrowdedDownloadsDoNotLengthenTheRoundTrip) {
+  testing::GatedFetcher gate(std::make_unique<MemoryFetcher>());
+  auto* server = static_cast<MemoryFetcher*>(gate.inner());
+  ManualClock clock;
+  std::atomic<int> delay_ms{30};
+  gate.set_on_fetch([&] { clock.Advance(std::chrono::milliseconds(delay_ms)); });
+  ObjectFetcher objects(&gate, cache_.get());
+  objects.set_clock(&clock);
+  int n = 0;
+  auto put = [&] {
+    const std::string content = "object " + std::to_string(n++);
+    ObjectRequest r;
+    const std::string stored = ZlibCompress(content);
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.description = "/" + content;
+    r.expected_size = content.size();
+    server->Put(ObjectPath(r.digest, ObjectSuffix::kNone), stored);
+    return r;
+  };
+  // Each crowd: kQuietDownloads + 1 quiet starts, then one more (crowded).
+  auto crowd = [&] {
+    std::vector<ObjectRequest> requests;
+    for (int i = 0; i <= ObjectFetcher::kQuietDownloads + 1; ++i)
+      requests.push_back(put());
+    gate.HoldAll();
+    std::vector<std::thread> readers;
+    for (int i = 0; i <= ObjectFetcher::kQuietDownloads + 1; ++i) {
+      const ObjectRequest& r = requests[i];
+      readers.emplace_back([&objects, &r] { EXPECT_TRUE(objects.Open(r).ok()); });
+      ASSERT_TRUE(gate.WaitForWaiting(i + 1));
+    }
+    gate.Release();
+    for (std::thread& t : readers) t.join();
+  };
+  objects.NoteRoundTrip(std::chrono::milliseconds(2));  // the manifest
+  for (int i = 0; i < 2 * RoundTripEstimate::kWindow; ++i) crowd();
+  EXPECT_EQ(2000u, objects.round_trip_us());
+  // A slow first measurement, then crowded downloads that are faster.
+  ObjectFetcher fresh(&gate, cache_.get());
+  fresh.set_clock(&clock);
+  fresh.NoteRoundTrip(std::chrono::milliseconds(40));
+  delay_ms = 0;
+  ObjectRequest one = put();
+  ASSERT_TRUE(fresh.Open(one).ok());
+  EXPECT_LT(fresh.round_trip_us(), 40000u);
+}
+
+// Demand requests waiting for a download are counted while they wait,
+// whether they lead it or wait for another's; prefetches are not.
+TEST_F(ObjectFetcherTest, CountsDemandRequestsWaitingForADownload) {
+  testing::GatedFetcher gate(std::make_unique<MemoryFetcher>());
+  auto* server = static_cast<MemoryFetcher*>(gate.inner());
+  ObjectFetcher objects(&gate, cache_.get());
+  auto put = [&](const std::string& content) {
+    ObjectRequest r;
+    const std::string stored = ZlibCompress(content);
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.description = "/f";
+    server->Put(ObjectPath(r.digest, ObjectSuffix::kNone), stored);
+    return r;
+  };
+  const ObjectRequest a = put("a"), b = put("b");
+  ObjectRequest prefetch = put("p");
+  prefetch.speculative = true;
+  gate.HoldAll();
+  std::vector<std::thread> readers;
+  for (const ObjectRequest* r :
+       {&a, &a, &b, static_cast<const ObjectRequest*>(&prefetch)})
+    readers.emplace_back([&objects, r] { EXPECT_TRUE(objects.Open(*r).ok()); });
+  ASSERT_TRUE(gate.WaitForWaiting(3));  // a, b, p
+  for (int i = 0; i < 1000 && objects.demand_waiting() < 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(3, objects.demand_waiting());  // a twice (collapsed), b
+  gate.Release();
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(0, objects.demand_waiting());
+  EXPECT_EQ(3u, objects.demand_misses());
+}
+
+}  // namespace
+}  // namespace cvmfs::client

@@ -1,0 +1,145 @@
+#include "client/open_file.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "client/file_system.h"
+
+namespace cvmfs::client {
+
+namespace {
+
+ObjectRequest ChunkRequest(const InodeInfo& info, const FileChunk& chunk) {
+  ObjectRequest request;
+  request.digest = chunk.hash;
+  request.suffix = ObjectSuffix::kPartial;
+  request.compressed = info.entry.compression == Compression::kZlib;
+  request.description = info.path + "@" + std::to_string(chunk.offset);
+  request.expected_size = chunk.size;
+  return request;
+}
+
+Result<size_t> PreadAll(int fd, char* buf, size_t size, uint64_t offset) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n =
+        ::pread(fd, buf + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::FromErrno(errno, "read from cache");
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return done;
+}
+
+}  // namespace
+
+OpenFile::OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info,
+                   cache::CacheHandle whole)
+    : fs_(fs), info_(std::move(info)), whole_(std::move(whole)) {}
+
+OpenFile::OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info,
+                   std::vector<FileChunk> chunks)
+    : fs_(fs), info_(std::move(info)), chunks_(std::move(chunks)) {}
+
+Result<size_t> OpenFile::Read(char* buf, size_t size, off_t offset) {
+  if (offset < 0) return Status::InvalidArgument("negative offset");
+  uint64_t off = static_cast<uint64_t>(offset);
+  uint64_t file_size = info_->entry.size;
+  if (off >= file_size || size == 0) return size_t{0};
+  size = static_cast<size_t>(std::min<uint64_t>(size, file_size - off));
+  if (whole_) return PreadAll(whole_->fd(), buf, size, off);
+  return ReadChunked(buf, size, off);
+}
+
+size_t OpenFile::ChunkAt(uint64_t offset) const {
+  auto it = std::upper_bound(
+      chunks_.begin(), chunks_.end(), offset,
+      [](uint64_t off, const FileChunk& c) { return off < c.offset; });
+  return it == chunks_.begin() ? 0
+                               : static_cast<size_t>(it - chunks_.begin() - 1);
+}
+
+Result<size_t> OpenFile::ReadChunked(char* buf, size_t size, uint64_t offset) {
+  size_t done = 0;
+  size_t index = ChunkAt(offset);
+  while (done < size && index < chunks_.size()) {
+    const FileChunk& chunk = chunks_[index];
+    uint64_t pos = offset + done;
+    if (pos < chunk.offset || pos >= chunk.offset + chunk.size)
+      return Status::Corruption("chunk list of " + info_->path +
+                                " has a gap at " + std::to_string(pos));
+    CVMFS_ASSIGN_OR_RETURN(auto handle, Chunk(index));
+    size_t want = static_cast<size_t>(
+        std::min<uint64_t>(size - done, chunk.offset + chunk.size - pos));
+    CVMFS_ASSIGN_OR_RETURN(size_t got, PreadAll(handle->fd(), buf + done, want,
+                                                pos - chunk.offset));
+    if (got != want)
+      return Status::Corruption("cached chunk of " + info_->path +
+                                " is shorter than the catalog says");
+    done += got;
+    if (done < size) ++index;
+  }
+  if (stream_.Note(offset, done) && index + 1 < chunks_.size())
+    ReadAhead(index + 1);
+  return done;
+}
+
+size_t OpenFile::ChunksAhead(size_t next) {
+  return std::clamp(next, kMinChunksAhead, kMaxChunksAhead);
+}
+
+// Queues chunks [index, index + ChunksAhead(index)) that no earlier call
+// queued.
+void OpenFile::ReadAhead(size_t index) {
+  // Chunks found in the cache: read ahead from the disk, which two keep
+  // busy (more would only compete with the reader's own reads). A fast
+  // link (no speculation): two keep it busy too, and more downloads at
+  // once only compete for the CPU that inflates them.
+  const bool deep = missed_ && fs_->prefetcher()->speculating();
+  const size_t ahead = deep ? ChunksAhead(index) : kMinChunksAhead;
+  const size_t want = std::min(chunks_.size(), index + ahead);
+  size_t seen = ahead_requested_.load();
+  while (seen < want) {
+    if (ahead_requested_.compare_exchange_weak(seen, want)) {
+      std::vector<ObjectRequest> requests;
+      for (size_t i = std::max(seen, index); i < want; ++i)
+        requests.push_back(ChunkRequest(*info_, chunks_[i]));
+      fs_->PrefetchChunks(std::move(requests));
+      return;
+    }
+  }
+}
+
+Result<std::shared_ptr<cache::CacheHandle>> OpenFile::Chunk(size_t index) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Slot& slot : slots_) {
+      if (slot.index == index && slot.handle) {
+        slot.last_use = ++use_clock_;
+        return slot.handle;
+      }
+    }
+  }
+  const ObjectRequest request = ChunkRequest(*info_, chunks_[index]);
+  if (!missed_ && !fs_->cache()->Contains(request.digest)) missed_ = true;
+  fs_->prefetcher()->OnDemand(request.digest);
+  auto opened = fs_->objects()->OpenReferenced(request);
+  if (!opened.ok()) return opened.status().Annotate(info_->path);
+  auto handle = std::make_shared<cache::CacheHandle>(std::move(opened).value());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (slots_.size() < kOpenChunks) {
+    slots_.push_back(Slot{index, handle, ++use_clock_});
+  } else {
+    auto oldest = std::min_element(
+        slots_.begin(), slots_.end(),
+        [](const Slot& a, const Slot& b) { return a.last_use < b.last_use; });
+    *oldest = Slot{index, handle, ++use_clock_};
+  }
+  return handle;
+}
+
+}  // namespace cvmfs::client

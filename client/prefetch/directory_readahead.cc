@@ -1,0 +1,76 @@
+#include "client/prefetch/directory_readahead.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace cvmfs::client {
+
+std::vector<ObjectRequest> DirectoryReadahead::Start(
+    const std::string& dir, std::vector<ObjectRequest> files,
+    const std::string& opened) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (dirs_.size() >= kMaxDirectories) dirs_.clear();
+  State& s = dirs_[dir];
+  s = State{};
+  s.files = std::move(files);
+  for (size_t i = 0; i < s.files.size(); ++i)
+    s.index.emplace(s.files[i].description, i);
+  auto it = s.index.find(opened);
+  s.last = it == s.index.end() ? 0 : it->second;
+  const size_t from = it == s.index.end() ? 0 : it->second + 1;
+  // A reader whose last run of reads in order (in another directory) was
+  // long enough is a tree reader going on.
+  s.run = last_run_;
+  return Queue(dir, &s, from, s.run < kMinRun ? 0 : kInitialWindow);
+}
+
+std::vector<ObjectRequest> DirectoryReadahead::Opened(const std::string& dir,
+                                                      const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto d = dirs_.find(dir);
+  if (d == dirs_.end()) return {};
+  State& s = d->second;
+  auto it = s.index.find(path);
+  if (it == s.index.end()) return {};
+  const size_t pos = it->second;
+  const size_t previous = s.last;
+  s.last = pos;
+  if (pos == previous) return {};  // the same file again
+  if (pos < s.queued && pos + s.window >= s.queued) {
+    // Inside the last window: the reader keeps up, go further.
+    last_run_ = ++s.run;
+    return Queue(dir, &s, s.queued, std::min(s.window * 2, kMaxWindow));
+  }
+  const bool in_order = pos == previous + 1;
+  last_run_ = s.run = in_order ? s.run + 1 : 0;
+  if (pos >= s.queued && in_order && s.run >= kMinRun) {
+    // Reads in order again, from beyond what was queued: start over there.
+    return Queue(dir, &s, pos + 1, kInitialWindow);
+  }
+  return {};
+}
+
+std::vector<ObjectRequest> DirectoryReadahead::Queue(const std::string& dir,
+                                                     State* s, size_t from,
+                                                     size_t window) {
+  from = std::min(from, s->files.size());
+  const size_t to = std::min(from + window, s->files.size());
+  std::vector<ObjectRequest> out(s->files.begin() + from,
+                                 s->files.begin() + to);
+  s->queued = to;
+  s->window = window;
+  if (to == s->files.size()) dirs_.erase(dir);  // nothing left to queue
+  return out;
+}
+
+void DirectoryReadahead::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  dirs_.clear();
+}
+
+size_t DirectoryReadahead::directories() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return dirs_.size();
+}
+
+}  // namespace cvmfs::client

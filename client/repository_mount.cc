@@ -1,0 +1,366 @@
+#include "client/repository_mount.h"
+
+#include <algorithm>
+
+#include "cvmfs/catalog/history_db.h"
+#include "client/trust_chain.h"
+
+namespace cvmfs::client {
+
+namespace {
+std::string JoinGroups(const std::vector<std::vector<std::string>>& groups) {
+  std::string out;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (g) out += ";";
+    for (size_t m = 0; m < groups[g].size(); ++m)
+      out += (m ? "|" : "") + groups[g][m];
+  }
+  return out.empty() ? "DIRECT" : out;
+}
+}  // namespace
+
+// What the magic attributes show about the network.
+class RepositoryMount::HttpView : public NetworkView {
+ public:
+  explicit HttpView(HttpFetcher* http) : http_(http) {}
+  std::string host() const override { return http_->CurrentHost(); }
+  std::string proxy() const override { return http_->CurrentProxy(); }
+  std::string host_list() const override {
+    std::string out;
+    for (const std::string& h : http_->Hosts())
+      out += (out.empty() ? "" : ";") + h;
+    return out;
+  }
+  std::string proxy_list() const override {
+    return JoinGroups(http_->Proxies());
+  }
+  int timeout() const override { return http_->timeout_s(); }
+  int timeout_direct() const override { return http_->timeout_direct_s(); }
+
+ private:
+  HttpFetcher* http_;
+};
+
+RepositoryMount::~RepositoryMount() {
+  StopUpdater();
+  prefetch_lists_.reset();  // joins its worker, which uses fs_'s prefetcher
+  fs_.reset();              // unpins catalogs, closes cache handles
+  objects_.reset();
+  view_.reset();
+  fetcher_.reset();
+  cache_.reset();
+}
+
+Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
+    MountConfig config, const std::function<void(const std::string&)>& log,
+    std::unique_ptr<Fetcher> fetcher) {
+  std::unique_ptr<RepositoryMount> m(new RepositoryMount());
+  m->config_ = std::move(config);
+  m->log_ = log;
+  const MountConfig& c = m->config_;
+
+  auto cache = cache::PosixCache::Open(c.cache);
+  if (!cache.ok()) return cache.status().Annotate("cache " + c.cache.dir);
+  m->cache_ = std::move(cache).value();
+  if (fetcher) {
+    m->fetcher_ = std::move(fetcher);
+  } else {
+    CVMFS_ASSIGN_OR_RETURN(auto http, HttpFetcher::Create(c.http));
+    m->http_ = http.get();
+    m->fetcher_ = std::move(http);
+    m->view_ = std::make_unique<HttpView>(m->http_);
+  }
+  m->objects_ =
+      std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
+  m->objects_->set_logger(log);
+  if (m->http_) {
+    // A host answering 404 for an object a verified catalog references has
+    // not caught up (a lagging Stratum 1): try the next host, as CVMFS does.
+    HttpFetcher* http = m->http_;
+    m->objects_->set_missing_object_failover([http, log](int attempt) {
+      if (attempt >= static_cast<int>(http->Hosts().size()) - 1) return false;
+      log("object missing or corrupted on " + http->CurrentHost() +
+          "; switching host");
+      http->SwitchHost();
+      return true;
+    });
+  }
+
+  CVMFS_ASSIGN_OR_RETURN(MountedRevision revision, m->ChooseRevision(log));
+  auto catalogs = CatalogSet::Mount(m->objects_.get(), m->cache_.get(),
+                                    revision.root_hash, &m->next_inode_);
+  if (!catalogs.ok())
+    return catalogs.status().Annotate(
+        "failed to load the root file catalog of " + c.fqrn);
+  log("mounted revision " + std::to_string(revision.revision) + " of " +
+      c.fqrn + " (root catalog " + revision.root_hash.ToString() + ")");
+  m->fs_ = std::make_unique<FileSystem>(
+      c.fs, m->objects_.get(), m->cache_.get(), std::move(catalogs).value(),
+      std::move(revision), m->view_.get());
+  m->fs_->set_inode_counter(&m->next_inode_);
+  FileSystem* fs = m->fs_.get();
+  m->objects_->set_space_reclaimer([fs] { return fs->CloseIdleFiles(); });
+  m->AttachOpenObservers();
+  m->next_check_ =
+      ::time(nullptr) + (m->offline_start_ ? kRetryAfterFailureSeconds
+                                           : m->TtlSeconds(m->fs_->revision()));
+  return m;
+}
+
+// Recorded prefetch lists: record opens on request, fire lists on opens.
+void RepositoryMount::AttachOpenObservers() {
+  recorder_ = std::make_unique<OpenRecorder>(kMaxRecordedPaths);
+  prefetch_lists_ = std::make_unique<PrefetchListLoader>(
+      objects_.get(), cache_.get(), fs_->prefetcher(), log_);
+  prefetch_lists_->Load(fs_->catalogs().get(), fs_->revision().revision);
+  OpenRecorder* recorder = recorder_.get();
+  PrefetchListLoader* lists = prefetch_lists_.get();
+  fs_->set_open_observer([recorder, lists](const std::string& path) {
+    recorder->OnOpen(path);
+    lists->OnOpen(path);
+  });
+}
+
+Result<Tag> RepositoryMount::TagRoot(const Manifest& manifest) {
+  if (!manifest.history)
+    return Status::NotFound(
+        "repository has no history database; cannot find tag '" + config_.tag +
+        "'");
+  ObjectRequest request;
+  request.digest = *manifest.history;
+  request.suffix = ObjectSuffix::kHistory;
+  request.description = "history of " + config_.fqrn;
+  CVMFS_ASSIGN_OR_RETURN(auto handle, objects_->OpenReferenced(request));
+  CVMFS_ASSIGN_OR_RETURN(
+      auto history,
+      HistoryDb::OpenReadOnly("/proc/self/fd/" + std::to_string(handle.fd())));
+  CVMFS_ASSIGN_OR_RETURN(auto tag, history->Get(config_.tag));
+  if (!tag)
+    return Status::NotFound("CVMFS_REPOSITORY_TAG: no tag '" + config_.tag +
+                            "' in " + config_.fqrn);
+  return *tag;
+}
+
+Result<MountedRevision> RepositoryMount::ChooseRevision(
+    const std::function<void(const std::string&)>& log) {
+  const MountConfig& c = config_;
+  CVMFS_ASSIGN_OR_RETURN(auto breadcrumb, cache_->LoadBreadcrumb(c.fqrn));
+  CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist,
+                         Blacklist::Load(c.blacklist_file));
+  auto trusted = FetchManifest(blacklist);
+
+  MountedRevision rev;
+  if (!trusted.ok()) {
+    // Offline start: no server reachable, or none serving a manifest that
+    // verifies (a captive portal everywhere). A blacklisted certificate or
+    // revision is never worked around.
+    const Status::Code code = trusted.status().code();
+    if (code == Status::Code::kPermission ||
+        code == Status::Code::kInvalidArgument || !breadcrumb)
+      return trusted.status().Annotate("cannot mount " + c.fqrn);
+    if (!c.tag.empty())
+      return trusted.status().Annotate("cannot mount tag " + c.tag + " of " +
+                                       c.fqrn + " offline");
+    log("no server reachable (" + trusted.status().ToString() +
+        "); mounting revision " + std::to_string(breadcrumb->revision) +
+        " from the cache");
+    offline_start_ = true;
+    rev.root_hash = breadcrumb->root_hash;
+    rev.revision = breadcrumb->revision;
+    rev.manifest.root_catalog = breadcrumb->root_hash;
+    rev.manifest.revision = breadcrumb->revision;
+    rev.manifest.publish_timestamp = breadcrumb->timestamp;
+    CVMFS_RETURN_IF_ERROR(blacklist.CheckRevision(c.fqrn, rev.revision)
+                              .Annotate("cannot mount " + c.fqrn));
+    return rev;
+  }
+  const Manifest& manifest = trusted->manifest;
+  if (breadcrumb && manifest.revision < breadcrumb->revision)
+    return Status::Corruption(
+        "manifest of " + c.fqrn + " has revision " +
+        std::to_string(manifest.revision) + ", older than revision " +
+        std::to_string(breadcrumb->revision) +
+        " seen before (stale mirror or replay); refusing it");
+  rev.manifest = manifest;
+  rev.host = trusted->host;
+  rev.revision = manifest.revision;
+  rev.root_hash = manifest.root_catalog;
+  if (!c.tag.empty()) {
+    CVMFS_ASSIGN_OR_RETURN(Tag tag, TagRoot(manifest));
+    rev.root_hash = tag.root_hash;
+    rev.revision = tag.revision;
+  } else if (c.root_hash) {
+    rev.root_hash = *c.root_hash;
+  }
+  // The manifest's revision passed; a tag may name an older one.
+  CVMFS_RETURN_IF_ERROR(blacklist.CheckRevision(c.fqrn, rev.revision)
+                            .Annotate("cannot mount " + c.fqrn));
+  if (!breadcrumb || manifest.revision > breadcrumb->revision ||
+      manifest.root_catalog != breadcrumb->root_hash) {
+    cache::PosixCache::Breadcrumb crumb;
+    crumb.root_hash = manifest.root_catalog;
+    crumb.timestamp = manifest.publish_timestamp.value_or(0);
+    crumb.revision = manifest.revision;
+    Status st = cache_->StoreBreadcrumb(c.fqrn, crumb);
+    if (!st.ok()) log("warning: cannot store breadcrumb: " + st.ToString());
+  }
+  return rev;
+}
+
+}  // namespace cvmfs::client
+
+namespace cvmfs::client {
+
+Result<TrustedManifest> RepositoryMount::FetchManifest(
+    const Blacklist& blacklist) {
+  CVMFS_ASSIGN_OR_RETURN(auto keys, LoadPublicKeys(config_.public_key_files));
+  size_t hosts_left = http_ ? http_->Hosts().size() - 1 : 0;
+  auto next_host = [&](const Status& why) {
+    if (hosts_left == 0) return false;
+    --hosts_left;
+    log_("manifest from " + http_->CurrentHost() + " rejected (" +
+         why.ToString() + "); switching host");
+    http_->SwitchHost();
+    return true;
+  };
+  auto trusted = FetchTrustedManifestFailover(
+      fetcher_.get(), objects_.get(), config_.fqrn, keys, ::time(nullptr),
+      &blacklist, next_host);
+  // What a miss will cost, known before the first one (prefetch speculates
+  // on a slow link from the start).
+  if (trusted.ok()) objects_->NoteRoundTrip(trusted->manifest_fetch);
+  return trusted;
+}
+
+int64_t RepositoryMount::TtlSeconds(const MountedRevision& rev) const {
+  int64_t ttl = static_cast<int64_t>(rev.manifest.ttl);
+  if (ttl <= 0) ttl = static_cast<int64_t>(kDefaultCatalogTtl);
+  const int64_t max_ttl = max_ttl_s();
+  if (max_ttl > 0 && max_ttl < ttl) ttl = max_ttl;
+  return ttl;
+}
+
+int64_t RepositoryMount::max_ttl_s() const {
+  const int64_t override_s = max_ttl_override_s_.load();
+  return override_s >= 0 ? override_s : config_.max_ttl_s;
+}
+
+void RepositoryMount::set_max_ttl_s(int64_t seconds) {
+  max_ttl_override_s_ = std::max<int64_t>(0, seconds);
+  const time_t next = ::time(nullptr) + TtlSeconds(fs_->revision());
+  {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    if (next >= next_check_) return;
+    next_check_ = next;
+  }
+  wake_cv_.notify_all();
+}
+
+int64_t RepositoryMount::SecondsUntilCheck() const {
+  std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(wake_mu_));
+  int64_t left = static_cast<int64_t>(next_check_) - ::time(nullptr);
+  return left > 0 ? left : 0;
+}
+
+Result<std::string> RepositoryMount::UpdateLocked() {
+  const MountConfig& c = config_;
+  MountedRevision current = fs_->revision();
+  // As CVMFS: the blacklist is read again and the mounted revision checked
+  // first, also when the revision is pinned.
+  CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist,
+                         Blacklist::Load(c.blacklist_file));
+  Status mounted = blacklist.CheckRevision(c.fqrn, current.revision);
+  if (!mounted.ok()) {
+    log_("error: the mounted " + mounted.message() + "; aborting the mount");
+    if (c.on_revision_blacklisted) c.on_revision_blacklisted(mounted);
+    return mounted;
+  }
+  if (!c.tag.empty() || c.root_hash)
+    return std::string("Catalog up to date (pinned by configuration)");
+  CVMFS_ASSIGN_OR_RETURN(TrustedManifest trusted, FetchManifest(blacklist));
+  const Manifest& m = trusted.manifest;
+  if (m.revision < current.revision ||
+      (m.revision == current.revision && m.root_catalog != current.root_hash))
+    return Status::Corruption(
+        "manifest of " + c.fqrn + " has revision " +
+        std::to_string(m.revision) + ", not newer than the mounted " +
+        std::to_string(current.revision) + "; refusing it");
+  if (m.root_catalog == current.root_hash)
+    return std::string("Catalog up to date");
+  auto catalogs = CatalogSet::Mount(objects_.get(), cache_.get(),
+                                    m.root_catalog, &next_inode_);
+  if (!catalogs.ok())
+    return catalogs.status().Annotate("loading revision " +
+                                      std::to_string(m.revision));
+  MountedRevision rev;
+  rev.manifest = m;
+  rev.root_hash = m.root_catalog;
+  rev.revision = m.revision;
+  rev.host = trusted.host;
+  fs_->SwitchRevision(std::move(catalogs).value(), std::move(rev));
+  prefetch_lists_->Load(fs_->catalogs().get(), m.revision);
+  cache::PosixCache::Breadcrumb crumb;
+  crumb.root_hash = m.root_catalog;
+  crumb.timestamp = m.publish_timestamp.value_or(0);
+  crumb.revision = m.revision;
+  Status st = cache_->StoreBreadcrumb(c.fqrn, crumb);
+  if (!st.ok()) log_("warning: cannot store breadcrumb: " + st.ToString());
+  std::string report = "switched to revision " + std::to_string(m.revision) +
+                       " (root catalog " + m.root_catalog.ToString() + ")";
+  log_(report);
+  return report;
+}
+
+Result<std::string> RepositoryMount::CheckForUpdate(bool sync) {
+  if (!sync) {
+    {
+      std::lock_guard<std::mutex> lock(wake_mu_);
+      wake_ = true;
+    }
+    wake_cv_.notify_all();
+    return std::string("Catalog update scheduled");
+  }
+  std::lock_guard<std::mutex> update(update_mu_);
+  auto result = UpdateLocked();
+  std::lock_guard<std::mutex> lock(wake_mu_);
+  next_check_ = ::time(nullptr) + (result.ok() ? TtlSeconds(fs_->revision())
+                                               : kRetryAfterFailureSeconds);
+  wake_cv_.notify_all();  // the updater may be waiting for a later deadline
+  return result;
+}
+
+void RepositoryMount::StartUpdater() {
+  if (updater_.joinable() || !config_.auto_update) return;
+  updater_ = std::thread([this] { UpdaterLoop(); });
+}
+
+void RepositoryMount::StopUpdater() {
+  {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    stop_ = true;
+  }
+  wake_cv_.notify_all();
+  if (updater_.joinable()) updater_.join();
+}
+
+void RepositoryMount::UpdaterLoop() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(wake_mu_);
+      // next_check_ may move (cvmfs_talk max ttl set): wait for the
+      // deadline as it is now, again after every notification.
+      while (!stop_ && !wake_ && ::time(nullptr) < next_check_)
+        wake_cv_.wait_until(
+            lock, std::chrono::system_clock::from_time_t(next_check_));
+      if (stop_) return;
+      wake_ = false;
+    }
+    auto result = CheckForUpdate(/*sync=*/true);
+    if (!result.ok())
+      log_("revision check failed (retrying in " +
+           std::to_string(kRetryAfterFailureSeconds) +
+           " s): " + result.status().ToString());
+  }
+}
+
+}  // namespace cvmfs::client

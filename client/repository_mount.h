@@ -1,0 +1,141 @@
+// RepositoryMount: everything one mounted repository owns, built in the
+// order CVMFS boots (doc/client.md, "Mounting"):
+//
+//   cache directory (+ quota) ─► HTTP fetcher ─► master keys ─► whitelist,
+//   certificate, manifest (verified) ─► breadcrumb check ─► [tag lookup in
+//   the history database] ─► root catalog (pinned) ─► FileSystem
+//
+// Offline start: when no server answers and the cache remembers a revision
+// of this repository (the breadcrumb), that revision is mounted from the
+// cache alone; without one the mount fails.
+//
+// Ownership: the RepositoryMount owns the cache, the fetchers and the file
+// system; the FUSE adapter borrows file_system() for the session's life.
+#ifndef CLIENT_REPOSITORY_MOUNT_H_
+#define CLIENT_REPOSITORY_MOUNT_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cache/posix_cache.h"
+#include "cvmfs/catalog/history_db.h"
+#include "client/file_system.h"
+#include "client/object_fetcher.h"
+#include "client/prefetch/open_recorder.h"
+#include "client/prefetch/prefetch_list_loader.h"
+#include "client/trust_chain.h"
+#include "cvmfs/network/http_fetcher.h"
+#include "cvmfs/status.h"
+
+namespace cvmfs::client {
+
+struct MountConfig {
+  std::string fqrn;
+  HttpFetcherOptions http;
+  cache::CacheOptions cache;
+  std::vector<std::string> public_key_files;
+  std::string tag;                  // CVMFS_REPOSITORY_TAG
+  std::optional<Digest> root_hash;  // CVMFS_ROOT_HASH
+  FileSystemOptions fs;
+  bool auto_update = true;     // CVMFS_AUTO_UPDATE
+  int64_t max_ttl_s = 0;       // CVMFS_MAX_TTL (in seconds here), 0 = none
+  std::string blacklist_file;  // /etc/cvmfs/blacklist (may be missing)
+  // Called from the revision check when the blacklist ("<FQRN N") refuses
+  // the mounted revision itself: CVMFS aborts the mount then, and so should
+  // the program (cvmfs2 ends its FUSE session, which unmounts). Unset: the
+  // check only fails.
+  std::function<void(const Status&)> on_revision_blacklisted;
+};
+
+// How long to wait before checking again after a failed check (CVMFS's
+// short-term TTL): offline clients retry every 3 minutes.
+inline constexpr int kRetryAfterFailureSeconds = 180;
+
+class RepositoryMount {
+ public:
+  // Log lines (one per step, and why an offline start happened) go to `log`.
+  // Downloads go through an HttpFetcher built from config.http, or through
+  // `fetcher` when one is given (tests).
+  static Result<std::unique_ptr<RepositoryMount>> Create(
+      MountConfig config, const std::function<void(const std::string&)>& log,
+      std::unique_ptr<Fetcher> fetcher = nullptr);
+  ~RepositoryMount();
+
+  FileSystem* file_system() { return fs_.get(); }
+  HttpFetcher* http() { return http_; }  // null with an injected fetcher
+  cache::PosixCache* cache() { return cache_.get(); }
+  // Recorded prefetch lists (doc/format-prefetch-list.md): recording the
+  // files a workload opens, and the lists of the mounted revision.
+  OpenRecorder* open_recorder() { return recorder_.get(); }
+  PrefetchListLoader* prefetch_lists() { return prefetch_lists_.get(); }
+  bool offline_start() const { return offline_start_; }
+
+  // Fetches the manifest now and switches to a newer revision if there is
+  // one (cvmfs_talk remount). With `sync` the call returns after the switch;
+  // otherwise the background updater does it. Returns a one-line report
+  // ("Catalog up to date", "switched to revision N", or why not).
+  Result<std::string> CheckForUpdate(bool sync);
+
+  // Starts the background updater: it checks the manifest when the
+  // revision's TTL (capped by CVMFS_MAX_TTL) expires, and every
+  // kRetryAfterFailureSeconds while checks fail (offline). Stopped by the
+  // destructor.
+  void StartUpdater();
+  void StopUpdater();
+  // Seconds until the next automatic check (for user.expires and talk).
+  int64_t SecondsUntilCheck() const;
+
+  // CVMFS_MAX_TTL in seconds (0 = none): the configured value until
+  // set_max_ttl_s() (cvmfs_talk max ttl set) changes it. A shorter cap
+  // brings the next automatic check forward.
+  int64_t max_ttl_s() const;
+  void set_max_ttl_s(int64_t seconds);
+
+ private:
+  class HttpView;
+  RepositoryMount() = default;
+  // One check; `update_mu_` must be held.
+  Result<std::string> UpdateLocked();
+  void UpdaterLoop();
+  int64_t TtlSeconds(const MountedRevision& rev) const;
+  // The verified manifest, trying the next host when one serves a bad one.
+  Result<TrustedManifest> FetchManifest(const Blacklist& blacklist);
+  Result<MountedRevision> ChooseRevision(
+      const std::function<void(const std::string&)>& log);
+  Result<Tag> TagRoot(const Manifest& manifest);
+
+  MountConfig config_;
+  std::unique_ptr<cache::PosixCache> cache_;
+  std::unique_ptr<Fetcher> fetcher_;
+  HttpFetcher* http_ = nullptr;  // fetcher_ when it is the HTTP one
+  std::unique_ptr<HttpView> view_;
+  std::unique_ptr<ObjectFetcher> objects_;
+  std::atomic<uint64_t> next_inode_{256};
+  std::unique_ptr<FileSystem> fs_;
+  // Both observe fs_'s opens; the loader feeds fs_'s prefetcher.
+  std::unique_ptr<OpenRecorder> recorder_;
+  std::unique_ptr<PrefetchListLoader> prefetch_lists_;
+  void AttachOpenObservers();
+  bool offline_start_ = false;
+  std::function<void(const std::string&)> log_;
+
+  std::mutex update_mu_;  // one revision check at a time; before wake_mu_
+  std::mutex wake_mu_;    // guards next_check_, stop_, wake_
+  std::condition_variable wake_cv_;
+  time_t next_check_ = 0;
+  bool stop_ = false, wake_ = false;
+  std::thread updater_;
+  std::atomic<int64_t> max_ttl_override_s_{-1};  // -1: config_.max_ttl_s
+};
+
+}  // namespace cvmfs::client
+
+#endif  // CLIENT_REPOSITORY_MOUNT_H_

@@ -1,0 +1,310 @@
+// Revision updates while mounted: a repository published with our publisher
+// library is served from its storage directory as it changes; the client
+// switches revisions without remounting, keeps open files on their old
+// content, refuses replayed (older) manifests and blacklisted revisions.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+
+#include "client/open_file.h"
+#include "client/repository_mount.h"
+#include "cvmfs/file_util.h"
+#include "cvmfs/object_store.h"
+#include "cvmfs/signature.h"
+#include "testing/storage_fetcher.h"
+#include "testing/test_env.h"
+#include "publisher/repository.h"
+#include "publisher/tar_ingest.h"
+
+namespace cvmfs::client {
+namespace {
+
+using testing::StorageFetcher;
+
+class RevisionUpdateTest : public ::testing::Test {
+ protected:
+  const std::string fqrn_ = "update.example.org";
+
+  void SetUp() override {
+    paths_.root = root_.path();
+    publisher::MkfsOptions o;
+    o.fqrn = fqrn_;
+    ASSERT_TRUE(publisher::Mkfs(paths_, o).ok());
+  }
+
+  void Publish(const std::string& script,
+               std::vector<std::string> remove = {}) {
+    std::string dir = work_.Sub("tree");
+    std::string cmd = "rm -rf " + dir + " && mkdir -p " + dir + " && cd " +
+                      dir + " && " + script + " && tar -cf " +
+                      work_.Sub("in.tar") + " -C " + dir + " .";
+    ASSERT_EQ(0, std::system(cmd.c_str()));
+    auto repo = publisher::Repository::Open(paths_, fqrn_);
+    ASSERT_TRUE(repo.ok());
+    publisher::TarIngestOptions t;
+    t.tarball = work_.Sub("in.tar");
+    t.base_dir = "/";
+    t.delete_paths = std::move(remove);
+    auto stats = (*repo)->Publish(
+        [&](publisher::CatalogTree* tree, publisher::IngestPipeline* p) {
+          return publisher::IngestTar(t, tree, p);
+        },
+        {});
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  }
+
+  std::unique_ptr<RepositoryMount> Mount() {
+    auto m = TryMount();
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? std::move(m).value() : nullptr;
+  }
+
+  Result<std::unique_ptr<RepositoryMount>> TryMount(
+      const std::string& cache = "cache",
+      std::function<void(const Status&)> on_revision_blacklisted = nullptr) {
+    MountConfig c;
+    c.fqrn = fqrn_;
+    c.on_revision_blacklisted = std::move(on_revision_blacklisted);
+    c.cache.dir = work_.Sub(cache);
+    c.cache.quota_limit = 64 << 20;
+    c.public_key_files = {paths_.KeysDir() + "/" + fqrn_ + ".pub"};
+    c.blacklist_file = paths_.EtcCvmfs() + "/blacklist";
+    c.fs.fqrn = fqrn_;
+    auto fetcher = std::make_unique<StorageFetcher>(paths_.Storage(fqrn_));
+    fetcher_ = fetcher.get();
+    return RepositoryMount::Create(
+        std::move(c), [](const std::string&) {}, std::move(fetcher));
+  }
+
+  void WriteBlacklist(const std::string& text) {
+    ASSERT_TRUE(
+        WriteFileAtomic(paths_.EtcCvmfs() + "/blacklist", text, 0644).ok());
+  }
+  std::string BlacklistFile() const { return paths_.EtcCvmfs() + "/blacklist"; }
+
+  static uint64_t Resolve(FileSystem* fs, const std::string& path) {
+    uint64_t inode = kRootInode;
+    size_t pos = 0;
+    while (pos < path.size()) {
+      size_t slash = path.find('/', pos);
+      if (slash == std::string::npos) slash = path.size();
+      auto r = fs->Lookup(inode, path.substr(pos, slash - pos));
+      if (!r.ok()) return 0;
+      inode = r->inode;
+      pos = slash + 1;
+    }
+    return inode;
+  }
+
+  static std::string Read(FileSystem* fs, OpenFile* f) {
+    char buf[256];
+    auto n = fs->Read(f, buf, sizeof(buf), 0);
+    return n.ok() ? std::string(buf, *n) : "<" + n.status().ToString() + ">";
+  }
+
+  testing::TempDir root_, work_;
+  SystemPaths paths_;
+  StorageFetcher* fetcher_ = nullptr;
+};
+
+TEST_F(RevisionUpdateTest, SwitchKeepsOpenFilesAndShowsNewContent) {
+  Publish("mkdir a b && echo one > a/file && echo x > b/old");
+  auto mount = Mount();
+  ASSERT_TRUE(mount);
+  FileSystem* fs = mount->file_system();
+  uint64_t old_revision = fs->revision().revision;
+  uint64_t old_inode = Resolve(fs, "a/file");
+  ASSERT_NE(0u, old_inode);
+  bool keep = false;
+  auto open_old = fs->Open(old_inode, &keep);
+  ASSERT_TRUE(open_old.ok());
+
+  auto same = mount->CheckForUpdate(true);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ("Catalog up to date", *same);
+
+  Publish("mkdir a c && echo two! > a/file && echo new > c/new", {"b"});
+  auto switched = mount->CheckForUpdate(true);
+  ASSERT_TRUE(switched.ok()) << switched.status().ToString();
+  EXPECT_NE(std::string::npos, switched->find("switched to revision"));
+  EXPECT_EQ(old_revision + 1, fs->revision().revision);
+
+  // The file opened before the switch keeps its content...
+  EXPECT_EQ("one\n", Read(fs, *open_old));
+  fs->Release(*open_old);
+  // ...and its old inode still answers, with the old size.
+  auto old_attr = fs->GetAttr(old_inode);
+  ASSERT_TRUE(old_attr.ok());
+  EXPECT_EQ(4, old_attr->st_size);
+  // New lookups see the new revision, under a new inode.
+  uint64_t new_inode = Resolve(fs, "a/file");
+  ASSERT_NE(0u, new_inode);
+  EXPECT_NE(old_inode, new_inode);
+  auto open_new = fs->Open(new_inode, &keep);
+  ASSERT_TRUE(open_new.ok());
+  EXPECT_EQ("two!\n", Read(fs, *open_new));
+  fs->Release(*open_new);
+  EXPECT_EQ(0u, Resolve(fs, "b"));
+  EXPECT_NE(0u, Resolve(fs, "c/new"));
+  auto listing = fs->ReadDir(kRootInode);
+  ASSERT_TRUE(listing.ok());
+  std::vector<std::string> names;
+  for (auto& d : *listing) names.push_back(d.name);
+  EXPECT_EQ((std::vector<std::string>{".", "..", "a", "c"}), names);
+}
+
+TEST_F(RevisionUpdateTest, ReplayedOlderManifestIsRefused) {
+  Publish("echo one > f");
+  auto old_manifest = ReadFile(paths_.Storage(fqrn_) + "/.cvmfspublished");
+  ASSERT_TRUE(old_manifest.ok());
+  Publish("echo two > f");
+  auto mount = Mount();
+  ASSERT_TRUE(mount);
+  uint64_t revision = mount->file_system()->revision().revision;
+  // A stale mirror or an attacker serves the older (validly signed) manifest.
+  fetcher_->Override(".cvmfspublished", *old_manifest);
+  auto r = mount->CheckForUpdate(true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string::npos, r.status().message().find("not newer"))
+      << r.status().ToString();
+  EXPECT_EQ(revision, mount->file_system()->revision().revision);
+}
+
+TEST_F(RevisionUpdateTest, BlacklistedRevisionIsRefusedAtMountAndUpdate) {
+  Publish("echo one > f");
+  auto mount = Mount();
+  ASSERT_TRUE(mount);
+  uint64_t revision = mount->file_system()->revision().revision;
+  Publish("echo two > f");
+  ASSERT_TRUE(WriteFileAtomic(paths_.EtcCvmfs() + "/blacklist",
+                              "# broken releases\n<" + fqrn_ + " " +
+                                  std::to_string(revision + 5) + "\n",
+                              0644)
+                  .ok());
+  auto r = mount->CheckForUpdate(true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string::npos, r.status().message().find("blacklisted"))
+      << r.status().ToString();
+  mount.reset();
+  auto again = TryMount();
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(std::string::npos, again.status().message().find("blacklisted"));
+}
+
+// As CVMFS: at the TTL check the mounted revision is checked against the
+// reread blacklist first; if it is refused the mount is aborted, even if
+// the server has a newer, allowed revision.
+TEST_F(RevisionUpdateTest, BlacklistedMountedRevisionAbortsAtTheCheck) {
+  Publish("echo one > f");
+  std::vector<Status> aborts;
+  auto m =
+      TryMount("cache", [&aborts](const Status& s) { aborts.push_back(s); });
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto mount = std::move(m).value();
+  const uint64_t revision = mount->file_system()->revision().revision;
+  ASSERT_TRUE(mount->CheckForUpdate(true).ok());
+  EXPECT_TRUE(aborts.empty());
+  Publish("echo two > f");
+  WriteBlacklist("<" + fqrn_ + " " + std::to_string(revision + 1) + "\n");
+  auto r = mount->CheckForUpdate(true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kPermission);
+  ASSERT_EQ(aborts.size(), 1u);
+  const std::string& why = aborts[0].message();
+  EXPECT_NE(why.find("revision " + std::to_string(revision) + " of " + fqrn_),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find(BlacklistFile()), std::string::npos) << why;
+  EXPECT_EQ(mount->file_system()->revision().revision, revision);
+}
+
+// An offline start (no manifest from any server) mounts the cached
+// revision only if the blacklist allows it.
+TEST_F(RevisionUpdateTest, OfflineStartChecksTheRevisionBlacklist) {
+  Publish("echo one > f");
+  uint64_t revision = 0;
+  {
+    auto mount = Mount();
+    ASSERT_TRUE(mount);
+    revision = mount->file_system()->revision().revision;
+  }
+  const std::string manifest = paths_.Storage(fqrn_) + "/.cvmfspublished";
+  ASSERT_EQ(0, ::rename(manifest.c_str(), (manifest + ".away").c_str()));
+  {
+    auto offline = TryMount();
+    ASSERT_TRUE(offline.ok()) << offline.status().ToString();
+    EXPECT_TRUE((*offline)->offline_start());
+  }
+  WriteBlacklist("<" + fqrn_ + " " + std::to_string(revision + 1) + "\n");
+  auto refused = TryMount();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Status::Code::kPermission);
+  EXPECT_NE(refused.status().message().find("blacklisted"), std::string::npos)
+      << refused.status().ToString();
+  // "<FQRN N" refuses revisions below N only.
+  WriteBlacklist("<" + fqrn_ + " " + std::to_string(revision) + "\n");
+  EXPECT_TRUE(TryMount().ok());
+}
+
+// A blacklisted certificate: a fresh mount is refused (no offline start
+// works around it); a running mount refuses the new manifest at the check
+// and keeps serving its revision (the revision itself is not refused).
+TEST_F(RevisionUpdateTest, BlacklistedCertificate) {
+  Publish("echo one > f");
+  std::vector<Status> aborts;
+  auto m =
+      TryMount("cache", [&aborts](const Status& s) { aborts.push_back(s); });
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto mount = std::move(m).value();
+  const uint64_t revision = mount->file_system()->revision().revision;
+  Publish("echo two > f");
+  auto pem = ReadFile(paths_.KeysDir() + "/" + fqrn_ + ".crt");
+  ASSERT_TRUE(pem.ok()) << pem.status().ToString();
+  auto cert = Certificate::FromPem(*pem);
+  ASSERT_TRUE(cert.ok());
+  WriteBlacklist("# compromised key\n" + cert->Fingerprint() + "\n");
+  auto r = mount->CheckForUpdate(true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kPermission);
+  EXPECT_NE(r.status().message().find("certificate " + cert->Fingerprint()),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_NE(r.status().message().find(BlacklistFile()), std::string::npos);
+  EXPECT_EQ(mount->file_system()->revision().revision, revision);
+  EXPECT_TRUE(aborts.empty());
+  mount.reset();
+  auto again = TryMount();  // the cache has a breadcrumb: still refused
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find("is blacklisted"), std::string::npos)
+      << again.status().ToString();
+}
+
+// An expired whitelist: a fresh mount fails naming it; a running mount
+// keeps its revision and refuses the newer manifest.
+TEST_F(RevisionUpdateTest, ExpiredWhitelist) {
+  Publish("echo one > f");
+  auto mount = Mount();
+  ASSERT_TRUE(mount);
+  const uint64_t revision = mount->file_system()->revision().revision;
+  Publish("echo two > f");
+  {
+    auto repo = publisher::Repository::Open(paths_, fqrn_);
+    ASSERT_TRUE(repo.ok());
+    ASSERT_TRUE((*repo)->Resign(0).ok());  // expires now, i.e. this hour
+  }
+  auto r = mount->CheckForUpdate(true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("whitelist of " + fqrn_ + " expired"),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_EQ(mount->file_system()->revision().revision, revision);
+  auto fresh = TryMount("fresh-cache");
+  ASSERT_FALSE(fresh.ok());
+  EXPECT_NE(fresh.status().message().find("expired"), std::string::npos)
+      << fresh.status().ToString();
+}
+
+}  // namespace
+}  // namespace cvmfs::client

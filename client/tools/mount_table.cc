@@ -1,0 +1,86 @@
+#include "client/tools/mount_table.h"
+
+#include <sys/xattr.h>
+
+#include <cerrno>
+#include <sstream>
+
+#include "cvmfs/file_util.h"
+
+namespace cvmfs::tools {
+
+namespace {
+
+// Undoes the kernel's octal escapes in mount table fields ("\040" = ' ').
+std::string Unescape(const std::string& field) {
+  std::string out;
+  for (size_t i = 0; i < field.size(); ++i) {
+    if (field[i] == '\\' && i + 3 < field.size() && field[i + 1] >= '0' &&
+        field[i + 1] <= '3') {
+      out += static_cast<char>((field[i + 1] - '0') * 64 +
+                               (field[i + 2] - '0') * 8 + (field[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += field[i];
+    }
+  }
+  return out;
+}
+
+bool IsCvmfsSource(const std::string& source) {
+  const std::string name = "cvmfs2";
+  if (source == name) return true;
+  return source.size() > name.size() + 1 && source[0] == '/' &&
+         source.compare(source.size() - name.size() - 1, std::string::npos,
+                        "/" + name) == 0;
+}
+
+}  // namespace
+
+std::vector<std::string> ParseCvmfsMountpoints(const std::string& table) {
+  std::vector<std::string> out;
+  std::istringstream lines(table);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string source, mountpoint, type;
+    if (!(fields >> source >> mountpoint >> type)) continue;
+    if (IsCvmfsSource(source) && type.rfind("fuse", 0) == 0)
+      out.push_back(Unescape(mountpoint));
+  }
+  return out;
+}
+
+Result<std::string> MagicAttribute(const std::string& path,
+                                   const std::string& name) {
+  const std::string attr = "user." + name;
+  char buf[4096];
+  ssize_t n = ::getxattr(path.c_str(), attr.c_str(), buf, sizeof(buf));
+  if (n < 0) {
+    if (errno == ENODATA || errno == ENOTSUP)
+      return Status::NotFound(attr + " of " + path);
+    return Status::FromErrno(errno, "getxattr " + attr + " " + path);
+  }
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+Result<std::vector<CvmfsMount>> ListCvmfsMounts(const std::string& table_file) {
+  CVMFS_ASSIGN_OR_RETURN(std::string table, ReadFile(table_file));
+  std::vector<CvmfsMount> mounts;
+  for (const std::string& mp : ParseCvmfsMountpoints(table)) {
+    CvmfsMount m;
+    m.mountpoint = mp;
+    auto fqrn = MagicAttribute(mp, "fqrn");
+    m.responsive = fqrn.ok();
+    m.fqrn = fqrn.ok() ? *fqrn : mp.substr(mp.rfind('/') + 1);
+    mounts.push_back(std::move(m));
+  }
+  return mounts;
+}
+
+bool IsBelow(const std::string& path, const std::string& dir) {
+  if (dir == "/") return !path.empty() && path[0] == '/';
+  return path == dir || path.compare(0, dir.size() + 1, dir + "/") == 0;
+}
+
+}  // namespace cvmfs::tools

@@ -1,0 +1,123 @@
+// `cvmfs_server diff [-s FROM] [-d TO] [-m] [-i] [FQRN]`: what changed
+// between two tagged revisions (diff.h), printed like CVMFS's diff: a header
+// line, one line per changed path, then the statistics deltas.
+//   -s TAG  source revision (default trunk-previous)
+//   -d TAG  destination revision (default trunk)
+//   -m, --machine-readable  tab-separated lines (diff.h, FormatChange)
+//   -i      ignore changes of timestamps alone
+#include "programs/cvmfs_server/diff_command.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include "cvmfs/catalog/history_db.h"
+#include "cvmfs/file_util.h"
+#include "programs/cvmfs_server/command_util.h"
+#include "publisher/diff.h"
+#include "publisher/repository.h"
+
+namespace publisher {
+namespace {
+
+using cvmfs::Status;
+
+struct DiffArgs {
+  std::string from = std::string(cvmfs::kTagTrunkPrevious);
+  std::string to = std::string(cvmfs::kTagTrunk);
+  bool machine_readable = false;
+  bool ignore_timestamps = false;
+  std::string fqrn;
+};
+
+std::string UtcTime(int64_t t) {
+  char buf[64];
+  time_t tt = static_cast<time_t>(t);
+  struct tm tm;
+  gmtime_r(&tt, &tm);
+  strftime(buf, sizeof(buf), "%d %b %Y %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+cvmfs::Result<cvmfs::Tag> FindTag(cvmfs::HistoryDb* history,
+                                  const std::string& name) {
+  CVMFS_ASSIGN_OR_RETURN(auto tag, history->Get(name));
+  if (tag) return *tag;
+  std::string hint = name == cvmfs::kTagTrunkPrevious
+                         ? " (the repository has a single revision so far)"
+                         : " (see cvmfs_server tag -l)";
+  return Status::NotFound("tag " + name + " does not exist" + hint);
+}
+
+void PrintHeader(const cvmfs::Tag& from, const cvmfs::Tag& to,
+                 bool machine_readable) {
+  if (machine_readable) {
+    std::printf(
+        "# line descriptor: A - add, R - remove, M - modify, S - statistics; "
+        "modify flags: "
+        "I - link count, S - size, M - mode, O - owner, T - timestamp, L - "
+        "symlink target, "
+        "C - content, G - hardlink group, N - nested catalog, P - chunked, X - "
+        "xattrs, "
+        "E - external, B - bind mountpoint, H - hidden; entry types: F - "
+        "regular file, "
+        "S - symbolic link, D - directory, U - other, N - nested catalog\n");
+    return;
+  }
+  std::printf("DELTA: %s/r%llu (%s) --> %s/r%llu (%s)\n", from.name.c_str(),
+              static_cast<unsigned long long>(from.revision),
+              UtcTime(from.timestamp).c_str(), to.name.c_str(),
+              static_cast<unsigned long long>(to.revision),
+              UtcTime(to.timestamp).c_str());
+}
+
+Status RunDiff(const cvmfs::SystemPaths& paths, const DiffArgs& args) {
+  CVMFS_ASSIGN_OR_RETURN(std::string fqrn, ResolveFqrn(paths, args.fqrn));
+  CVMFS_ASSIGN_OR_RETURN(auto repo, Repository::Open(paths, fqrn));
+  CVMFS_ASSIGN_OR_RETURN(auto history, repo->OpenHistory(false));
+  CVMFS_ASSIGN_OR_RETURN(cvmfs::Tag from, FindTag(history.get(), args.from));
+  CVMFS_ASSIGN_OR_RETURN(cvmfs::Tag to, FindTag(history.get(), args.to));
+  history.reset();
+  CVMFS_ASSIGN_OR_RETURN(std::string temp_dir, repo->MakeTempDir());
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { (void)cvmfs::RemoveTree(dir); }
+  } cleanup{temp_dir};
+
+  PrintHeader(from, to, args.machine_readable);
+  DiffOptions options;
+  options.ignore_timestamps = args.ignore_timestamps;
+  CVMFS_ASSIGN_OR_RETURN(
+      DiffSummary summary,
+      DiffRevisions(
+          repo->store(), from.root_hash, to.root_hash, temp_dir, options,
+          [&](const PathChange& c) {
+            std::printf("%s\n", FormatChange(c, args.machine_readable).c_str());
+          }));
+  std::printf("%s", FormatDelta(summary.delta, args.machine_readable).c_str());
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddDiffCommand(CLI::App& app, const cvmfs::SystemPaths& paths) {
+  auto args = std::make_shared<DiffArgs>();
+  auto* cmd = app.add_subcommand(
+      "diff", "show what changed between two tagged revisions");
+  cmd->add_option("-s", args->from, "source tag (default trunk-previous)");
+  cmd->add_option("-d", args->to, "destination tag (default trunk)");
+  cmd->add_flag("-m,--machine-readable", args->machine_readable,
+                "tab-separated output");
+  cmd->add_flag("-i", args->ignore_timestamps, "ignore timestamp-only changes");
+  cmd->add_option("fqrn", args->fqrn, "repository name");
+  cmd->callback([args, paths] {
+    Status st = RunDiff(paths, *args);
+    if (!st.ok()) ExitWith(FailMessage(st));
+    // Done: keep main() from going on with the commands defined there.
+    throw CLI::Success();
+  });
+}
+
+}  // namespace publisher

@@ -1,0 +1,177 @@
+// `cvmfs_server prefetch-list` (doc/format-prefetch-list.md, "Storing"):
+//   add [-n NAME] [-a TAG] [-m MSG] FILE [FQRN]   add or replace a list from
+//                                                 a recorded path list
+//                                                 (FILE "-": stdin)
+//   remove -n NAME [-a TAG] [-m MSG] [FQRN]
+//   refresh [-a TAG] [-m MSG] [FQRN]              re-resolve every list
+//   list [FQRN]                                   the lists, with stale counts
+// Every change publishes a new revision (prefetch_lists.h).
+#include "programs/cvmfs_server/prefetch_list_command.h"
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+
+#include "cvmfs/file_util.h"
+#include "cvmfs/prefetch_list.h"
+#include "programs/cvmfs_server/command_util.h"
+#include "publisher/prefetch_lists.h"
+#include "publisher/repository.h"
+
+namespace publisher {
+namespace {
+
+using cvmfs::Result;
+using cvmfs::Status;
+
+struct ListArgs {
+  std::string name = "default";
+  std::string file;
+  std::string tag, message;
+  std::string fqrn;
+};
+
+Result<std::unique_ptr<Repository>> OpenRepo(const cvmfs::SystemPaths& paths,
+                                             const std::string& given) {
+  CVMFS_ASSIGN_OR_RETURN(std::string fqrn, ResolveFqrn(paths, given));
+  return Repository::Open(paths, fqrn);
+}
+
+Result<std::string> ReadInput(const std::string& file) {
+  if (file != "-") return cvmfs::ReadFile(file);
+  std::string text((std::istreambuf_iterator<char>(std::cin)),
+                   std::istreambuf_iterator<char>());
+  if (std::cin.bad())
+    return Status::IoError("cannot read the path list from standard input");
+  return text;
+}
+
+std::string Describe(const cvmfs::PrefetchList& l) {
+  return std::to_string(l.files.size()) + " files, " +
+         std::to_string(l.objects()) + " objects, " +
+         std::to_string(l.bytes()) + " bytes, trigger " +
+         cvmfs::EscapeListPath(l.trigger());
+}
+
+PublishOptions Options(const ListArgs& args) {
+  PublishOptions o;
+  o.tag_name = args.tag;
+  o.tag_description = args.message;
+  return o;
+}
+
+void Report(const PrefetchListChange& change, const std::string& what) {
+  for (const std::string& w : change.warnings)
+    std::fprintf(stderr, "Warning: %s\n", w.c_str());
+  std::printf("%s; published revision %llu (root catalog %s)\n", what.c_str(),
+              static_cast<unsigned long long>(change.stats.revision),
+              change.stats.root_hash.ToString().c_str());
+}
+
+Status Add(const cvmfs::SystemPaths& paths, const ListArgs& args) {
+  CVMFS_RETURN_IF_ERROR(cvmfs::ValidatePrefetchListName(args.name));
+  CVMFS_ASSIGN_OR_RETURN(std::string text, ReadInput(args.file));
+  auto recorded = cvmfs::ParseRecordedPaths(text);
+  if (!recorded.ok()) return recorded.status().Annotate(args.file);
+  if (recorded->empty())
+    return Status::InvalidArgument(
+        args.file +
+        " lists no paths (record with: cvmfs_talk -i "
+        "<repository> prefetch record start|stop)");
+  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
+  CVMFS_ASSIGN_OR_RETURN(
+      PrefetchListChange change,
+      AddPrefetchList(repo.get(), args.name, *recorded, Options(args)));
+  for (const cvmfs::PrefetchList& l : change.lists)
+    if (l.name == args.name)
+      Report(change,
+             "Stored prefetch list " + l.name + " (" + Describe(l) + ")");
+  return Status::Ok();
+}
+
+Status Remove(const cvmfs::SystemPaths& paths, const ListArgs& args) {
+  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
+  CVMFS_ASSIGN_OR_RETURN(
+      PrefetchListChange change,
+      RemovePrefetchList(repo.get(), args.name, Options(args)));
+  Report(change, "Removed prefetch list " + args.name + " (" +
+                     std::to_string(change.lists.size()) + " left)");
+  return Status::Ok();
+}
+
+Status Refresh(const cvmfs::SystemPaths& paths, const ListArgs& args) {
+  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
+  CVMFS_ASSIGN_OR_RETURN(PrefetchListChange change,
+                         RefreshPrefetchLists(repo.get(), Options(args)));
+  Report(change, "Refreshed " + std::to_string(change.lists.size()) +
+                     " prefetch lists");
+  return Status::Ok();
+}
+
+Status List(const cvmfs::SystemPaths& paths, const ListArgs& args) {
+  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
+  CVMFS_ASSIGN_OR_RETURN(auto lists, CurrentPrefetchLists(repo.get()));
+  if (lists.empty())
+    std::printf("No prefetch lists in %s\n", repo->config().fqrn.c_str());
+  for (const cvmfs::PrefetchList& l : lists) {
+    CVMFS_ASSIGN_OR_RETURN(size_t stale, CountStaleFiles(repo.get(), l));
+    std::printf("%s: %s; %zu stale\n", l.name.c_str(), Describe(l).c_str(),
+                stale);
+  }
+  return Status::Ok();
+}
+
+// Adds one subcommand whose callback runs `run` and ends the program.
+CLI::App* Sub(CLI::App* parent, const std::string& name,
+              const std::string& help, const cvmfs::SystemPaths& paths,
+              const std::shared_ptr<ListArgs>& args,
+              Status (*run)(const cvmfs::SystemPaths&, const ListArgs&)) {
+  CLI::App* cmd = parent->add_subcommand(name, help);
+  cmd->callback([paths, args, run] {
+    Status st = run(paths, *args);
+    if (!st.ok()) ExitWith(FailMessage(st));
+    ExitWith(0);
+  });
+  return cmd;
+}
+
+void AddPublishOptions(CLI::App* cmd, const std::shared_ptr<ListArgs>& args) {
+  cmd->add_option("-a", args->tag, "tag the new revision");
+  cmd->add_option("-m", args->message, "description of the tag");
+}
+
+}  // namespace
+
+void AddPrefetchListCommand(CLI::App& app, const cvmfs::SystemPaths& paths) {
+  auto args = std::make_shared<ListArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "prefetch-list",
+      "store recorded prefetch lists in the repository (new revision)");
+  cmd->require_subcommand(1);
+  CLI::App* add =
+      Sub(cmd, "add", "add or replace a list from a recorded path list", paths,
+          args, Add);
+  add->add_option("-n", args->name, "list name (default: default)");
+  AddPublishOptions(add, args);
+  add->add_option("file", args->file,
+                  "recorded path list ('-': standard input)")
+      ->required();
+  add->add_option("fqrn", args->fqrn, "repository name");
+  CLI::App* remove = Sub(cmd, "remove", "remove a list", paths, args, Remove);
+  remove->add_option("-n", args->name, "list name")->required();
+  AddPublishOptions(remove, args);
+  remove->add_option("fqrn", args->fqrn, "repository name");
+  CLI::App* refresh =
+      Sub(cmd, "refresh", "resolve every list again in the current revision",
+          paths, args, Refresh);
+  AddPublishOptions(refresh, args);
+  refresh->add_option("fqrn", args->fqrn, "repository name");
+  CLI::App* list =
+      Sub(cmd, "list", "show the lists and how many files are stale", paths,
+          args, List);
+  list->add_option("fqrn", args->fqrn, "repository name");
+}
+
+}  // namespace publisher

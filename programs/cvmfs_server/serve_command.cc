@@ -1,0 +1,122 @@
+// cvmfs_server serve: the embedded HTTP server (http_server.h) as a
+// foreground program. It prints one "serving FQRN at URL" line per
+// repository once it accepts connections, and stops cleanly on SIGTERM or
+// SIGINT: the listening socket closes, running responses end, the access
+// log is complete, exit status 0.
+#include <signal.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cvmfs/file_util.h"
+#include "server/http_server.h"
+#include "programs/cvmfs_server/serving_commands.h"
+
+namespace server {
+namespace {
+
+using cvmfs::Result;
+using cvmfs::Status;
+
+struct ServeArgs {
+  int port = 8000;
+  std::string address = "127.0.0.1";
+  std::string access_log;
+  unsigned threads = 4;
+  std::vector<std::string> fqrns;
+};
+
+[[noreturn]] void Fail(const Status& st) {
+  std::fprintf(stderr, "cvmfs_server: %s\n", st.ToString().c_str());
+  throw CLI::RuntimeError(st.code() == Status::Code::kInvalidArgument ? 2 : 1);
+}
+
+// The named repositories, or every one configured here; each must have a
+// published storage directory.
+Result<std::vector<ServedRepository>> Repositories(
+    const cvmfs::SystemPaths& paths, std::vector<std::string> fqrns) {
+  if (fqrns.empty()) {
+    auto all = cvmfs::ListDirectory(paths.RepositoriesD());
+    if (!all.ok() || all->empty())
+      return Status::InvalidArgument("no repositories in " +
+                                     paths.RepositoriesD() + "; name one");
+    fqrns = std::move(*all);
+  }
+  std::vector<ServedRepository> repos;
+  for (const std::string& fqrn : fqrns) {
+    std::string storage = paths.Storage(fqrn);
+    if (!cvmfs::PathExists(storage + "/.cvmfspublished"))
+      return Status::NotFound("repository " + fqrn + ": no " + storage +
+                              "/.cvmfspublished (not created or replicated "
+                              "on this machine?)");
+    repos.push_back({fqrn, storage});
+  }
+  return repos;
+}
+
+// Blocks the stop signals in this thread (and in the server's threads,
+// which inherit the mask) so that sigwait() receives them.
+sigset_t BlockStopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+void Serve(const cvmfs::SystemPaths& paths, const ServeArgs& args) {
+  if (args.port < 0 || args.port > 65535)
+    Fail(Status::InvalidArgument("port " + std::to_string(args.port) +
+                                 " is not in 0..65535"));
+  HttpServerOptions options;
+  options.address = args.address;
+  options.port = static_cast<uint16_t>(args.port);
+  options.access_log = args.access_log;
+  options.threads = args.threads;
+  auto repos = Repositories(paths, args.fqrns);
+  if (!repos.ok()) Fail(repos.status());
+  options.repositories = std::move(*repos);
+
+  sigset_t stop = BlockStopSignals();
+  auto server = HttpServer::Start(options);
+  if (!server.ok()) Fail(server.status());
+  for (const ServedRepository& repo : options.repositories)
+    std::printf("serving %s at %s\n", repo.fqrn.c_str(),
+                (*server)->RepositoryUrl(repo.fqrn).c_str());
+  std::fflush(stdout);
+
+  int signal_number = 0;
+  while (sigwait(&stop, &signal_number) != 0) {
+  }
+  std::printf("received %s, stopping\n", strsignal(signal_number));
+  server->reset();
+  std::printf("stopped\n");
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app, const cvmfs::SystemPaths& paths) {
+  auto args = std::make_shared<ServeArgs>();
+  auto* cmd = app.add_subcommand(
+      "serve", "serve repositories over HTTP without Apache (until SIGTERM)");
+  cmd->add_option("-p,--port", args->port, "TCP port; 0 picks a free one")
+      ->capture_default_str();
+  cmd->add_option("-a,--address", args->address,
+                  "numeric address to listen on (0.0.0.0 or :: for all)")
+      ->capture_default_str();
+  cmd->add_option("-l,--access-log", args->access_log,
+                  "append requests to this file (Common Log Format)");
+  cmd->add_option("-t,--threads", args->threads, "worker threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 256u));
+  cmd->add_option("fqrn", args->fqrns,
+                  "repositories (default: every one on this machine)");
+  cmd->callback([args, &paths] { Serve(paths, *args); });
+}
+
+}  // namespace server

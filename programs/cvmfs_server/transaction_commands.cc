@@ -1,0 +1,271 @@
+#include "programs/cvmfs_server/transaction_commands.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+#include "cvmfs/file_util.h"
+#include "programs/cvmfs_server/command_util.h"
+#include "publisher/transaction.h"
+
+namespace publisher {
+
+using cvmfs::Status;
+
+namespace {
+
+struct Args {
+  std::string fqrn, tag, message;
+  bool force = false, all = false;
+};
+
+// Runs `fn` on the named (or only) repository's Transaction.
+template <typename Fn>
+Status WithTransaction(const cvmfs::SystemPaths& paths,
+                       const std::string& given, Fn fn) {
+  CVMFS_ASSIGN_OR_RETURN(std::string fqrn, ResolveFqrn(paths, given));
+  CVMFS_ASSIGN_OR_RETURN(auto repo, Repository::Open(paths, fqrn));
+  Transaction txn(paths, repo.get());
+  return fn(*repo, txn);
+}
+
+void Finish(const Status& st) {
+  if (!st.ok()) ExitWith(FailMessage(st));
+  throw CLI::Success();  // keep main() from going on with its own commands
+}
+
+bool Confirm(const std::string& question) {
+  std::printf("%s [y/N] ", question.c_str());
+  std::fflush(stdout);
+  std::string reply;
+  if (!std::getline(std::cin, reply)) return false;
+  return reply == "y" || reply == "Y" || reply == "yes";
+}
+
+void PrintPublished(const TransactionPublishResult& r, double seconds) {
+  const PublishStats& s = r.stats;
+  const UpperChanges& c = r.changes;
+  std::printf(
+      "published revision %llu (root catalog %s, %zu catalogs rewritten)\n",
+      static_cast<unsigned long long>(s.revision),
+      s.root_hash.ToString().c_str(), s.catalogs_written);
+  std::printf(
+      "changes: %llu files, %llu directories (%llu replaced), %llu symlinks, "
+      "%llu special files, %llu removals, %llu catalogs created, %llu merged\n",
+      static_cast<unsigned long long>(c.files),
+      static_cast<unsigned long long>(c.directories),
+      static_cast<unsigned long long>(c.opaque_directories),
+      static_cast<unsigned long long>(c.symlinks),
+      static_cast<unsigned long long>(c.special),
+      static_cast<unsigned long long>(c.removed),
+      static_cast<unsigned long long>(c.catalogs_created),
+      static_cast<unsigned long long>(c.catalogs_removed));
+  std::printf(
+      "input: %.1f MB, new objects: %llu (%.1f MB), existing objects: %llu "
+      "(%llu recognized without compressing)\n",
+      s.bytes_in / 1e6, static_cast<unsigned long long>(s.objects_stored),
+      s.bytes_stored / 1e6, static_cast<unsigned long long>(s.objects_existing),
+      static_cast<unsigned long long>(s.objects_recognized));
+  std::printf(
+      "time: %.2f s (upper layer and contents %.2f s, catalogs and commit %.2f "
+      "s, "
+      "remount and cleanup %.2f s)\n",
+      seconds, r.scan_seconds, r.commit_seconds, r.cleanup_seconds);
+  for (const std::string& w : s.warnings)
+    std::fprintf(stderr, "warning: %s\n", w.c_str());
+}
+
+Status RunPublish(const cvmfs::SystemPaths& paths, const Args& args) {
+  return WithTransaction(
+      paths, args.fqrn, [&](Repository& repo, Transaction& txn) -> Status {
+        auto start = std::chrono::steady_clock::now();
+        PublishOptions options;
+        options.tag_name = args.tag;
+        options.tag_description = args.message;
+        auto result = txn.Publish(options);
+        if (!result.ok()) {
+          auto m = repo.CurrentManifest();
+          if (m.ok())
+            std::fprintf(stderr,
+                         "cvmfs_server: nothing was published; %s stays at "
+                         "revision %llu\n",
+                         repo.config().fqrn.c_str(),
+                         static_cast<unsigned long long>(m->manifest.revision));
+          return result.status();
+        }
+        if (result->finished_interrupted) {
+          std::printf(
+              "revision %llu had been published by an interrupted publish; "
+              "finished its "
+              "cleanup, the transaction is closed\n",
+              static_cast<unsigned long long>(result->stats.revision));
+          return Status::Ok();
+        }
+        double secs = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+        PrintPublished(*result, secs);
+        return Status::Ok();
+      });
+}
+
+Status RunAbort(const cvmfs::SystemPaths& paths, const Args& args) {
+  return WithTransaction(
+      paths, args.fqrn, [&](Repository& repo, Transaction& txn) -> Status {
+        const std::string& fqrn = repo.config().fqrn;
+        auto state = txn.State();
+        if (state.ok() && !state->transaction)
+          return Status::InvalidArgument("no transaction is open on " + fqrn);
+        if (!args.force && !Confirm("Abort the transaction of " + fqrn +
+                                    " and throw all its changes away?"))
+          return Status::InvalidArgument(
+              "not confirmed; the transaction stays open");
+        bool finished = false;
+        CVMFS_RETURN_IF_ERROR(txn.Abort(&finished));
+        if (finished)
+          std::printf(
+              "the transaction had been published by an interrupted publish; "
+              "finished its "
+              "cleanup\n");
+        else
+          std::printf("transaction of %s aborted\n", fqrn.c_str());
+        return Status::Ok();
+      });
+}
+
+Status RunMount(const cvmfs::SystemPaths& paths, const Args& args) {
+  std::vector<std::string> names;
+  if (args.all) {
+    auto all = cvmfs::ListDirectory(paths.RepositoriesD());
+    if (all.ok()) names = *all;
+  } else {
+    CVMFS_ASSIGN_OR_RETURN(std::string fqrn, ResolveFqrn(paths, args.fqrn));
+    names.push_back(fqrn);
+  }
+  Status first;
+  for (const std::string& fqrn : names) {
+    Status st = WithTransaction(
+        paths, fqrn, [&](Repository&, Transaction& txn) -> Status {
+          std::string repaired;
+          CVMFS_RETURN_IF_ERROR(txn.Mount(&repaired));
+          std::printf("%s: %s\n", fqrn.c_str(),
+                      repaired.empty() ? "mounts are fine" : repaired.c_str());
+          return Status::Ok();
+        });
+    if (!st.ok() && first.ok()) first = st.Annotate(fqrn);
+    if (!st.ok() && args.all) FailMessage(st.Annotate(fqrn));
+  }
+  return first;
+}
+
+}  // namespace
+
+void AddTransactionCommands(CLI::App& app, const cvmfs::SystemPaths& paths) {
+  auto args = std::make_shared<Args>();
+  auto* txn = app.add_subcommand(
+      "transaction", "open a transaction: make /cvmfs/FQRN writable");
+  txn->add_option("fqrn", args->fqrn, "repository name");
+  txn->callback([args, paths] {
+    Finish(WithTransaction(
+        paths, args->fqrn, [](Repository& repo, Transaction& t) -> Status {
+          CVMFS_RETURN_IF_ERROR(t.Open());
+          std::printf(
+              "transaction of %s opened: change %s, then cvmfs_server "
+              "publish\n",
+              repo.config().fqrn.c_str(), t.layout().union_mount.c_str());
+          return Status::Ok();
+        }));
+  });
+
+  auto* publish = app.add_subcommand(
+      "publish", "publish the open transaction as a new revision");
+  publish->add_option("-a", args->tag, "name a tag for the new revision");
+  publish->add_option("-m", args->message, "description of the tag");
+  publish->add_option("fqrn", args->fqrn, "repository name");
+  publish->callback([args, paths] { Finish(RunPublish(paths, *args)); });
+
+  auto* abort =
+      app.add_subcommand("abort", "throw the open transaction's changes away");
+  abort->add_flag("-f", args->force, "do not ask");
+  abort->add_option("fqrn", args->fqrn, "repository name");
+  abort->callback([args, paths] { Finish(RunAbort(paths, *args)); });
+
+  auto* mount =
+      app.add_subcommand("mount",
+                         "mount a repository's read-only layer and union file "
+                         "system (e.g. after a reboot)");
+  mount->add_flag("-a", args->all, "all repositories");
+  mount->add_option("fqrn", args->fqrn, "repository name");
+  mount->callback([args, paths] { Finish(RunMount(paths, *args)); });
+}
+
+Status SetUpTransactions(const cvmfs::SystemPaths& paths,
+                         const std::string& fqrn) {
+  const char* opt_out = std::getenv("CVMFS_SERVER_NO_MOUNT");
+  Status support = opt_out && std::string(opt_out) == "1"
+                       ? Status::NotSupported("CVMFS_SERVER_NO_MOUNT=1 is set")
+                       : RepositoryMounts::CheckSupport();
+  if (!support.ok()) {
+    std::fprintf(
+        stderr,
+        "warning: %s: transactions are not set up (%s); ingest works, and "
+        "cvmfs_server mount %s sets them up later\n",
+        fqrn.c_str(), support.message().c_str(), fqrn.c_str());
+    return Status::Ok();
+  }
+  CVMFS_ASSIGN_OR_RETURN(auto repo, Repository::Open(paths, fqrn));
+  Transaction txn(paths, repo.get());
+  return txn.SetUp().Annotate("setting up the transaction mounts of " + fqrn);
+}
+
+Status TearDownTransactions(const cvmfs::SystemPaths& paths,
+                            const std::string& fqrn,
+                            const std::string& spool_dir, bool force) {
+  // Without Repository::Open: a repository with damaged keys can be removed
+  // too.
+  RepositoryMounts mounts(SpoolLayout::For(paths, fqrn, spool_dir), fqrn);
+  CVMFS_RETURN_IF_ERROR(mounts.UnmountUnion(force));
+  CVMFS_RETURN_IF_ERROR(mounts.UnmountReadOnlyLayer(force));
+  (void)::rmdir(mounts.layout().union_mount.c_str());
+  // A background deletion of old scratch areas may still run: entries
+  // vanish under our feet (NotFound) until the wastebin is gone.
+  Status st;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    st = cvmfs::RemoveTree(mounts.layout().wastebin);
+    if (st.ok() || st.code() != Status::Code::kNotFound) break;
+    ::usleep(20000);
+  }
+  return st;
+}
+
+std::string DescribeTransactionState(const cvmfs::SystemPaths& paths,
+                                     const std::string& fqrn) {
+  auto repo = Repository::Open(paths, fqrn);
+  if (!repo.ok()) return " - " + repo.status().message();
+  Transaction txn(paths, repo->get());
+  auto state = txn.State();
+  if (!state.ok()) return " - " + state.status().message();
+  std::string out;
+  if (state->transaction) out += " - in transaction";
+  if (state->mounts_configured && !state->mounts.healthy())
+    out += " - mounts missing";
+  return out;
+}
+
+void FollowCurrentRevision(const cvmfs::SystemPaths& paths, Repository* repo) {
+  Transaction txn(paths, repo);
+  Status st = txn.FollowCurrentRevision();
+  if (!st.ok())
+    std::fprintf(
+        stderr,
+        "warning: the read-only layer of %s still shows the previous revision "
+        "(%s); run cvmfs_server mount %s\n",
+        repo->config().fqrn.c_str(), st.ToString().c_str(),
+        repo->config().fqrn.c_str());
+}
+
+}  // namespace publisher
