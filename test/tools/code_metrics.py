@@ -9,11 +9,20 @@ left out):
   - function sizes: a histogram of lines per function definition (from
     Universal Ctags' end lines) and every function over 100 lines;
   - includes: project includes that cross top-level folders, the folder
-    graph they draw, and the includes that close a cycle in it (a folder
-    reached back from a folder it includes);
+    graph they draw, the includes that close a cycle in it (a folder
+    reached back from a folder it includes), and the includes that go
+    against the library graph (LIBRARY_GRAPH below, as the CMakeLists.txt
+    files link the libraries; unit tests may also reach what their test
+    binary links);
   - tests: the number of sleep_for calls in unit tests.
 Duplicated blocks are not counted here; any clone detector run over the tree
 gives them.
+
+  test/tools/code_metrics.py --check-layering [ROOT]
+
+only checks the includes of every C++ file (tests included) against the
+library graph, prints each that goes against it, and exits 1 if any does
+(test/style/layering_test.sh).
 """
 
 import collections
@@ -23,8 +32,29 @@ import statistics
 import subprocess
 import sys
 
-ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+CHECK = '--check-layering' in sys.argv[1:]
+ARGS = [a for a in sys.argv[1:] if a != '--check-layering']
+ROOT = os.path.abspath(ARGS[0] if ARGS else
                        os.path.join(os.path.dirname(__file__), '..', '..'))
+
+# Which top-level folders the code of a folder may include: each folder is a
+# library (client/ also holds cvmfs_fuse and cvmfs_client_tools, which build
+# on cvmfs_client), programs/ holds the executables over all of them.
+LIBRARY_GRAPH = {
+    'cvmfs': {'cvmfs'},
+    'testing': {'testing', 'cvmfs'},
+    'cache': {'cache', 'cvmfs'},
+    'client': {'client', 'cache', 'cvmfs'},
+    'publisher': {'publisher', 'cvmfs'},
+    'server': {'server', 'cvmfs'},
+    'programs': {'programs', 'client', 'cache', 'publisher', 'server',
+                 'cvmfs'},
+}
+# What a folder's unit-test binary links beyond the folder's own graph
+# (CMakeLists.txt: the LIBS of cvmfs_add_tests).
+TEST_LINKS = {
+    'client': {'testing', 'publisher'},
+}
 SKIP_DIRS = {'.git', 'build', 'test', 'testing'}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
@@ -128,7 +158,37 @@ def reaches(edges, start, goal):
   return False
 
 
+def all_sources(root):
+  out = subprocess.run(['git', 'ls-files', '*.cc', '*.h'], cwd=root,
+                       capture_output=True, text=True, check=True).stdout
+  return [f for f in out.split() if top_folder(f) in LIBRARY_GRAPH]
+
+
+def layering_violations(files):
+  for path in files:
+    folder = top_folder(path)
+    allowed = set(LIBRARY_GRAPH[folder])
+    if is_test(path):
+      allowed |= {'testing'} | TEST_LINKS.get(folder, set())
+    with open(os.path.join(ROOT, path), encoding='utf-8',
+              errors='replace') as f:
+      for number, line in enumerate(f, 1):
+        m = INCLUDE.match(line)
+        if not m or not os.path.exists(os.path.join(ROOT, m.group(1))):
+          continue
+        target = top_folder(m.group(1))
+        if target in LIBRARY_GRAPH and target not in allowed:
+          yield f'{path}:{number}: includes {m.group(1)} ({folder} does ' \
+                f'not link {target})'
+
+
 def main():
+  if CHECK:
+    bad = list(layering_violations(all_sources(ROOT)))
+    for row in bad:
+      print(row)
+    print(f'includes against the library graph: {len(bad)}')
+    sys.exit(1 if bad else 0)
   files = sorted(sources(ROOT))
   sizes = [line_count(f) for f in files]
   print(f'production files: {len(files)}, lines: {sum(sizes)}, '
@@ -154,6 +214,8 @@ def main():
     back += n if cycle else 0
     print(f'  {a} -> {b}: {n}{"  (cycle)" if cycle else ""}')
   print(f'includes on a folder cycle: {back}')
+  against = sum(1 for _ in layering_violations(files))
+  print(f'includes against the library graph: {against}')
 
   sleeps = 0
   for dirpath, dirnames, filenames in os.walk(ROOT):
