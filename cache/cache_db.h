@@ -1,5 +1,6 @@
-// CacheDb: the `cachedb` SQLite file, in CVMFS's schema (client.md 4.3), so
-// that CVMFS tools and this code can read each other's caches:
+// CacheDb: the `cachedb` SQLite file, in CVMFS's schema (doc/client.md, "The
+// quota database"), so that CVMFS tools and this code can read each other's
+// caches:
 //
 //   cache_catalog (sha1 TEXT, size INTEGER, acseq INTEGER, path TEXT,
 //                  type INTEGER, pinned INTEGER, PRIMARY KEY (sha1))

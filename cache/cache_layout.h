@@ -1,5 +1,5 @@
-// CacheLayout: every name inside a cache directory (client.md 4.3), and the
-// parser that turns object file names back into digests.
+// CacheLayout: every name inside a cache directory (doc/client.md, "The
+// cache"), and the parser that turns object file names back into digests.
 //
 //   <dir>/00 .. ff/            objects "XX/<rest>", where XX<rest> is the
 //                              digest's text form: lowercase hex plus the

@@ -11,8 +11,8 @@
 // Run() is a single-threaded poll loop over the listening socket and the
 // connections; every request is short (bookkeeping and a few unlinks). It
 // returns once no client has been connected for `idle_grace` (taking
-// lock_cachemgr so that no client connects meanwhile: see the protocol
-// document, section 2) or after Stop().
+// lock_cachemgr so that no client connects meanwhile: see
+// doc/format-cache-protocol.md, "2. Starting and stopping") or after Stop().
 //
 // Thread safety: Stop() may be called from any thread; everything else
 // from the thread that runs Run().

@@ -1,6 +1,6 @@
 // Reaching the cache manager of a shared cache directory from a client:
 // connect to <dir>/cachemgr, or start the manager first if none listens
-// (doc/format-cache-protocol.md, section 2).
+// (doc/format-cache-protocol.md, "2. Starting and stopping").
 //
 // Connecting and starting are serialized by flock(<dir>/lock_cachemgr), so
 // that concurrent first mounts start one manager, and no client connects to

@@ -1,7 +1,8 @@
 // ObjectType: what kind of object a cache entry holds.
 //
-// The values are the `type` column of CVMFS's cachedb (client.md 4.3) and must
-// not change: a cachedb written by CVMFS is read by this code and vice versa.
+// The values are the `type` column of CVMFS's cachedb (doc/client.md, "The
+// quota database") and must not change: a cachedb written by CVMFS is read by
+// this code and vice versa.
 #ifndef CACHE_OBJECT_TYPE_H_
 #define CACHE_OBJECT_TYPE_H_
 

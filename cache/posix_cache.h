@@ -1,5 +1,5 @@
 // PosixCache: the client's local disk cache in the CVMFS posix cache layout
-// (client.md 4.3; names in cache_layout.h), with CVMFS's LRU quota
+// (doc/client.md, "The cache"; names in cache_layout.h), with CVMFS's LRU quota
 // (lru_quota.h) persisted to cachedb (cache_db.h).
 //
 // Objects are content-addressed files XX/<rest> holding the bytes the caller

@@ -1,8 +1,8 @@
 // Every configuration parameter the client uses, typed and validated once at
-// mount (client.md 4.2). Defaults are those of CVMFS's default.conf (e.g.
-// CVMFS_QUOTA_LIMIT=4000, CVMFS_NFILES=131072), which administrators see in
-// `cvmfs_config showconfig`, not the smaller built-in fallbacks of the CVMFS
-// code.
+// mount (doc/client.md, "Configuration"). Defaults are those of CVMFS's
+// default.conf (e.g. CVMFS_QUOTA_LIMIT=4000, CVMFS_NFILES=131072), which
+// administrators see in `cvmfs_config showconfig`, not the smaller built-in
+// fallbacks of the CVMFS code.
 //
 // Malformed values fail FromOptions() with an InvalidArgument naming the
 // parameter, its value, its source file and what to write instead. Unknown
@@ -33,9 +33,10 @@ struct ClientSettings {
   std::string fqrn;
   std::string org;  // fqrn up to the first dot, for @org@
 
-  // Network (client.md 4.5). Proxy members are URLs, "DIRECT" or "auto"
-  // (url_lists.h). Fallback groups come after the regular ones; the rule that
-  // fallback proxies disable DIRECT is the network layer's to apply.
+  // Network (doc/operations.md, "Proxies, hosts and failover"). Proxy members
+  // are URLs, "DIRECT" or "auto" (url_lists.h). Fallback groups come after the
+  // regular ones; the rule that fallback proxies disable DIRECT is the network
+  // layer's to apply.
   std::vector<std::string> server_urls;                // CVMFS_SERVER_URL
   std::vector<std::vector<std::string>> proxy_groups;  // CVMFS_HTTP_PROXY
   std::vector<std::vector<std::string>>
@@ -61,7 +62,7 @@ struct ClientSettings {
   // only while demand downloads take at least this long; 0 = always.
   int prefetch_speculate_ms = 6;
 
-  // Cache (client.md 4.3).
+  // Cache (doc/client.md, "The cache").
   std::string cache_base;         // CVMFS_CACHE_BASE, default /var/lib/cvmfs
   bool shared_cache = true;       // CVMFS_SHARED_CACHE
   int64_t quota_limit_mb = 4000;  // CVMFS_QUOTA_LIMIT, -1 = unmanaged
@@ -80,8 +81,8 @@ struct ClientSettings {
   bool enforce_acls = false;       // CVMFS_ENFORCE_ACLS (kernel checks ACLs)
   int64_t nfiles = 131072;         // CVMFS_NFILES (RLIMIT_NOFILE)
 
-  // Updates (client.md 4.4). A pinned tag, date or root hash means no
-  // automatic updates, whatever CVMFS_AUTO_UPDATE says.
+  // Updates (doc/client.md, "Revision updates"). A pinned tag, date or root
+  // hash means no automatic updates, whatever CVMFS_AUTO_UPDATE says.
   int64_t max_ttl_min = 0;  // CVMFS_MAX_TTL, 0 = catalog TTL only
   bool auto_update = true;  // CVMFS_AUTO_UPDATE
   std::optional<std::string> repository_tag;  // CVMFS_REPOSITORY_TAG

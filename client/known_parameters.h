@@ -1,6 +1,6 @@
-// The names of the CVMFS client parameters (client.md 4.2 and the CVMFS
-// parameter appendix), plus the ones this implementation adds, so that a
-// typo such as CVMFS_QUOTA_LIMT is reported by name instead of being
+// The names of the CVMFS client parameters (doc/client.md, "Configuration", and
+// the CVMFS parameter appendix), plus the ones this implementation adds, so
+// that a typo such as CVMFS_QUOTA_LIMT is reported by name instead of being
 // silently ignored, as CVMFS does.
 //
 // Only names starting with CVMFS_ are checked: other names in the files are

@@ -1,7 +1,7 @@
 // TalkCommands: what a mount answers on its control socket (cvmfs_talk,
-// client.md 4.10). Execute() takes one command line and returns the reply
-// text, worded as CVMFS words it where CVMFS has the command (scripts parse
-// "Current cache size is ...", "OK", "Catalog up to date", ...).
+// doc/operations.md, "cvmfs_talk"). Execute() takes one command line and
+// returns the reply text, worded as CVMFS words it where CVMFS has the command
+// (scripts parse "Current cache size is ...", "OK", "Catalog up to date", ...).
 //
 //   cache size | cache instance | cache list [pinned|catalogs]
 //   cache limit get | cache limit set <MB> | cleanup <MB>

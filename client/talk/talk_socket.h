@@ -1,5 +1,6 @@
-// The control socket of a mount ("talk socket", client.md 4.10): where it
-// lives, and the Unix stream sockets both sides use.
+// The control socket of a mount ("talk socket"; doc/operations.md, "The
+// control socket"): where it lives, and the Unix stream sockets both sides
+// use.
 //
 // Protocol, as CVMFS's cvmfs_talk speaks it: the client connects, writes one
 // command line and reads the reply until the server closes the connection.

@@ -1,8 +1,8 @@
-// The subcommands of cvmfs_config (client.md 4.10), each a function that
-// prints to the environment's streams and returns the exit code. They
-// follow CVMFS's cvmfs_config script: same names, options and wording
-// ("Probing /cvmfs/atlas.cern.ch... OK", the `stat` columns), with every
-// system path taken below $CVMFS_ROOTDIR (SystemPaths).
+// The subcommands of cvmfs_config (doc/operations.md, "cvmfs_config"), each a
+// function that prints to the environment's streams and returns the exit code.
+// They follow CVMFS's cvmfs_config script: same names, options and wording
+// ("Probing /cvmfs/atlas.cern.ch... OK", the `stat` columns), with every system
+// path taken below $CVMFS_ROOTDIR (SystemPaths).
 //
 //   probe [FQRN...]        mount (autofs) and check each repository
 //   stat [-v] [FQRN]       the state of mounted repositories, from their

@@ -1,7 +1,7 @@
 // The client configuration as CVMFS administrators know it: shell files under
 // /etc/cvmfs, read in a fixed order, later values overriding earlier ones,
-// each value remembering the file it came from (client.md 4.2,
-// `cvmfs_config showconfig`).
+// each value remembering the file it came from (doc/client.md,
+// "Configuration"; `cvmfs_config showconfig`).
 //
 // Values are raw strings here; ClientSettings (client_settings.h) turns them
 // into typed, validated parameters.

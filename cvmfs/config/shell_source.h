@@ -3,7 +3,7 @@
 // from the shell afterwards. So
 // `CVMFS_SERVER_URL="$CVMFS_SERVER_URL;http://b"`, quoting, `export`,
 // conditionals and `$(command)` all mean what they mean to the shell
-// (client.md 4.2).
+// (doc/client.md, "Configuration").
 //
 // Which names to read back is decided from the text, line by line, as CVMFS
 // does: `NAME=...`, `export NAME=...` or `readonly NAME=...` after optional

@@ -1,4 +1,5 @@
-// The two list syntaxes of the network configuration (client.md 4.5):
+// The two list syntaxes of the network configuration (doc/operations.md,
+// "Proxies, hosts and failover"):
 //
 //   CVMFS_SERVER_URL  "http://s1/cvmfs/@fqrn@;http://s2/cvmfs/@fqrn@"
 //                     ordered Stratum 1 list, ';' (or ',') separated

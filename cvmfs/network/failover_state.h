@@ -1,6 +1,6 @@
 // FailoverState: which repository host and which proxy the next request
 // uses, and how that changes when a request fails (CVMFS semantics, see
-// shared/spec/client.md 4.5).
+// doc/operations.md, "Order of attempts").
 //
 // Hosts are an ordered list with a current index. Proxies are an ordered
 // list of load-balancing groups; all requests use one member of the current

@@ -1,6 +1,7 @@
 // TransferFault: what a failed HTTP attempt says about where the fault lies,
 // which decides between a retry on the same route, a proxy failover, a host
-// failover or giving up (CVMFS semantics, shared/spec/client.md 4.5).
+// failover or giving up (CVMFS semantics; doc/operations.md, "Which failure
+// is whose").
 //
 //   fault            example                           next step
 //   kHostTransfer    connect/timeout/short, DIRECT;    retry same route,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): cold starts of our client through toxiproxy with
-# prefetch off and on (doc/client.md, "Prefetch"; issue 7's targets).
+# prefetch off and on (doc/client.md, "Prefetch"; results in
+# doc/client-design.md, "Cold starts over a slow link"; issue 7's targets).
 #
 #   test/bench/prefetch_linux.sh [--reps N] [--conditions LIST] [--trees LIST]
 #                                [--readers-conditions LIST] [--readers N]

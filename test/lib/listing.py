@@ -30,9 +30,9 @@ import os
 import stat
 import sys
 
-# The client's "magic" attributes (spec/client.md 4.8, plus our own
-# user.prefetch); listxattr on a CVMFS mount may include them, catalogs never
-# store them. (The kernel answers getxattr of user.* on a symlink with
+# The client's "magic" attributes (doc/client.md, "Extended attributes", plus
+# our own user.prefetch); listxattr on a CVMFS mount may include them, catalogs
+# never store them. (The kernel answers getxattr of user.* on a symlink with
 # ENODATA whatever the file system says, so they cannot be read there.)
 MAGIC_XATTRS = frozenset(
     "user." + name
