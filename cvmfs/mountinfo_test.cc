@@ -46,14 +46,12 @@ TEST(MountInfoTest, ParsesProcMounts) {
       "short line\n"
       "src /no/options fuse\n");
   ASSERT_EQ(table.size(), 3u);
-  EXPECT_EQ(table[0].source, "proc");
   EXPECT_FALSE(table[0].read_only);
-  EXPECT_EQ(table[1].source, "/usr/bin/cvmfs2");
-  EXPECT_EQ(table[1].mountpoint, "/tmp/with space");
-  EXPECT_EQ(table[1].fstype, "fuse.cvmfs2");
-  EXPECT_EQ(table[1].options, "ro,nodev");
-  EXPECT_TRUE(table[1].read_only);
-  EXPECT_EQ(table[1].super_options, "");
+  const MountEntry& cvmfs = table[1];
+  EXPECT_EQ(cvmfs.source + " " + cvmfs.mountpoint + " " + cvmfs.fstype + " " +
+                cvmfs.options + " [" + cvmfs.super_options + "]",
+            "/usr/bin/cvmfs2 /tmp/with space fuse.cvmfs2 ro,nodev []");
+  EXPECT_TRUE(cvmfs.read_only);
   EXPECT_EQ(table[2].mountpoint, "/no/options");
   EXPECT_EQ(table[2].options, "");
 }
