@@ -15,6 +15,7 @@
 #include "cache/cache_layout.h"
 #include "cache/cache_manager.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/time_format.h"
 
 namespace cache {
 
@@ -68,13 +69,10 @@ class LogFile {
   }
   void Write(const std::string& msg) const {
     if (!fd_.valid()) return;
-    char stamp[32];
-    time_t now = ::time(nullptr);
-    struct tm tm;
-    std::strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S",
-                  gmtime_r(&now, &tm));
-    std::string line = std::string(stamp) + " [" + std::to_string(::getpid()) +
-                       "] " + msg + "\n";
+    std::string line =
+        cvmfs::FormatTime(::time(nullptr), cvmfs::kDateTimeFormat,
+                          cvmfs::TimeZone::kUtc) +
+        " [" + std::to_string(::getpid()) + "] " + msg + "\n";
     (void)!::write(fd_.get(), line.data(), line.size());  // O_APPEND: whole
   }
 

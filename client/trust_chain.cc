@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "cvmfs/file_util.h"
+#include "cvmfs/time_format.h"
 
 namespace cvmfs::client {
 
@@ -14,11 +15,7 @@ namespace {
 
 // "2026-11-22 17:46:59 UTC", for messages.
 std::string FormatUtc(time_t t) {
-  struct tm tm_utc {};
-  ::gmtime_r(&t, &tm_utc);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm_utc);
-  return buf;
+  return FormatTime(t, "%Y-%m-%d %H:%M:%S UTC", TimeZone::kUtc);
 }
 
 class MemorySink : public DownloadSink {

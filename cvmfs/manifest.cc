@@ -3,6 +3,8 @@
 #include <cctype>
 #include <string>
 
+#include "cvmfs/text.h"
+
 namespace cvmfs {
 
 namespace {
@@ -24,16 +26,11 @@ Status BadValue(char key, std::string_view value, const std::string& why) {
 }
 
 Result<uint64_t> ParseUint(char key, std::string_view value) {
-  if (value.empty() || value.size() > 20)
+  if (!IsDecimal(value) || value.size() > 20)
     return BadValue(key, value, "not a decimal number");
-  uint64_t v = 0;
-  for (char c : value) {
-    if (c < '0' || c > '9') return BadValue(key, value, "not a decimal number");
-    uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - d) / 10) return BadValue(key, value, "out of range");
-    v = v * 10 + d;
-  }
-  return v;
+  std::optional<uint64_t> v = ParseUint64(value);
+  if (!v) return BadValue(key, value, "out of range");
+  return *v;
 }
 
 Result<bool> ParseYesNo(char key, std::string_view value) {

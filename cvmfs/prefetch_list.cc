@@ -3,6 +3,8 @@
 #include <cctype>
 #include <set>
 
+#include "cvmfs/text.h"
+
 namespace cvmfs {
 
 namespace {
@@ -48,14 +50,9 @@ std::optional<std::string_view> Field(std::string_view* rest) {
 }
 
 std::optional<uint64_t> Number(std::optional<std::string_view> text) {
-  if (!text || text->empty() || text->size() > 19) return std::nullopt;
-  uint64_t v = 0;
-  for (char c : *text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
+  if (!text) return std::nullopt;
   if (text->size() > 1 && (*text)[0] == '0') return std::nullopt;  // canonical
-  return v;
+  return ParseUint64(*text, 19);
 }
 
 // A content hash in its canonical text form (what Digest::ToString writes).

@@ -37,6 +37,7 @@
 #include "client/client_settings.h"
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/system_paths.h"
+#include "cvmfs/time_format.h"
 
 namespace {
 
@@ -149,12 +150,9 @@ class Log {
   void Write(const char* level, const std::string& msg) {
     if (!file_) return;
     std::lock_guard<std::mutex> lock(mu_);
-    char stamp[32];
-    time_t now = ::time(nullptr);
-    struct tm tm;
-    std::strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S",
-                  gmtime_r(&now, &tm));
-    std::fprintf(file_, "%s [%s] %s\n", stamp, level, msg.c_str());
+    const std::string stamp = cvmfs::FormatTime(
+        ::time(nullptr), cvmfs::kDateTimeFormat, cvmfs::TimeZone::kUtc);
+    std::fprintf(file_, "%s [%s] %s\n", stamp.c_str(), level, msg.c_str());
     std::fflush(file_);
   }
   std::mutex mu_;  // guards file_ writes

@@ -12,6 +12,7 @@
 #include "cvmfs/catalog/reflog_db.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/prefetch_list.h"
+#include "cvmfs/text.h"
 #include "publisher/spool_layout.h"
 
 namespace publisher {
@@ -326,24 +327,6 @@ Result<GcReport> CollectGarbage(Repository* repo, const GcOptions& options) {
 
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  return s;
-}
-
-std::optional<int64_t> ParseDigits(std::string_view s) {
-  if (s.empty() || s.size() > 18) return std::nullopt;
-  int64_t v = 0;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
-
 // "N <unit>[s] ago"
 std::optional<int64_t> ParseAgo(const std::string& s, int64_t now) {
   long long n = 0;
@@ -395,9 +378,9 @@ std::optional<int64_t> ParseDate(const std::string& s) {
 }  // namespace
 
 Result<int64_t> ParseGcTime(std::string_view text, int64_t now) {
-  std::string_view t = Trim(text);
+  std::string_view t = cvmfs::Trim(text);
   if (!t.empty() && t.front() == '@') t.remove_prefix(1);
-  if (auto v = ParseDigits(t)) return *v;
+  if (auto v = cvmfs::ParseUint64(t, 18)) return static_cast<int64_t>(*v);
   const std::string s(t);
   if (auto v = ParseAgo(s, now)) return *v;
   if (auto v = ParseDate(s)) return *v;

@@ -6,14 +6,11 @@
 #include <cstdlib>
 
 #include "cvmfs/file_util.h"
+#include "cvmfs/text.h"
 
 namespace publisher {
 
 namespace {
-
-bool IsNumber(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
 
 bool IsBelow(const std::string& path, const std::string& dir) {
   return path == dir ||
@@ -66,7 +63,7 @@ std::vector<OpenWriter> FindOpenWriters(const std::string& dir,
   if (!pids.ok()) return writers;
   const std::string self = std::to_string(::getpid());
   for (const std::string& pid : *pids) {
-    if (!IsNumber(pid) || pid == self) continue;
+    if (!cvmfs::IsDecimal(pid) || pid == self) continue;
     ScanProcess(proc_root, pid, dir, &writers);
   }
   return writers;

@@ -11,6 +11,7 @@
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
+#include "cvmfs/time_format.h"
 #include "publisher/spool_layout.h"
 #include "publisher/stale_temporaries.h"
 
@@ -189,12 +190,7 @@ Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(
 }
 
 static std::string IsoTime(int64_t t) {
-  char buf[32];
-  time_t tt = static_cast<time_t>(t);
-  struct tm tm;
-  gmtime_r(&tt, &tm);
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return cvmfs::FormatTime(t, cvmfs::kRfc3339UtcFormat, cvmfs::TimeZone::kUtc);
 }
 
 Status Repository::WriteManifest(cvmfs::Manifest manifest,

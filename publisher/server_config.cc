@@ -4,6 +4,7 @@
 
 #include "cvmfs/config/option_reader.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/text.h"
 
 namespace publisher {
 
@@ -16,11 +17,9 @@ Result<KeyValueFile> KeyValueFile::Load(const std::string& path) {
   return Parse(*text);
 }
 
+// Blanks and the CR of files written on Windows.
 static std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
+  return std::string(cvmfs::Trim(s, " \t\r"));
 }
 
 KeyValueFile KeyValueFile::Parse(const std::string& text) {
@@ -70,11 +69,11 @@ Result<bool> ParseBool(const std::string& key, const std::string& value) {
 
 static Result<uint64_t> ParseUint(const std::string& key,
                                   const std::string& value) {
-  if (value.empty() ||
-      value.find_first_not_of("0123456789") != std::string::npos)
+  std::optional<uint64_t> n = cvmfs::ParseUint64(value);
+  if (!n)
     return Status::InvalidArgument(key + "=" + value +
                                    ": expected a non-negative integer");
-  return std::stoull(value);
+  return *n;
 }
 
 Result<ServerConfig> ServerConfig::FromKeyValues(const KeyValueFile& kv) {

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "cvmfs/file_util.h"
+#include "cvmfs/text.h"
 
 namespace publisher {
 
@@ -35,8 +36,9 @@ std::optional<pid_t> TemporaryOwner(std::string_view name) {
       ++digits;
     if (digits == 0 || digits >= rest.size() || rest[digits] != '.')
       return std::nullopt;
-    long long pid = std::stoll(std::string(rest.substr(0, digits)));
-    if (pid <= 0 || pid > 0x7fffffff) return std::nullopt;
+    // 1 to 10 digits: always a number.
+    const uint64_t pid = *cvmfs::ParseUint64(rest.substr(0, digits));
+    if (pid == 0 || pid > 0x7fffffff) return std::nullopt;
     return static_cast<pid_t>(pid);
   }
   return std::nullopt;

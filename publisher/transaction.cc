@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "cvmfs/file_util.h"
+#include "cvmfs/time_format.h"
 #include "publisher/hooks.h"
 #include "publisher/open_writers.h"
 
@@ -24,12 +25,7 @@ double SecondsSince(Clock::time_point start) {
 std::string Revision(uint64_t r) { return "revision " + std::to_string(r); }
 
 std::string FormatTime(int64_t t) {
-  char buf[64];
-  time_t tt = static_cast<time_t>(t);
-  struct tm tm;
-  localtime_r(&tt, &tm);
-  strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
+  return cvmfs::FormatTime(t, cvmfs::kDateTimeFormat, cvmfs::TimeZone::kLocal);
 }
 
 }  // namespace

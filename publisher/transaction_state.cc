@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include "cvmfs/file_util.h"
+#include "cvmfs/text.h"
 #include "publisher/server_config.h"
 
 namespace publisher {
@@ -39,9 +40,9 @@ Result<cvmfs::Digest> ParseDigest(const KeyValueFile& kv,
 Result<uint64_t> ParseNumber(const KeyValueFile& kv, const std::string& key,
                              const std::string& file) {
   const std::string v = kv.Get(key);
-  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
-    return Damaged(file, key + "='" + v + "' is not a number");
-  return std::stoull(v);
+  std::optional<uint64_t> n = cvmfs::ParseUint64(v);
+  if (!n) return Damaged(file, key + "='" + v + "' is not a number");
+  return *n;
 }
 
 // The parent directory is synced too, so the rename itself is durable.

@@ -2,26 +2,17 @@
 
 #include <optional>
 
+#include "cvmfs/text.h"
+
 namespace server {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
+using cvmfs::kBlanks;
+using cvmfs::Trim;
 
 // A non-empty run of decimal digits that fits in 63 bits.
 std::optional<uint64_t> ParseNumber(std::string_view s) {
-  if (s.empty() || s.size() > 18) return std::nullopt;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return v;
+  return cvmfs::ParseUint64(s, 18);
 }
 
 RangeDecision Full() { return RangeDecision{}; }
@@ -44,19 +35,19 @@ RangeDecision SuffixRange(std::string_view spec, uint64_t size) {
 }  // namespace
 
 RangeDecision DecideRange(std::string_view header, uint64_t size) {
-  header = Trim(header);
+  header = Trim(header, kBlanks);
   constexpr std::string_view kUnit = "bytes=";
   if (header.substr(0, kUnit.size()) != kUnit) return Full();
-  std::string_view spec = Trim(header.substr(kUnit.size()));
+  std::string_view spec = Trim(header.substr(kUnit.size()), kBlanks);
   // Several ranges would need a multipart/byteranges answer; the whole file
   // is a valid answer too and CVMFS clients never ask for more than one.
   if (spec.find(',') != std::string_view::npos) return Full();
   size_t dash = spec.find('-');
   if (dash == std::string_view::npos) return Full();
   if (dash == 0) return SuffixRange(spec, size);
-  auto first = ParseNumber(Trim(spec.substr(0, dash)));
+  auto first = ParseNumber(Trim(spec.substr(0, dash), kBlanks));
   if (!first) return Full();
-  std::string_view last_text = Trim(spec.substr(dash + 1));
+  std::string_view last_text = Trim(spec.substr(dash + 1), kBlanks);
   uint64_t last = size == 0 ? 0 : size - 1;
   if (!last_text.empty()) {
     auto parsed = ParseNumber(last_text);

@@ -10,6 +10,7 @@
 #include "client/magic_xattrs.h"
 #include "client/prefetch/prefetcher_report.h"
 #include "client/talk/talk_reports.h"
+#include "cvmfs/text.h"
 
 namespace cvmfs::client {
 
@@ -19,11 +20,7 @@ constexpr uint64_t kMiB = 1024 * 1024;
 
 // A whole non-negative decimal number, or nullopt.
 std::optional<uint64_t> ParseNumber(const std::string& text) {
-  if (text.empty() ||
-      text.find_first_not_of("0123456789") != std::string::npos ||
-      text.size() > 15)
-    return std::nullopt;
-  return std::strtoull(text.c_str(), nullptr, 10);
+  return cvmfs::ParseUint64(text, 15);
 }
 
 std::vector<std::string> Words(const std::string& text) {

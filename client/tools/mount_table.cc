@@ -3,29 +3,13 @@
 #include <sys/xattr.h>
 
 #include <cerrno>
-#include <sstream>
 
 #include "cvmfs/file_util.h"
+#include "cvmfs/mountinfo.h"
 
 namespace cvmfs::tools {
 
 namespace {
-
-// Undoes the kernel's octal escapes in mount table fields ("\040" = ' ').
-std::string Unescape(const std::string& field) {
-  std::string out;
-  for (size_t i = 0; i < field.size(); ++i) {
-    if (field[i] == '\\' && i + 3 < field.size() && field[i + 1] >= '0' &&
-        field[i + 1] <= '3') {
-      out += static_cast<char>((field[i + 1] - '0') * 64 +
-                               (field[i + 2] - '0') * 8 + (field[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += field[i];
-    }
-  }
-  return out;
-}
 
 bool IsCvmfsSource(const std::string& source) {
   const std::string name = "cvmfs2";
@@ -39,14 +23,9 @@ bool IsCvmfsSource(const std::string& source) {
 
 std::vector<std::string> ParseCvmfsMountpoints(const std::string& table) {
   std::vector<std::string> out;
-  std::istringstream lines(table);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    std::string source, mountpoint, type;
-    if (!(fields >> source >> mountpoint >> type)) continue;
-    if (IsCvmfsSource(source) && type.rfind("fuse", 0) == 0)
-      out.push_back(Unescape(mountpoint));
+  for (const MountEntry& m : ParseProcMounts(table)) {
+    if (IsCvmfsSource(m.source) && m.fstype.rfind("fuse", 0) == 0)
+      out.push_back(m.mountpoint);
   }
   return out;
 }

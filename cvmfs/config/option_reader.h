@@ -19,11 +19,9 @@
 
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/status.h"
+#include "cvmfs/text.h"  // ParseBoolean
 
 namespace cvmfs {
-
-// yes/no, on/off, true/false, 1/0, case-insensitive; nullopt otherwise.
-std::optional<bool> ParseBoolean(const std::string& text);
 
 class OptionReader {
  public:

@@ -1,13 +1,9 @@
 #include "cvmfs/config/url_lists.h"
 
+#include "cvmfs/text.h"
+
 namespace cvmfs {
 namespace {
-
-std::string Trim(const std::string& s) {
-  size_t begin = s.find_first_not_of(" \t\n");
-  if (begin == std::string::npos) return "";
-  return s.substr(begin, s.find_last_not_of(" \t\n") - begin + 1);
-}
 
 // Splits at any of `separators`, trims, drops empty pieces.
 std::vector<std::string> Split(const std::string& text,
@@ -17,7 +13,7 @@ std::vector<std::string> Split(const std::string& text,
   while (pos <= text.size()) {
     size_t end = text.find_first_of(separators, pos);
     if (end == std::string::npos) end = text.size();
-    std::string piece = Trim(text.substr(pos, end - pos));
+    std::string piece(Trim(text.substr(pos, end - pos), " \t\n"));
     if (!piece.empty()) pieces.push_back(std::move(piece));
     pos = end + 1;
   }

@@ -15,6 +15,7 @@
 
 #include "cvmfs/catalog/history_db.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/time_format.h"
 #include "programs/cvmfs_server/command_util.h"
 #include "publisher/diff.h"
 #include "publisher/repository.h"
@@ -33,12 +34,7 @@ struct DiffArgs {
 };
 
 std::string UtcTime(int64_t t) {
-  char buf[64];
-  time_t tt = static_cast<time_t>(t);
-  struct tm tm;
-  gmtime_r(&tt, &tm);
-  strftime(buf, sizeof(buf), "%d %b %Y %H:%M:%S UTC", &tm);
-  return buf;
+  return cvmfs::FormatTime(t, "%d %b %Y %H:%M:%S UTC", cvmfs::TimeZone::kUtc);
 }
 
 cvmfs::Result<cvmfs::Tag> FindTag(cvmfs::HistoryDb* history,

@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 
+#include "cvmfs/time_format.h"
 #include "programs/cvmfs_server/command_util.h"
 #include "publisher/gc.h"
 #include "publisher/repository.h"
@@ -39,12 +40,7 @@ struct GcArgs {
 };
 
 std::string LocalTime(int64_t t) {
-  char buf[64];
-  time_t tt = static_cast<time_t>(t);
-  struct tm tm;
-  localtime_r(&tt, &tm);
-  strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
+  return cvmfs::FormatTime(t, cvmfs::kDateTimeFormat, cvmfs::TimeZone::kLocal);
 }
 
 // The policy from -r/-t, else from the repository's CVMFS_AUTO_GC_TIMESPAN.

@@ -13,6 +13,7 @@
 #include "cvmfs/catalog_walker.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/system_paths.h"
+#include "cvmfs/time_format.h"
 #include "publisher/check.h"
 #include "programs/cvmfs_server/command_util.h"
 #include "programs/cvmfs_server/diff_command.h"
@@ -49,12 +50,7 @@ int FailPublish(Repository& repo, const Status& st) {
 using publisher::ResolveFqrn;
 
 std::string FormatTime(int64_t t) {
-  char buf[64];
-  time_t tt = static_cast<time_t>(t);
-  struct tm tm;
-  localtime_r(&tt, &tm);
-  strftime(buf, sizeof(buf), "%a %b %d %H:%M:%S %Y", &tm);
-  return buf;
+  return cvmfs::FormatTime(t, "%a %b %d %H:%M:%S %Y", cvmfs::TimeZone::kLocal);
 }
 
 long PeakRssKb() {

@@ -4,6 +4,7 @@
 
 #include "cvmfs/config/shell_source.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/text.h"
 
 namespace replication {
 
@@ -53,13 +54,12 @@ Status ParseInt(const std::map<std::string, std::string>& kv,
                 const std::string& file, int* out) {
   std::string value = Get(kv, key);
   if (value.empty()) return Status::Ok();
-  if (value.size() > 9 ||
-      value.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoi(value) < min || std::stoi(value) > max)
+  std::optional<uint64_t> n = cvmfs::ParseUint64(value, 9);
+  if (!n || static_cast<int64_t>(*n) < min || static_cast<int64_t>(*n) > max)
     return Status::InvalidArgument(
         file + ": " + key + "=" + value + ": expected a number from " +
         std::to_string(min) + " to " + std::to_string(max));
-  *out = std::stoi(value);
+  *out = static_cast<int>(*n);
   return Status::Ok();
 }
 

@@ -4,6 +4,7 @@
 
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
+#include "cvmfs/time_format.h"
 #include "cvmfs/whitelist.h"
 #include "server/replication/snapshot.h"
 
@@ -15,12 +16,8 @@ using cvmfs::Status;
 namespace {
 
 std::string FormatUtc(int64_t t) {
-  char buf[64];
-  time_t tt = static_cast<time_t>(t);
-  struct tm tm;
-  gmtime_r(&tt, &tm);
-  strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S UTC %Y", &tm);
-  return buf;
+  return cvmfs::FormatTime(t, cvmfs::kDateCommandUtcFormat,
+                           cvmfs::TimeZone::kUtc);
 }
 
 // The file's content, or nullopt when it does not exist.

@@ -11,6 +11,7 @@
 #include "cvmfs/manifest.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
+#include "cvmfs/time_format.h"
 #include "server/replication/catalog_replicator.h"
 #include "server/replication/object_copier.h"
 #include "server/replication/source_verifier.h"
@@ -24,11 +25,9 @@ using cvmfs::Result;
 using cvmfs::Status;
 
 std::string LastSnapshotText(time_t t) {
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  char buf[64];
-  strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S UTC %Y\n", &tm);
-  return buf;
+  return cvmfs::FormatTime(t, cvmfs::kDateCommandUtcFormat,
+                           cvmfs::TimeZone::kUtc) +
+         "\n";
 }
 
 namespace {
