@@ -5,12 +5,11 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <condition_variable>
-#include <cstring>
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -41,20 +40,16 @@ class Gate {
 // `data`, read by a pipeline worker once `gate` (if any) is open.
 class GatedSource : public ByteSource {
  public:
-  GatedSource(std::string data, Gate* gate)
-      : data_(std::move(data)), gate_(gate) {}
+  GatedSource(const std::string& data, Gate* gate) : in_(data), gate_(gate) {}
   cvmfs::Result<size_t> Read(void* buf, size_t size) override {
     if (gate_) gate_->Pass();
-    size_t n = std::min(size, data_.size() - pos_);
-    std::memcpy(buf, data_.data() + pos_, n);
-    pos_ += n;
-    return n;
+    in_.read(static_cast<char*>(buf), static_cast<std::streamsize>(size));
+    return static_cast<size_t>(in_.gcount());
   }
 
  private:
-  std::string data_;
+  std::istringstream in_;
   Gate* gate_;
-  size_t pos_ = 0;
 };
 
 class OrderedRegistrationTest : public ::testing::Test {
