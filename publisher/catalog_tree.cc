@@ -471,8 +471,9 @@ Status CatalogTree::WriteNode(Node* node, uint64_t revision, int64_t timestamp,
 
   CVMFS_ASSIGN_OR_RETURN(std::string raw, cvmfs::ReadFile(node->file));
   CVMFS_ASSIGN_OR_RETURN(
-      Digest hash, cvmfs::StoreObject(store_, raw, cvmfs::ObjectSuffix::kCatalog,
-                                      options_.hash_algorithm));
+      Digest hash,
+      cvmfs::StoreObject(store_, raw, cvmfs::ObjectSuffix::kCatalog,
+                         options_.hash_algorithm));
   ::unlink(node->file.c_str());
 
   node->new_total = counters.self;

@@ -25,7 +25,7 @@ Result<std::string> FetchSmall(cvmfs::Fetcher* fetcher,
 // Every file fresh from the source, kept as served.
 class SourceFiles : public cvmfs::TrustChainSource {
  public:
-  explicit SourceFiles(cvmfs::Fetcher* fetcher, VerifiedSource* files)
+  SourceFiles(cvmfs::Fetcher* fetcher, VerifiedSource* files)
       : fetcher_(fetcher), files_(files) {}
 
   Result<std::string> FetchWhitelist() override {
