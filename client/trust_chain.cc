@@ -7,16 +7,10 @@
 #include <ctime>
 
 #include "cvmfs/file_util.h"
-#include "cvmfs/time_format.h"
 
 namespace cvmfs::client {
 
 namespace {
-
-// "2026-11-22 17:46:59 UTC", for messages.
-std::string FormatUtc(time_t t) {
-  return FormatTime(t, "%Y-%m-%d %H:%M:%S UTC", TimeZone::kUtc);
-}
 
 class MemorySink : public DownloadSink {
  public:
@@ -44,6 +38,46 @@ Result<std::string> FetchSmallFile(Fetcher* fetcher, std::string_view name,
   if (host) *host = result.host;
   return std::move(sink.bytes());
 }
+
+// Whitelist and manifest from the servers, the certificate from the cache
+// (it is content-addressed: kept like any object).
+class ServerSource : public TrustChainSource {
+ public:
+  ServerSource(Fetcher* fetcher, ObjectFetcher* objects)
+      : fetcher_(fetcher), objects_(objects) {}
+
+  Result<std::string> FetchWhitelist() override {
+    return FetchSmallFile(fetcher_, kWhitelistName, nullptr);
+  }
+  Result<std::string> FetchManifest() override {
+    const Clock::TimePoint started = objects_->clock()->Now();
+    auto file = FetchSmallFile(fetcher_, kManifestName, &host_);
+    manifest_fetch_ = objects_->clock()->Now() - started;
+    return file;
+  }
+  Result<std::string> FetchCertificate(const Digest& digest,
+                                       const std::string& fqrn) override {
+    ObjectRequest request;
+    request.digest = digest;
+    request.suffix = ObjectSuffix::kCertificate;
+    request.description = "certificate of " + fqrn;
+    CVMFS_ASSIGN_OR_RETURN(auto handle, objects_->Open(request));
+    std::string pem(handle.size(), '\0');
+    if (::pread(handle.fd(), pem.data(), pem.size(), 0) !=
+        static_cast<ssize_t>(pem.size()))
+      return Status::IoError("cannot read the cached certificate of " + fqrn);
+    return pem;
+  }
+
+  const std::string& host() const { return host_; }
+  Clock::Duration manifest_fetch() const { return manifest_fetch_; }
+
+ private:
+  Fetcher* fetcher_;
+  ObjectFetcher* objects_;
+  std::string host_;  // of the manifest
+  Clock::Duration manifest_fetch_{};
+};
 
 }  // namespace
 
@@ -130,83 +164,30 @@ Status Blacklist::CheckRevision(const std::string& fqrn,
 
 Result<std::vector<PublicKey>> LoadPublicKeys(
     const std::vector<std::string>& files) {
-  std::vector<PublicKey> keys;
-  for (const std::string& file : files) {
-    auto pem = ReadFile(file);
-    if (!pem.ok()) return pem.status().Annotate("public key " + file);
-    auto key = PublicKey::FromPem(*pem);
-    if (!key.ok()) return key.status().Annotate("public key " + file);
-    keys.push_back(std::move(key).value());
-  }
-  if (keys.empty())
+  if (files.empty())
     return Status::InvalidArgument(
         "no public master key configured (CVMFS_PUBLIC_KEY or "
         "*.pub files in CVMFS_KEYS_DIR)");
-  return keys;
+  return LoadMasterKeys(files);
 }
 
 Result<TrustedManifest> FetchTrustedManifest(
     Fetcher* fetcher, ObjectFetcher* objects, const std::string& fqrn,
     const std::vector<PublicKey>& master_keys, time_t now,
     const Blacklist* blacklist) {
-  TrustedManifest trusted;
-  CVMFS_ASSIGN_OR_RETURN(std::string wl_text,
-                         FetchSmallFile(fetcher, kWhitelistName, nullptr));
-  auto wl = Whitelist::Parse(wl_text);
-  if (!wl.ok()) return wl.status().Annotate("whitelist of " + fqrn);
-  CVMFS_RETURN_IF_ERROR(
-      VerifyWhitelist(*wl, master_keys)
-          .Annotate("whitelist of " + fqrn + " is not signed by a master key"));
-  if (wl->whitelist.fqrn != fqrn)
-    return Status::Corruption("whitelist is for repository '" +
-                              wl->whitelist.fqrn + "', not " + fqrn);
-  if (wl->whitelist.IsExpired(now))
-    return Status::Corruption(
-        "whitelist of " + fqrn + " expired at " +
-        FormatUtc(wl->whitelist.expires) +
-        " (the repository owner must run cvmfs_server resign)");
-
-  const Clock::TimePoint started = objects->clock()->Now();
-  CVMFS_ASSIGN_OR_RETURN(std::string mf_text,
-                         FetchSmallFile(fetcher, kManifestName, &trusted.host));
-  trusted.manifest_fetch = objects->clock()->Now() - started;
-  auto mf = Manifest::Parse(mf_text);
-  if (!mf.ok()) return mf.status().Annotate("manifest of " + fqrn);
-  if (!mf->manifest.fqrn.empty() && mf->manifest.fqrn != fqrn)
-    return Status::Corruption("manifest is for repository '" +
-                              mf->manifest.fqrn + "', not " + fqrn);
-  if (!mf->manifest.certificate)
-    return Status::Corruption("manifest of " + fqrn +
-                              " names no certificate (X)");
-
-  ObjectRequest cert_request;
-  cert_request.digest = *mf->manifest.certificate;
-  cert_request.suffix = ObjectSuffix::kCertificate;
-  cert_request.description = "certificate of " + fqrn;
-  // The certificate is content-addressed: kept in the cache like any object.
-  CVMFS_ASSIGN_OR_RETURN(auto cert_handle, objects->Open(cert_request));
-  std::string cert_pem(cert_handle.size(), '\0');
-  if (::pread(cert_handle.fd(), cert_pem.data(), cert_pem.size(), 0) !=
-      static_cast<ssize_t>(cert_pem.size()))
-    return Status::IoError("cannot read the cached certificate of " + fqrn);
-  auto cert = Certificate::FromPem(cert_pem);
-  if (!cert.ok()) return cert.status().Annotate("certificate of " + fqrn);
-  if (!wl->whitelist.ListsCertificate(*cert))
-    return Status::Corruption("certificate " + cert->Fingerprint() + " of " +
-                              fqrn + " is not listed in the whitelist");
-  CVMFS_RETURN_IF_ERROR(
-      VerifyManifest(*mf, *cert).Annotate("manifest of " + fqrn));
+  ServerSource source(fetcher, objects);
+  CVMFS_ASSIGN_OR_RETURN(VerifiedChain chain,
+                         VerifyTrustChain(&source, master_keys, fqrn, now));
   if (blacklist)
-    CVMFS_RETURN_IF_ERROR(blacklist->Check(fqrn, *cert, mf->manifest.revision));
-
-  trusted.manifest = std::move(mf->manifest);
-  trusted.whitelist = std::move(wl->whitelist);
+    CVMFS_RETURN_IF_ERROR(
+        blacklist->Check(fqrn, chain.certificate, chain.manifest.revision));
+  TrustedManifest trusted;
+  trusted.manifest = std::move(chain.manifest);
+  trusted.whitelist = std::move(chain.whitelist);
+  trusted.host = source.host();
+  trusted.manifest_fetch = source.manifest_fetch();
   return trusted;
 }
-
-}  // namespace cvmfs::client
-
-namespace cvmfs::client {
 
 Result<TrustedManifest> FetchTrustedManifestFailover(
     Fetcher* fetcher, ObjectFetcher* objects, const std::string& fqrn,

@@ -1,10 +1,15 @@
-// The chain of trust from the configured master keys to a root catalog hash.
+// How the client obtains a trusted manifest: the links of the chain of trust
+// (cvmfs/trust_chain.h) fetched from the servers, then the client's own
+// refusals (the blacklist) and failover.
 //
-//   master key (CVMFS_PUBLIC_KEY / CVMFS_KEYS_DIR)
-//     └─ signs .cvmfswhitelist: repository name, expiry, certificate
-//     fingerprints
-//          └─ lists the certificate (X object, verified by hash)
-//               └─ signs .cvmfspublished: root catalog hash, revision, TTL, ...
+// clang-format off
+//   .cvmfswhitelist  ─ Fetcher, a server ─┐
+//   .cvmfspublished  ─ Fetcher, a server ─┼─► VerifyTrustChain ─► Blacklist
+//   certificate (X)  ─ ObjectFetcher ─────┘
+//                      (cached)
+// clang-format on
+//
+// The master keys come from CVMFS_PUBLIC_KEY or CVMFS_KEYS_DIR.
 //
 // FetchTrustedManifest downloads the whitelist and the manifest (never from
 // the cache: they are the mutable entry points) and checks every link. Any
@@ -23,11 +28,12 @@
 #include <vector>
 
 #include "client/object_fetcher.h"
-#include "cvmfs/manifest.h"
 #include "cvmfs/clock.h"
+#include "cvmfs/manifest.h"
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/signature.h"
 #include "cvmfs/status.h"
+#include "cvmfs/trust_chain.h"
 #include "cvmfs/whitelist.h"
 
 namespace cvmfs::client {
@@ -60,10 +66,6 @@ struct Blacklist {
   Status CheckRevision(const std::string& fqrn, uint64_t revision) const;
 };
 
-// Downloads at most this much for a manifest or whitelist: anything bigger
-// is not one (a captive portal's page, a directory listing).
-inline constexpr size_t kMaxSignedFileSize = 4 << 20;
-
 Result<TrustedManifest> FetchTrustedManifest(
     Fetcher* fetcher, ObjectFetcher* objects, const std::string& fqrn,
     const std::vector<PublicKey>& master_keys, time_t now,
@@ -80,7 +82,8 @@ Result<TrustedManifest> FetchTrustedManifestFailover(
     const Blacklist* blacklist,
     const std::function<bool(const Status&)>& next_host);
 
-// Reads the master keys (PEM public keys) from files; an error names the file.
+// LoadMasterKeys (cvmfs/trust_chain.h); without files, an error naming the
+// settings that give them.
 Result<std::vector<PublicKey>> LoadPublicKeys(
     const std::vector<std::string>& files);
 

@@ -32,10 +32,12 @@ Status LocalObjectStore::Put(const std::string& name, std::string_view bytes) {
   // looks like an object; the final rename is the commit.
   std::string final_path = root_ + "/" + name;
   std::string tmp = TempNameFor(root_ + "/data/txn/obj");
-  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  UniqueFd fd(
+      ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (!fd.valid()) return Status::FromErrno(errno, "create " + tmp);
   Status st = WriteAll(fd.get(), bytes.data(), bytes.size(), tmp);
-  if (st.ok() && ::fchmod(fd.get(), 0644) != 0) st = Status::FromErrno(errno, "chmod " + tmp);
+  if (st.ok() && ::fchmod(fd.get(), 0644) != 0)
+    st = Status::FromErrno(errno, "chmod " + tmp);
   fd.Reset();
   if (st.ok() && ::rename(tmp.c_str(), final_path.c_str()) != 0)
     st = Status::FromErrno(errno, "rename " + tmp + " to " + final_path);
@@ -116,6 +118,38 @@ Result<std::string> ReadVerifiedObject(ObjectStore* store, const Digest& digest,
   std::string raw;
   CVMFS_RETURN_IF_ERROR(Decompress(bytes, &raw).Annotate(name));
   return raw;
+}
+
+Result<StoredObject> StoreObject(ObjectStore* store, std::string_view content,
+                                 ObjectSuffix suffix,
+                                 const StoreObjectOptions& options) {
+  std::string own_scratch;
+  std::string* scratch = options.scratch ? options.scratch : &own_scratch;
+  std::string_view stored = content;
+  if (options.compression == Compression::kZlib) {
+    if (options.compressor)
+      options.compressor->Compress(content, scratch);
+    else
+      *scratch = ZlibCompress(content);
+    stored = *scratch;
+  }
+  StoredObject object;
+  object.digest = HashString(options.hash, stored);
+  object.stored_size = stored.size();
+  const std::string name = ObjectPath(object.digest, suffix);
+  object.existed = store->Exists(name);
+  if (!object.existed)
+    CVMFS_RETURN_IF_ERROR(store->Put(name, stored).Annotate("storing " + name));
+  return object;
+}
+
+Result<Digest> StoreObject(ObjectStore* store, std::string_view content,
+                           ObjectSuffix suffix, HashAlgorithm hash) {
+  StoreObjectOptions options;
+  options.hash = hash;
+  CVMFS_ASSIGN_OR_RETURN(StoredObject object,
+                         StoreObject(store, content, suffix, options));
+  return object.digest;
 }
 
 }  // namespace cvmfs

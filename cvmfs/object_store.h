@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cvmfs/compression.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/status.h"
@@ -69,7 +70,38 @@ class MemoryObjectStore : public ObjectStore {
 // digest (Corruption if they differ) and, when `compressed`, inflates them.
 // The one way the format code reads an object by hash.
 Result<std::string> ReadVerifiedObject(ObjectStore* store, const Digest& digest,
-                                       ObjectSuffix suffix, bool compressed = true);
+                                       ObjectSuffix suffix,
+                                       bool compressed = true);
+
+// How StoreObject encodes an object.
+struct StoreObjectOptions {
+  HashAlgorithm hash = HashAlgorithm::kSha1;
+  Compression compression = Compression::kZlib;
+  // A worker's own compressor (libdeflate), reused from object to object;
+  // without one, zlib compresses. Both write zlib streams, but not the same
+  // bytes, so the object names of a caller depend on its choice. Borrowed
+  // for the call, as is `scratch`, which then holds the compressed bytes.
+  Compressor* compressor = nullptr;
+  std::string* scratch = nullptr;
+};
+
+// What StoreObject did.
+struct StoredObject {
+  Digest digest;           // of the bytes as stored
+  size_t stored_size = 0;  // bytes as stored (compressed)
+  bool existed = false;    // the store had the object; nothing was written
+};
+
+// The one way the format code writes an object by hash: compresses
+// `content` (unless Compression::kNone), hashes the bytes to store and puts
+// them at ObjectPath(digest, suffix) unless that object exists (a name
+// stands for its bytes). A failed Put is annotated "storing <name>".
+Result<StoredObject> StoreObject(ObjectStore* store, std::string_view content,
+                                 ObjectSuffix suffix,
+                                 const StoreObjectOptions& options);
+// zlib-compressed, hashed with `hash`; returns the digest.
+Result<Digest> StoreObject(ObjectStore* store, std::string_view content,
+                           ObjectSuffix suffix, HashAlgorithm hash);
 
 }  // namespace cvmfs
 

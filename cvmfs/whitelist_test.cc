@@ -10,6 +10,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/manifest.h"
 #include "cvmfs/object_name.h"
+#include "cvmfs/trust_chain.h"
 #include "testing/test_env.h"
 
 namespace cvmfs {
@@ -41,12 +42,7 @@ Result<Certificate> LoadRepoCertificate(const std::string& fqrn) {
 }
 
 Result<std::vector<PublicKey>> LoadMasterKeys(const std::string& fqrn) {
-  CVMFS_ASSIGN_OR_RETURN(std::string pem,
-                         ReadFile(FixtureDir(fqrn) + "/" + fqrn + ".pub"));
-  CVMFS_ASSIGN_OR_RETURN(PublicKey key, PublicKey::FromPem(pem));
-  std::vector<PublicKey> keys;
-  keys.push_back(std::move(key));
-  return keys;
+  return cvmfs::LoadMasterKeys({FixtureDir(fqrn) + "/" + fqrn + ".pub"});
 }
 
 const PrivateKey& MasterKey() {

@@ -470,11 +470,10 @@ Status CatalogTree::WriteNode(Node* node, uint64_t revision, int64_t timestamp,
   node->db.reset();
 
   CVMFS_ASSIGN_OR_RETURN(std::string raw, cvmfs::ReadFile(node->file));
-  std::string compressed = cvmfs::ZlibCompress(raw);
-  Digest hash = cvmfs::HashString(options_.hash_algorithm, compressed);
-  std::string name = cvmfs::ObjectPath(hash, cvmfs::ObjectSuffix::kCatalog);
-  if (!store_->Exists(name))
-    CVMFS_RETURN_IF_ERROR(store_->Put(name, compressed));
+  CVMFS_ASSIGN_OR_RETURN(
+      Digest hash,
+      cvmfs::StoreObject(store_, raw, cvmfs::ObjectSuffix::kCatalog,
+                         options_.hash_algorithm));
   ::unlink(node->file.c_str());
 
   node->new_total = counters.self;

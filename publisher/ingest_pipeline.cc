@@ -204,27 +204,26 @@ void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor,
       return;
     }
   }
-  const std::string* stored = &piece.data;
-  if (compress) {
-    compressor->Compress(piece.data, buf);
-    stored = buf;
+  cvmfs::StoreObjectOptions encoding;
+  encoding.hash = options_.hash_algorithm;
+  encoding.compression = options_.compression;
+  encoding.compressor = compressor;
+  encoding.scratch = buf;
+  auto stored = cvmfs::StoreObject(store_, piece.data, piece.suffix, encoding);
+  if (!stored.ok()) {
+    Finish(piece.file.get(), stored.status());
+    return;
   }
-  cvmfs::Digest digest = cvmfs::HashString(options_.hash_algorithm, *stored);
-  std::string name = cvmfs::ObjectPath(digest, piece.suffix);
-  Status st;
-  if (store_->Exists(name)) {
+  if (stored->existed) {
     stats_.objects_existing++;
   } else {
-    st = store_->Put(name, *stored);
-    if (st.ok()) {
-      stats_.objects_stored++;
-      stats_.bytes_stored += stored->size();
-    }
+    stats_.objects_stored++;
+    stats_.bytes_stored += stored->stored_size;
   }
   // Recorded only once the object is in the store.
-  if (key && st.ok()) options_.content_index->Add(*key, digest);
-  SetPieceHash(piece, digest);
-  Finish(piece.file.get(), st);
+  if (key) options_.content_index->Add(*key, stored->digest);
+  SetPieceHash(piece, stored->digest);
+  Finish(piece.file.get(), Status::Ok());
 }
 
 void IngestPipeline::WorkerLoop() {

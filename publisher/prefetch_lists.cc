@@ -210,15 +210,11 @@ Result<PublishStats> PublishLists(Repository* repo, Session* s,
   const std::string property(cvmfs::kPrefetchListsProperty);
   std::string sql = "DELETE FROM properties WHERE key = '" + property + "';";
   if (!lists.empty()) {
-    const std::string compressed =
-        cvmfs::ZlibCompress(cvmfs::SerializePrefetchLists(lists));
-    const Digest digest =
-        cvmfs::HashString(repo->config().hash_algorithm, compressed);
-    const std::string name =
-        cvmfs::ObjectPath(digest, cvmfs::ObjectSuffix::kNone);
-    if (!repo->store()->Exists(name))
-      CVMFS_RETURN_IF_ERROR(
-          repo->store()->Put(name, compressed).Annotate("storing " + name));
+    CVMFS_ASSIGN_OR_RETURN(
+        const Digest digest,
+        cvmfs::StoreObject(repo->store(), cvmfs::SerializePrefetchLists(lists),
+                           cvmfs::ObjectSuffix::kNone,
+                           repo->config().hash_algorithm));
     sql = "INSERT OR REPLACE INTO properties (key, value) VALUES ('" +
           property + "', '" + digest.ToString() + "');";
   }
@@ -235,14 +231,10 @@ Result<PublishStats> PublishLists(Repository* repo, Session* s,
     CVMFS_RETURN_IF_ERROR(db->Exec(sql).Annotate(file));
   }
   CVMFS_ASSIGN_OR_RETURN(std::string changed, cvmfs::ReadFile(file));
-  const std::string compressed = cvmfs::ZlibCompress(changed);
-  const Digest root =
-      cvmfs::HashString(repo->config().hash_algorithm, compressed);
-  const std::string name =
-      cvmfs::ObjectPath(root, cvmfs::ObjectSuffix::kCatalog);
-  if (!repo->store()->Exists(name))
-    CVMFS_RETURN_IF_ERROR(
-        repo->store()->Put(name, compressed).Annotate("storing " + name));
+  CVMFS_ASSIGN_OR_RETURN(
+      const Digest root,
+      cvmfs::StoreObject(repo->store(), changed, cvmfs::ObjectSuffix::kCatalog,
+                         repo->config().hash_algorithm));
   return repo->PublishOldRoot(root, options);
 }
 

@@ -161,11 +161,7 @@ Result<cvmfs::SignedWhitelist> Repository::CurrentWhitelist() {
 
 Result<Digest> Repository::StoreCompressed(const std::string& data,
                                            cvmfs::ObjectSuffix suffix) {
-  std::string compressed = cvmfs::ZlibCompress(data);
-  Digest digest = cvmfs::HashString(config_.hash_algorithm, compressed);
-  std::string name = cvmfs::ObjectPath(digest, suffix);
-  if (!store_.Exists(name)) CVMFS_RETURN_IF_ERROR(store_.Put(name, compressed));
-  return digest;
+  return cvmfs::StoreObject(&store_, data, suffix, config_.hash_algorithm);
 }
 
 Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(
@@ -502,11 +498,10 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
       "],\n\n"
       "  \"custom\" : {\n    \"_comment\" : \"Put arbitrary structured data "
       "here\"\n  }\n}\n";
-  std::string compressed = cvmfs::ZlibCompress(metainfo);
-  Digest meta_hash = cvmfs::HashString(config.hash_algorithm, compressed);
-  CVMFS_RETURN_IF_ERROR(
-      store.Put(cvmfs::ObjectPath(meta_hash, cvmfs::ObjectSuffix::kMetainfo),
-                compressed));
+  CVMFS_ASSIGN_OR_RETURN(
+      Digest meta_hash,
+      cvmfs::StoreObject(&store, metainfo, cvmfs::ObjectSuffix::kMetainfo,
+                         config.hash_algorithm));
 
   // Write the configuration last: until then the repository does not exist.
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(paths.ServerConfigDir(options.fqrn)));
@@ -534,10 +529,10 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
     CVMFS_RETURN_IF_ERROR(history->Insert(trunk));
     history.reset();
     CVMFS_ASSIGN_OR_RETURN(std::string hbytes, cvmfs::ReadFile(history_file));
-    std::string hcompressed = cvmfs::ZlibCompress(hbytes);
-    Digest hhash = cvmfs::HashString(config.hash_algorithm, hcompressed);
-    CVMFS_RETURN_IF_ERROR(store.Put(
-        cvmfs::ObjectPath(hhash, cvmfs::ObjectSuffix::kHistory), hcompressed));
+    CVMFS_ASSIGN_OR_RETURN(
+        Digest hhash,
+        cvmfs::StoreObject(&store, hbytes, cvmfs::ObjectSuffix::kHistory,
+                           config.hash_algorithm));
     CVMFS_RETURN_IF_ERROR(repo->WriteManifest(manifest, &hhash));
   }
   return Status::Ok();

@@ -6,13 +6,13 @@
 
 #include <algorithm>
 #include <ctime>
-#include <deque>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "cvmfs/path_hash.h"
 #include "publisher/dirtab_catalogs.h"
+#include "publisher/ordered_registration.h"
 
 namespace publisher {
 
@@ -45,26 +45,20 @@ class ArchiveSource : public ByteSource {
   archive* a_;
 };
 
-// A file member whose content is still in the pipeline.
-struct Pending {
-  std::string path;
-  DirectoryEntry entry;
-  std::shared_ptr<PendingFile> content;
-};
-
 class TarIngester {
  public:
   TarIngester(const TarIngestOptions& options, CatalogTree* tree,
               IngestPipeline* pipeline)
-      : options_(options), tree_(tree), pipeline_(pipeline) {}
+      : options_(options),
+        tree_(tree),
+        pipeline_(pipeline),
+        pending_(kMaxPending, tree) {}
 
   Status Run();
 
  private:
   Status ProcessMember(archive* a, archive_entry* e);
   Status EnsureDirectory(const std::string& path);
-  Status Register(Pending& p);
-  Status FlushReady(bool wait_all);
   DirectoryEntry BaseEntry(archive_entry* e) const;
   Status ReadXattrs(archive_entry* e, DirectoryEntry* entry) const;
   Status RegisterHardlinkGroups();
@@ -77,13 +71,14 @@ class TarIngester {
   std::set<std::string> known_dirs_;
   // Directories the tarball creates or touches (for the dirtab).
   std::set<std::string> touched_dirs_;
-  std::deque<Pending> pending_;
+  OrderedRegistration pending_;  // file members, registered in tar order
   // Content of file members by path, for hardlinks to refer to.
   std::map<std::string, std::shared_ptr<PendingFile>> contents_;
   // Hardlink groups: first member path -> all member paths (same directory).
   std::map<std::string, std::vector<std::string>> groups_;
   std::map<std::string, std::string> group_of_;  // member -> first member
-  std::map<std::string, Pending> deferred_;  // group members, registered last
+  // Hardlink group members, registered last.
+  std::map<std::string, PendingRegistration> deferred_;
   std::vector<std::string> catalog_markers_;
 };
 
@@ -159,19 +154,6 @@ Status TarIngester::EnsureDirectory(const std::string& path) {
   return Status::Ok();
 }
 
-Status TarIngester::Register(Pending& p) {
-  return PutIngestedFile(p.path, p.entry, p.content.get(), tree_);
-}
-
-Status TarIngester::FlushReady(bool wait_all) {
-  while (!pending_.empty() && (wait_all || pending_.size() > kMaxPending ||
-                               pending_.front().content->Ready())) {
-    CVMFS_RETURN_IF_ERROR(Register(pending_.front()));
-    pending_.pop_front();
-  }
-  return Status::Ok();
-}
-
 Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
   const char* raw_name = archive_entry_pathname(e);
   if (!raw_name) return Status::Corruption("tar member without a name");
@@ -194,7 +176,7 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
           "hardlink " + path + " refers to " + target +
           ", which is not a regular file earlier in the archive");
     entry.mode = (entry.mode & 07777) | S_IFREG;
-    Pending p{path, entry, content->second};
+    PendingRegistration p{path, entry, content->second};
     contents_[path] = content->second;
     known_dirs_.erase(path);
     if (cvmfs::ParentPath(target) == cvmfs::ParentPath(path)) {
@@ -206,11 +188,10 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
       groups_[first].push_back(path);
       group_of_[path] = first;
       deferred_[path] = std::move(p);
-    } else {
-      pending_.push_back(
-          std::move(p));  // CVMFS keeps only same-directory groups
+      return pending_.FlushReady();
     }
-    return FlushReady(false);
+    // CVMFS keeps only same-directory groups: this one is a separate copy.
+    return pending_.Add(std::move(p));
   }
 
   switch (archive_entry_filetype(e)) {
@@ -230,8 +211,7 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
       contents_[path] = content;
       if (cvmfs::BaseName(path) == ".cvmfscatalog")
         catalog_markers_.push_back(parent);
-      pending_.push_back(Pending{path, entry, content});
-      return FlushReady(false);
+      return pending_.Add(PendingRegistration{path, entry, content});
     }
     case AE_IFLNK: {
       const char* target = archive_entry_symlink(e);
@@ -239,7 +219,7 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
       entry.size = entry.symlink.size();
       known_dirs_.erase(path);
       // Keep the order of registrations: the link may replace a pending file.
-      CVMFS_RETURN_IF_ERROR(FlushReady(true));
+      CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
       return tree_->Put(path, entry);
     }
     case AE_IFIFO:
@@ -252,7 +232,7 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
                        ? static_cast<uint64_t>(archive_entry_rdev(e))
                        : 0;
       known_dirs_.erase(path);
-      CVMFS_RETURN_IF_ERROR(FlushReady(true));
+      CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
       return tree_->Put(path, entry);
     }
     default:
@@ -297,7 +277,7 @@ Status TarIngester::Run() {
       return st;
     }
   }
-  CVMFS_RETURN_IF_ERROR(FlushReady(true));
+  CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
   CVMFS_RETURN_IF_ERROR(RegisterHardlinkGroups());
   return CreateNestedCatalogs();
 }
@@ -308,18 +288,18 @@ Status TarIngester::RegisterHardlinkGroups() {
   for (auto& [first, members] : groups_) {
     uint32_t group = next_group++;
     for (const std::string& m : members) {
-      Pending p;
+      PendingRegistration p;
       auto d = deferred_.find(m);
       if (d != deferred_.end()) {
         p = std::move(d->second);
       } else {
         CVMFS_ASSIGN_OR_RETURN(auto entry, tree_->Lookup(m));
         if (!entry) continue;
-        p = Pending{m, *entry, contents_[m]};
+        p = PendingRegistration{m, *entry, contents_[m]};
       }
       p.entry.hardlink_group = group;
       p.entry.linkcount = static_cast<uint32_t>(members.size());
-      CVMFS_RETURN_IF_ERROR(Register(p));
+      CVMFS_RETURN_IF_ERROR(RegisterIngestedFile(p, tree_));
     }
   }
   return Status::Ok();

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <set>
@@ -15,6 +14,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/path_hash.h"
 #include "publisher/dirtab_catalogs.h"
+#include "publisher/ordered_registration.h"
 
 namespace publisher {
 
@@ -93,12 +93,6 @@ class UpperFileSource : public ByteSource {
   cvmfs::UniqueFd fd_;
 };
 
-struct Pending {
-  std::string path;
-  DirectoryEntry entry;
-  std::shared_ptr<PendingFile> content;
-};
-
 size_t Depth(const std::string& p) {
   return std::count(p.begin(), p.end(), '/');
 }
@@ -110,7 +104,8 @@ class Applier {
       : options_(options),
         tree_(tree),
         pipeline_(pipeline),
-        changes_(changes) {}
+        changes_(changes),
+        pending_(kMaxPending, tree) {}
 
   // Reads the dirtab the new revision will have (upper layer first).
   Status Start(const std::string& upper_dir);
@@ -123,15 +118,13 @@ class Applier {
   Status ApplyDirtabEarly(const std::string& dir);
   Status VisitDirectory(const UpperEntry& e);
   Status VisitFile(const UpperEntry& e);
-  Status Register(Pending& p);
-  Status FlushReady(bool wait_all);
   Status UpdateNestedCatalogs();
 
   const UpperApplyOptions& options_;
   CatalogTree* tree_;
   IngestPipeline* pipeline_;
   UpperChanges* changes_;
-  std::deque<Pending> pending_;  // in scan order
+  OrderedRegistration pending_;  // files, registered in scan order
   std::set<std::string> touched_dirs_;
   std::vector<std::string> markers_added_, markers_removed_;
   std::optional<Dirtab> dirtab_;  // of the new revision, when it has one
@@ -202,7 +195,7 @@ Status Applier::Visit(const UpperEntry& e) {
   switch (e.kind) {
     case UpperEntry::Kind::kWhiteout: {
       // Registrations queued so far must not land after the removal.
-      CVMFS_RETURN_IF_ERROR(FlushReady(true));
+      CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
       if (cvmfs::BaseName(e.path) == kCatalogMarker)
         markers_removed_.push_back(std::string(cvmfs::ParentPath(e.path)));
       touched_dirs_.insert(std::string(cvmfs::ParentPath(e.path)));
@@ -219,7 +212,7 @@ Status Applier::Visit(const UpperEntry& e) {
       d.size = e.symlink.size();
       d.xattrs.entries.clear();
       changes_->symlinks++;
-      CVMFS_RETURN_IF_ERROR(FlushReady(true));
+      CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
       return tree_->Put(e.path, d).Annotate("publishing " + e.path);
     }
     case UpperEntry::Kind::kSpecial: {
@@ -228,7 +221,7 @@ Status Applier::Visit(const UpperEntry& e) {
       d.size =
           S_ISCHR(e.st.st_mode) || S_ISBLK(e.st.st_mode) ? e.st.st_rdev : 0;
       changes_->special++;
-      CVMFS_RETURN_IF_ERROR(FlushReady(true));
+      CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
       return tree_->Put(e.path, d).Annotate("publishing " + e.path);
     }
   }
@@ -240,7 +233,7 @@ Status Applier::VisitDirectory(const UpperEntry& e) {
   d.size = 4096;
   touched_dirs_.insert(e.path);
   if (e.opaque) {
-    CVMFS_RETURN_IF_ERROR(FlushReady(true));
+    CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
     CVMFS_RETURN_IF_ERROR(
         tree_->Remove(e.path).Annotate("replacing " + e.path));
     changes_->opaque_directories++;
@@ -262,21 +255,8 @@ Status Applier::VisitFile(const UpperEntry& e) {
   CVMFS_RETURN_IF_ERROR(source->Open(e.fd));
   auto content = pipeline_->SubmitOwned(std::move(source),
                                         static_cast<uint64_t>(e.st.st_size));
-  pending_.push_back(Pending{e.path, BaseEntry(e), std::move(content)});
-  return FlushReady(false);
-}
-
-Status Applier::Register(Pending& p) {
-  return PutIngestedFile(p.path, p.entry, p.content.get(), tree_);
-}
-
-Status Applier::FlushReady(bool wait_all) {
-  while (!pending_.empty() && (wait_all || pending_.size() > kMaxPending ||
-                               pending_.front().content->Ready())) {
-    CVMFS_RETURN_IF_ERROR(Register(pending_.front()));
-    pending_.pop_front();
-  }
-  return Status::Ok();
+  return pending_.Add(
+      PendingRegistration{e.path, BaseEntry(e), std::move(content)});
 }
 
 // Deleted markers first (their catalogs merge back), then new markers
@@ -310,7 +290,7 @@ Status Applier::UpdateNestedCatalogs() {
 }
 
 Status Applier::Finish() {
-  CVMFS_RETURN_IF_ERROR(FlushReady(true));
+  CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
   return UpdateNestedCatalogs();
 }
 

@@ -116,7 +116,7 @@ Result<ReplicaConfig> AddReplica(const cvmfs::SystemPaths& paths,
   CVMFS_ASSIGN_OR_RETURN(auto keys, PlanKeys(paths, options.public_key));
   std::vector<std::string> key_files;
   for (const auto& k : keys) key_files.push_back(k.from);
-  CVMFS_ASSIGN_OR_RETURN(auto master_keys, LoadMasterKeys(key_files));
+  CVMFS_ASSIGN_OR_RETURN(auto master_keys, cvmfs::LoadMasterKeys(key_files));
 
   CVMFS_RETURN_IF_ERROR(CheckReplicationAllowed(fetcher, options.stratum0_url));
   auto source = FetchVerifiedSource(fetcher, master_keys, "", ::time(nullptr));
@@ -196,7 +196,7 @@ Result<SnapshotStats> SnapshotReplica(const ReplicaConfig& config,
   CVMFS_RETURN_IF_ERROR(EmptyDirectory(config.storage_dir + "/data/txn"));
   CVMFS_RETURN_IF_ERROR(EmptyDirectory(tmp_base));
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.storage_dir + "/data/txn"));
-  CVMFS_ASSIGN_OR_RETURN(auto keys, LoadMasterKeys(config.public_keys));
+  CVMFS_ASSIGN_OR_RETURN(auto keys, cvmfs::LoadMasterKeys(config.public_keys));
 
   std::string temp_dir = tmp_base + "/snapshot.XXXXXX";
   if (!::mkdtemp(temp_dir.data()))

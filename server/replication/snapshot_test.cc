@@ -25,7 +25,7 @@ class SnapshotTest : public ::testing::TestWithParam<const char*> {
     replica_ = tmp_.Sub("replica");
     ASSERT_TRUE(cvmfs::LocalObjectStore(replica_).CreateLayout().ok());
     ASSERT_TRUE(cvmfs::MakeDirs(tmp_.Sub("scratch")).ok());
-    keys_ = LoadMasterKeys({FixtureKey(fqrn_)}).value();
+    keys_ = cvmfs::LoadMasterKeys({FixtureKey(fqrn_)}).value();
     options_.fqrn = fqrn_;
     options_.storage_root = replica_;
     options_.temp_dir = tmp_.Sub("scratch");
@@ -236,7 +236,7 @@ TEST_P(SnapshotTest, RefusesWhatTheTrustChainDoesNotCover) {
                                 ? testing::kFixtures[1]
                                 : testing::kFixtures[0];
   // A different master key.
-  auto wrong = LoadMasterKeys({FixtureKey(other)}).value();
+  auto wrong = cvmfs::LoadMasterKeys({FixtureKey(other)}).value();
   auto st = RunSnapshot(&fetcher_, wrong, options_);
   EXPECT_TRUE(st.status().IsCorruption()) << st.status().ToString();
   EXPECT_NE(st.status().message().find("master key"), std::string::npos);

@@ -1,11 +1,11 @@
 // The chain of trust of a replication source, checked before anything is
-// copied (the client's client/trust_chain.h checks the same links):
+// copied (cvmfs/trust_chain.h; the client checks the same links):
 //
-//   master public key(s) ─ sign ─► .cvmfswhitelist: fqrn, expiry, fingerprints
-//                                    └ lists the certificate (X object, by
-//                                    hash)
-//                                         └ signs .cvmfspublished (root
-//                                         catalog, ...)
+// clang-format off
+//   source: .cvmfswhitelist, .cvmfspublished, X object (never cached)
+//     └─► VerifyTrustChain (master keys from the replica's configuration)
+//           └─► replica: the same bytes, stored as they were verified
+// clang-format on
 //
 // The replica stores the whitelist and manifest exactly as they were
 // verified, so a snapshot serves what it checked even if the source
@@ -23,13 +23,10 @@
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/signature.h"
 #include "cvmfs/status.h"
+#include "cvmfs/trust_chain.h"
 #include "cvmfs/whitelist.h"
 
 namespace replication {
-
-// A manifest or whitelist is never larger than this; a bigger answer is an
-// error page or a directory listing, not a CVMFS file.
-inline constexpr size_t kMaxSignedFileSize = 4 << 20;
 
 struct VerifiedSource {
   cvmfs::Whitelist whitelist;
@@ -51,10 +48,6 @@ cvmfs::Result<VerifiedSource> FetchVerifiedSource(
 // Stratum 0 uses to allow replication (CVMFS refuses replicas without it).
 cvmfs::Status CheckReplicationAllowed(cvmfs::Fetcher* fetcher,
                                       const std::string& source);
-
-// Reads master public keys (PEM) from files; the error names the file.
-cvmfs::Result<std::vector<cvmfs::PublicKey>> LoadMasterKeys(
-    const std::vector<std::string>& files);
 
 }  // namespace replication
 
