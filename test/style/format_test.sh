@@ -37,16 +37,27 @@ if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 fi
 
 mapfile -t files < <(git ls-files '*.cc' '*.h' '*.proto')
-bad=()
+present=()
 for f in "${files[@]}"; do
-  [ -f "$f" ] || continue  # deleted in the work tree, not yet committed
-  "$tool" --dry-run --Werror "$f" >/dev/null 2>&1 || bad+=("$f")
+  [ -f "$f" ] && present+=("$f")  # not deleted in the work tree
 done
+# One run over all files; each violation is reported as
+# "FILE:LINE:COL: error: code should be clang-formatted".
+out=$(printf '%s\0' "${present[@]}" | xargs -0 "$tool" --dry-run --Werror 2>&1)
+rc=$?
+mapfile -t bad < <(printf '%s\n' "$out" |
+  sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' |
+  sort -u)
 
 if [ ${#bad[@]} -gt 0 ]; then
-  echo "format_test: ${#bad[@]} of ${#files[@]} files are not formatted ($tool):"
+  echo "format_test: ${#bad[@]} of ${#present[@]} files are not formatted ($tool):"
   printf '  %s\n' "${bad[@]}"
   echo "format_test: fix with: $tool -i FILE..."
   exit 1
 fi
-echo "format_test: all ${#files[@]} files formatted ($tool)"
+if [ $rc -ne 0 ]; then
+  printf '%s\n' "$out"
+  echo "format_test: $tool failed (exit $rc)"
+  exit 1
+fi
+echo "format_test: all ${#present[@]} files formatted ($tool)"
