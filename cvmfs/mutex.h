@@ -12,9 +12,9 @@
 //   int v = queue_.front();                  // mu_ held, so it is annotated
 //
 // Waiting on a std::condition_variable goes through the MutexLock that holds
-// the mutex (Wait, WaitFor): the mutex is released while waiting and held
-// again when it returns, which is all the analysis needs to know. Write the
-// condition as a loop around Wait (as above) rather than as a predicate
+// the mutex (Wait, WaitFor, WaitUntil): the mutex is released while waiting and
+// held again when it returns, which is all the analysis needs to know. Write
+// the condition as a loop around Wait (as above) rather than as a predicate
 // lambda: the analysis does not see that a lambda runs with the lock held.
 //
 // Thread safety: a Mutex is what makes other things thread-safe; a MutexLock
@@ -63,7 +63,8 @@ class SCOPED_CAPABILITY MutexLock {
   // wake-up), and takes the mutex again before returning. Call in a loop
   // that checks the condition.
   void Wait(std::condition_variable* cv) { cv->wait(lock_); }
-  // The same, but returns std::cv_status::timeout after `timeout` at most.
+  // The same, but returns std::cv_status::timeout after `timeout` at most
+  // (WaitFor) or at `deadline` (WaitUntil).
   template <class Rep, class Period>
   std::cv_status WaitFor(std::condition_variable* cv,
                          const std::chrono::duration<Rep, Period>& timeout) {

@@ -20,9 +20,11 @@ done
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache
                                          -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-cmake -S "$src" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang \
-  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS=-Werror=thread-safety \
-  "${launcher[@]}" >/dev/null
+# Build type "None": no -O or -g (the analysis does not need them, and the
+# objects are only checked), which halves the cost.
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_CXX_FLAGS=-Werror=thread-safety "${launcher[@]}" >/dev/null
 cmake --build "$build" -j2 --target cvmfs_core cvmfs_testing cvmfs_cache \
   cvmfs_client cvmfs_fuse cvmfs_client_tools cvmfs_publisher cvmfs_serving
 echo "thread_safety_check: the libraries build with -Werror=thread-safety"
