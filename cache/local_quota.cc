@@ -27,7 +27,7 @@ Result<std::unique_ptr<LocalQuota>> LocalQuota::Open(const std::string& dir,
 }
 
 Result<UniqueFd> LocalQuota::Open(const Digest& id, Access access) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   if (store_->Find(id) == nullptr)
     return Status::NotFound(id.ToString() + " is not in the cache " +
                             store_->dir());
@@ -45,20 +45,20 @@ Result<UniqueFd> LocalQuota::Open(const Digest& id, Access access) {
 }
 
 void LocalQuota::Close(const Digest& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   (void)store_->Close(id);
 }
 
 Result<uint64_t> LocalQuota::MaxObjectSize() {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return store_->max_object_size();
 }
 
 Status LocalQuota::Commit(const Digest& id, uint64_t size, ObjectType type,
                           const std::string& description,
                           const std::string& temp_path, Access access) {
+  cvmfs::MutexLock lock(&mu_);
   std::string path = ObjectPath(store_->dir(), id);
-  std::lock_guard<std::mutex> lock(mu_);
   // A known object was stored concurrently (or its file vanished): the
   // content is the same by its name, so the rename below just refreshes it.
   const bool known = store_->Find(id) != nullptr;
@@ -73,42 +73,42 @@ Status LocalQuota::Commit(const Digest& id, uint64_t size, ObjectType type,
 }
 
 Status LocalQuota::Pin(const Digest& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return store_->Pin(id);
 }
 
 Status LocalQuota::Unpin(const Digest& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return store_->Unpin(id);
 }
 
 bool LocalQuota::Contains(const Digest& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return store_->Find(id) != nullptr;
 }
 
 Status LocalQuota::Evict(const Digest& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return store_->Evict(id);
 }
 
 Status LocalQuota::Cleanup(uint64_t target_bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return store_->Cleanup(target_bytes);
 }
 
 Status LocalQuota::SetLimit(uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return store_->SetLimit(bytes);
 }
 
 std::vector<QuotaEntry> LocalQuota::List(bool pinned_only) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return store_->List(pinned_only);
 }
 
 QuotaUsage LocalQuota::usage() {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return store_->usage();
 }
 

@@ -10,12 +10,12 @@
 #define CACHE_LOCAL_QUOTA_H_
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "cache/quota_backend.h"
 #include "cache/quota_store.h"
+#include "cvmfs/mutex.h"
 
 namespace cache {
 
@@ -48,10 +48,10 @@ class LocalQuota : public QuotaBackend {
       : managed_(store->managed()), store_(std::move(store)) {}
 
   const bool managed_;
-  // Guards store_. A leaf lock; file system calls under it are short
+  // Guards the store. A leaf lock; file system calls under it are short
   // (open, rename, unlink).
-  std::mutex mu_;
-  std::unique_ptr<QuotaStore> store_;
+  cvmfs::Mutex mu_;
+  const std::unique_ptr<QuotaStore> store_ PT_GUARDED_BY(mu_);
 };
 
 }  // namespace cache

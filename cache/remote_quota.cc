@@ -37,7 +37,7 @@ Result<std::unique_ptr<RemoteQuota>> RemoteQuota::Connect(
         "a shared cache needs a positive quota limit, not " +
         std::to_string(options.launch.quota_limit) + " bytes");
   std::unique_ptr<RemoteQuota> q(new RemoteQuota(options));
-  std::lock_guard<std::mutex> lock(q->mu_);
+  cvmfs::MutexLock lock(&q->mu_);
   CVMFS_RETURN_IF_ERROR(q->EnsureConnected());
   return q;
 }
@@ -46,7 +46,7 @@ Result<std::unique_ptr<RemoteQuota>> RemoteQuota::Connect(
 RemoteQuota::~RemoteQuota() = default;
 
 uint32_t RemoteQuota::manager_pid() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return conn_.valid() ? manager_pid_ : 0;
 }
 
@@ -61,6 +61,7 @@ Status RemoteQuota::EnsureConnected() {
   if (conn_.valid()) return Status::Ok();
   if (std::chrono::steady_clock::now() < retry_after_) return last_error_;
   Status st = [this]() -> Status {
+    mu_.AssertHeld();  // called right here, under the lock
     CVMFS_ASSIGN_OR_RETURN(conn_, ConnectOrStartManager(options_.launch));
     CVMFS_RETURN_IF_ERROR(Greet());
     return RestoreHolds();
@@ -142,7 +143,7 @@ void RemoteQuota::Count(const Digest& id, int opens, int pins) {
 }
 
 Result<UniqueFd> RemoteQuota::Open(const Digest& id, Access access) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   protocol::Reply reply;
   protocol::Request req = ObjectRequest(&protocol::Request::mutable_open, id);
   req.mutable_open()->set_speculative(access == Access::kSpeculative);
@@ -169,7 +170,7 @@ Result<UniqueFd> RemoteQuota::Open(const Digest& id, Access access) {
 }
 
 void RemoteQuota::Close(const Digest& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   auto it = held_.find(id);
   if (it == held_.end() || it->second.opens == 0) return;
   Release(ObjectRequest(&protocol::Request::mutable_close, id));
@@ -184,7 +185,7 @@ Result<uint64_t> RemoteQuota::MaxObjectSize() {
 Status RemoteQuota::Commit(const Digest& id, uint64_t size, ObjectType type,
                            const std::string& description,
                            const std::string& temp_path, Access access) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   protocol::Request req;
   protocol::InsertRequest* in = req.mutable_insert();
   in->set_id(id.ToString());
@@ -207,7 +208,7 @@ Status RemoteQuota::Commit(const Digest& id, uint64_t size, ObjectType type,
 }
 
 Status RemoteQuota::Pin(const Digest& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   protocol::Reply reply;
   CVMFS_RETURN_IF_ERROR(
       Call(ObjectRequest(&protocol::Request::mutable_pin, id), &reply));
@@ -216,7 +217,7 @@ Status RemoteQuota::Pin(const Digest& id) {
 }
 
 Status RemoteQuota::Unpin(const Digest& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   auto it = held_.find(id);
   if (it == held_.end() || it->second.pins == 0)
     return Status::InvalidArgument("cannot unpin " + id.ToString() +
@@ -227,7 +228,7 @@ Status RemoteQuota::Unpin(const Digest& id) {
 }
 
 bool RemoteQuota::Contains(const Digest& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   protocol::Reply reply;
   Status st =
       Call(ObjectRequest(&protocol::Request::mutable_contains, id), &reply);
@@ -237,13 +238,13 @@ bool RemoteQuota::Contains(const Digest& id) {
 }
 
 Status RemoteQuota::Evict(const Digest& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   protocol::Reply reply;
   return Call(ObjectRequest(&protocol::Request::mutable_evict, id), &reply);
 }
 
 Status RemoteQuota::Cleanup(uint64_t target_bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   protocol::Request req;
   req.mutable_cleanup()->set_target(target_bytes);
   protocol::Reply reply;
@@ -251,7 +252,7 @@ Status RemoteQuota::Cleanup(uint64_t target_bytes) {
 }
 
 Status RemoteQuota::SetLimit(uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   protocol::Request req;
   req.mutable_set_limit()->set_limit(bytes);
   protocol::Reply reply;
@@ -259,7 +260,7 @@ Status RemoteQuota::SetLimit(uint64_t bytes) {
 }
 
 std::vector<QuotaEntry> RemoteQuota::List(bool pinned_only) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   protocol::Request req;
   req.mutable_list()->set_pinned_only(pinned_only);
   protocol::Reply reply;
@@ -275,7 +276,7 @@ std::vector<QuotaEntry> RemoteQuota::List(bool pinned_only) {
 }
 
 QuotaUsage RemoteQuota::usage() {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   protocol::Request req;
   req.mutable_usage();
   protocol::Reply reply;

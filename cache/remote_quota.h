@@ -22,13 +22,13 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "cache/cache_manager_launch.h"
 #include "cache/quota_backend.h"
+#include "cvmfs/mutex.h"
 
 namespace cache {
 
@@ -81,28 +81,30 @@ class RemoteQuota : public QuotaBackend {
 
   // One request and its reply; on a lost connection connects again and
   // repeats it once. The transport's failure, or the reply's Status.
-  cvmfs::Status Call(const protocol::Request& req, protocol::Reply* reply);
-  cvmfs::Status Exchange(const protocol::Request& req, protocol::Reply* reply);
-  // The methods below require mu_.
-  cvmfs::Status EnsureConnected();
-  cvmfs::Status Greet();
-  cvmfs::Status RestoreHolds();
+  cvmfs::Status Call(const protocol::Request& req, protocol::Reply* reply)
+      REQUIRES(mu_);
+  cvmfs::Status Exchange(const protocol::Request& req, protocol::Reply* reply)
+      REQUIRES(mu_);
+  cvmfs::Status EnsureConnected() REQUIRES(mu_);
+  cvmfs::Status Greet() REQUIRES(mu_);
+  cvmfs::Status RestoreHolds() REQUIRES(mu_);
   // Sends a close or unpin on the current connection, if there is one.
-  cvmfs::Status Release(const protocol::Request& req);
-  void Count(const cvmfs::Digest& id, int opens, int pins);
+  cvmfs::Status Release(const protocol::Request& req) REQUIRES(mu_);
+  void Count(const cvmfs::Digest& id, int opens, int pins) REQUIRES(mu_);
 
   const RemoteQuotaOptions options_;
   // Guards everything below; held for a whole request and reply. A leaf
   // lock.
-  mutable std::mutex mu_;
-  cvmfs::UniqueFd conn_;  // invalid while disconnected
+  mutable cvmfs::Mutex mu_;
+  cvmfs::UniqueFd conn_ GUARDED_BY(mu_);  // invalid while disconnected
   // After a failed connect, requests fail fast until then instead of
   // forking a manager for every open.
-  std::chrono::steady_clock::time_point retry_after_;
-  cvmfs::Status last_error_;
-  uint32_t manager_pid_ = 0;
+  std::chrono::steady_clock::time_point retry_after_ GUARDED_BY(mu_);
+  cvmfs::Status last_error_ GUARDED_BY(mu_);
+  uint32_t manager_pid_ GUARDED_BY(mu_) = 0;
   // Every open and pin of this process, registered or not.
-  std::unordered_map<cvmfs::Digest, Holds, cvmfs::DigestHasher> held_;
+  std::unordered_map<cvmfs::Digest, Holds, cvmfs::DigestHasher> held_
+      GUARDED_BY(mu_);
 };
 
 }  // namespace cache

@@ -71,32 +71,32 @@ Result<std::vector<std::string>> LocalObjectStore::ListObjects() {
 }
 
 bool MemoryObjectStore::Exists(const std::string& name) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return files_.count(name) > 0;
 }
 
 Status MemoryObjectStore::Put(const std::string& name, std::string_view bytes) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   files_[name] = std::string(bytes);
   ++puts_;
   return Status::Ok();
 }
 
 Result<std::string> MemoryObjectStore::Get(const std::string& name) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   auto it = files_.find(name);
   if (it == files_.end()) return Status::NotFound(name);
   return it->second;
 }
 
 Status MemoryObjectStore::Remove(const std::string& name) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   files_.erase(name);
   return Status::Ok();
 }
 
 Result<std::vector<std::string>> MemoryObjectStore::ListObjects() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   std::vector<std::string> out;
   for (auto& [k, v] : files_)
     if (k.rfind("data/", 0) == 0) out.push_back(k);
@@ -104,7 +104,7 @@ Result<std::vector<std::string>> MemoryObjectStore::ListObjects() {
 }
 
 size_t MemoryObjectStore::puts() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return puts_;
 }
 

@@ -9,13 +9,13 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cvmfs/compression.h"
 #include "cvmfs/hash.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/status.h"
 
@@ -61,9 +61,9 @@ class MemoryObjectStore : public ObjectStore {
   size_t puts() const;
 
  private:
-  mutable std::mutex mu_;  // guards files_, puts_
-  std::map<std::string, std::string> files_;
-  size_t puts_ = 0;
+  mutable Mutex mu_;  // guards files_, puts_; leaf lock
+  std::map<std::string, std::string> files_ GUARDED_BY(mu_);
+  size_t puts_ GUARDED_BY(mu_) = 0;
 };
 
 // Reads object `digest` with `suffix`, checks the stored bytes against the

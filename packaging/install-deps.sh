@@ -4,8 +4,9 @@
 #   packaging/install-deps.sh            build + unit test dependencies
 #   packaging/install-deps.sh --bench    also the benchmark corpora (linux-source-6.1)
 #   packaging/install-deps.sh --integration  also Apache, Squid, FUSE tools,
-#                                            autofs and toxiproxy (built with Go,
-#                                            see below)
+#                                            autofs, clang and clang-format (the
+#                                            style checks) and toxiproxy (built
+#                                            with Go, see below)
 #   packaging/install-deps.sh --bench-suite  also what test/bench/run compares
 #                                            against and measures with (httpdirfs,
 #                                            rclone, fio, matplotlib, ...)
@@ -27,7 +28,11 @@ for arg in "$@"; do
       # The Python stack corpus is copied from python3-matplotlib and its
       # dependencies; python3-dev provides the headers the compile workload uses.
       extra_pkgs+=(linux-source-6.1 time bc fio httpdirfs rclone python3-matplotlib python3-dev) ;;
-    --integration) extra_pkgs+=(apache2 squid curl psmisc attr fuse3 autofs strace); want_toxiproxy=yes ;;
+    --integration)
+      # clang: test/style/thread_safety_check.sh; clang-format (14):
+      # test/style/format_test.sh.
+      extra_pkgs+=(apache2 squid curl psmisc attr fuse3 autofs strace clang clang-format)
+      want_toxiproxy=yes ;;
     *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
   esac
 done

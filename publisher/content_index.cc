@@ -57,13 +57,12 @@ Result<std::unique_ptr<ContentIndex>> ContentIndex::OpenOnce(
   CVMFS_ASSIGN_OR_RETURN(
       int64_t ok, db->QueryInt64("SELECT count(*) FROM content LIMIT 1"));
   (void)ok;
-  std::unique_ptr<ContentIndex> index(new ContentIndex(std::move(db)));
   CVMFS_ASSIGN_OR_RETURN(
-      index->lookup_,
-      index->db_->Prepare(
-          "SELECT object FROM content WHERE sha256 = ? "
-          "AND size = ? AND compression = ? AND algorithm = ?"));
-  return index;
+      cvmfs::SqliteStatement lookup,
+      db->Prepare("SELECT object FROM content WHERE sha256 = ? "
+                  "AND size = ? AND compression = ? AND algorithm = ?"));
+  return std::unique_ptr<ContentIndex>(
+      new ContentIndex(std::move(db), std::move(lookup)));
 }
 
 Result<std::unique_ptr<ContentIndex>> ContentIndex::Open(
@@ -78,13 +77,13 @@ Result<std::unique_ptr<ContentIndex>> ContentIndex::Open(
 }
 
 ContentIndex::~ContentIndex() {
-  std::lock_guard<std::mutex> l(mu_);
+  cvmfs::MutexLock l(&mu_);
   (void)FlushLocked();
   lookup_ = cvmfs::SqliteStatement();  // statements go before the database
 }
 
 std::optional<cvmfs::Digest> ContentIndex::Lookup(const Key& key) {
-  std::lock_guard<std::mutex> l(mu_);
+  cvmfs::MutexLock l(&mu_);
   auto p = pending_.find(key);
   if (p != pending_.end()) return p->second;
   lookup_.Reset();
@@ -104,13 +103,13 @@ std::optional<cvmfs::Digest> ContentIndex::Lookup(const Key& key) {
 }
 
 void ContentIndex::Add(const Key& key, const cvmfs::Digest& digest) {
-  std::lock_guard<std::mutex> l(mu_);
+  cvmfs::MutexLock l(&mu_);
   pending_[key] = digest;
   if (pending_.size() >= kFlushEvery) (void)FlushLocked();
 }
 
 Status ContentIndex::Flush() {
-  std::lock_guard<std::mutex> l(mu_);
+  cvmfs::MutexLock l(&mu_);
   return FlushLocked();
 }
 
@@ -136,7 +135,7 @@ Status ContentIndex::FlushLocked() {
 }
 
 uint64_t ContentIndex::lookup_errors() const {
-  std::lock_guard<std::mutex> l(mu_);
+  cvmfs::MutexLock l(&mu_);
   return lookup_errors_;
 }
 

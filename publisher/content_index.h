@@ -28,7 +28,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +36,7 @@
 #include "cvmfs/sqlite_db.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/hash.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/status.h"
 
 namespace publisher {
@@ -73,17 +73,19 @@ class ContentIndex {
   uint64_t lookup_errors() const;  // database errors treated as misses
 
  private:
-  explicit ContentIndex(std::unique_ptr<cvmfs::SqliteDb> db)
-      : db_(std::move(db)) {}
+  ContentIndex(std::unique_ptr<cvmfs::SqliteDb> db,
+               cvmfs::SqliteStatement lookup)
+      : db_(std::move(db)), lookup_(std::move(lookup)) {}
   static cvmfs::Result<std::unique_ptr<ContentIndex>> OpenOnce(
       const std::string& path);
-  cvmfs::Status FlushLocked();
+  cvmfs::Status FlushLocked() REQUIRES(mu_);
 
-  mutable std::mutex mu_;  // guards everything below; a leaf lock
-  std::unique_ptr<cvmfs::SqliteDb> db_;
-  cvmfs::SqliteStatement lookup_;
-  std::map<Key, cvmfs::Digest> pending_;  // added, not yet in the database
-  uint64_t lookup_errors_ = 0;
+  mutable cvmfs::Mutex mu_;  // guards everything below; a leaf lock
+  const std::unique_ptr<cvmfs::SqliteDb> db_ PT_GUARDED_BY(mu_);
+  cvmfs::SqliteStatement lookup_ GUARDED_BY(mu_);
+  // Added, not yet in the database.
+  std::map<Key, cvmfs::Digest> pending_ GUARDED_BY(mu_);
+  uint64_t lookup_errors_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace publisher

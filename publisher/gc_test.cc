@@ -424,7 +424,9 @@ TEST(ParseGcTimeTest, AcceptsTheFormsAdministratorsUse) {
                           "3 fortnights ago", "2024-03-05 13:45x", "12ab"}) {
     auto r = ParseGcTime(bad, now);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_NE(r.status().ToString().find(bad), std::string::npos);
+    if (!r.ok()) {
+      EXPECT_NE(r.status().ToString().find(bad), std::string::npos);
+    }
   }
 }
 

@@ -7,12 +7,12 @@ namespace publisher {
 using cvmfs::Status;
 
 void PendingFile::Wait() {
-  std::unique_lock<std::mutex> l(mu_);
-  cv_.wait(l, [this] { return outstanding_ == 0; });
+  cvmfs::MutexLock l(&mu_);
+  while (outstanding_ != 0) l.Wait(&cv_);
 }
 
 bool PendingFile::Ready() {
-  std::lock_guard<std::mutex> l(mu_);
+  cvmfs::MutexLock l(&mu_);
   return outstanding_ == 0;
 }
 
@@ -24,7 +24,7 @@ IngestPipeline::IngestPipeline(cvmfs::ObjectStore* store, IngestOptions options)
 
 IngestPipeline::~IngestPipeline() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    cvmfs::MutexLock l(&mu_);
     stop_ = true;
   }
   work_cv_.notify_all();
@@ -32,22 +32,22 @@ IngestPipeline::~IngestPipeline() {
 }
 
 void IngestPipeline::Finish(PendingFile* file, const Status& st) {
-  std::lock_guard<std::mutex> l(file->mu_);
+  cvmfs::MutexLock l(&file->mu_);
   if (!st.ok() && file->status_.ok()) file->status_ = st;
   if (--file->outstanding_ == 0) file->cv_.notify_all();
 }
 
 void IngestPipeline::Enqueue(Piece piece) {
-  std::unique_lock<std::mutex> l(mu_);
+  cvmfs::MutexLock l(&mu_);
   // Admit a piece when it fits the budget, or when nothing is in flight (a
   // single piece may be larger than the budget).
-  space_cv_.wait(l, [&] {
-    return inflight_bytes_ == 0 ||
-           inflight_bytes_ + piece.bytes <= options_.max_inflight_bytes;
-  });
+  while (inflight_bytes_ != 0 &&
+         inflight_bytes_ + piece.bytes > options_.max_inflight_bytes) {
+    l.Wait(&space_cv_);
+  }
   inflight_bytes_ += piece.bytes;
   queue_.push_back(std::move(piece));
-  l.unlock();
+  l.Unlock();
   work_cv_.notify_one();
 }
 
@@ -68,7 +68,7 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(
 
   auto emit = [&](cvmfs::ObjectSuffix suffix) {
     {
-      std::lock_guard<std::mutex> l(file->mu_);
+      cvmfs::MutexLock l(&file->mu_);
       file->chunks_.push_back(
           cvmfs::FileChunk{piece_offset, piece.size(), cvmfs::Digest{}});
       ++file->outstanding_;
@@ -123,7 +123,7 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(
     }
   }
   {
-    std::lock_guard<std::mutex> l(file->mu_);
+    cvmfs::MutexLock l(&file->mu_);
     file->size_ = total;
   }
   stats_.files++;
@@ -139,7 +139,7 @@ std::shared_ptr<PendingFile> IngestPipeline::SubmitOwned(
   auto file = std::make_shared<PendingFile>();
   file->size_ = size;
   file->chunks_.push_back(cvmfs::FileChunk{0, size, cvmfs::Digest{}});
-  file->outstanding_ = 1;  // the one piece; nothing is left to submit
+  // outstanding_ is 1: the one piece; nothing is left to submit.
   stats_.files++;
   stats_.bytes_in += size;
   Piece p{
@@ -171,7 +171,7 @@ Status IngestPipeline::ReadOwned(Piece& piece) {
 }
 
 void IngestPipeline::SetPieceHash(Piece& piece, const cvmfs::Digest& digest) {
-  std::lock_guard<std::mutex> l(piece.file->mu_);
+  cvmfs::MutexLock l(&piece.file->mu_);
   piece.file->chunks_[piece.index].hash = digest;
 }
 
@@ -232,8 +232,8 @@ void IngestPipeline::WorkerLoop() {
   for (;;) {
     Piece piece;
     {
-      std::unique_lock<std::mutex> l(mu_);
-      work_cv_.wait(l, [this] { return stop_ || !queue_.empty(); });
+      cvmfs::MutexLock l(&mu_);
+      while (!stop_ && queue_.empty()) l.Wait(&work_cv_);
       if (queue_.empty()) return;
       piece = std::move(queue_.front());
       queue_.pop_front();
@@ -244,7 +244,7 @@ void IngestPipeline::WorkerLoop() {
     piece = Piece();
     if (buf.capacity() > (32u << 20)) std::string().swap(buf);
     {
-      std::lock_guard<std::mutex> l(mu_);
+      cvmfs::MutexLock l(&mu_);
       inflight_bytes_ -= bytes;
       --busy_;
     }
@@ -253,8 +253,8 @@ void IngestPipeline::WorkerLoop() {
 }
 
 void IngestPipeline::Drain() {
-  std::unique_lock<std::mutex> l(mu_);
-  space_cv_.wait(l, [this] { return queue_.empty() && busy_ == 0; });
+  cvmfs::MutexLock l(&mu_);
+  while (!queue_.empty() || busy_ != 0) l.Wait(&space_cv_);
 }
 
 cvmfs::Status PutIngestedFile(const std::string& path,

@@ -30,7 +30,6 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -40,6 +39,7 @@
 #include "cvmfs/chunker.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/hash.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/status.h"
@@ -83,9 +83,12 @@ class PendingFile {
 
  private:
   friend class IngestPipeline;
-  std::mutex mu_;
+  // Guards outstanding_; the members below it are written under it while
+  // outstanding_ > 0 and read without it once it is 0 (not annotated: the
+  // analysis cannot see that hand-over). A leaf lock.
+  cvmfs::Mutex mu_;
   std::condition_variable cv_;
-  int outstanding_ = 1;  // pieces not yet stored, +1 while still submitting
+  int outstanding_ GUARDED_BY(mu_) = 1;  // pieces not stored, +1 submitting
   cvmfs::Status status_;
   uint64_t size_ = 0;
   std::vector<cvmfs::FileChunk> chunks_;
@@ -151,13 +154,15 @@ class IngestPipeline {
   IngestOptions options_;
   IngestStats stats_;
 
-  std::mutex mu_;  // guards queue_, inflight_bytes_, busy_, stop_
+  // Guards queue_, inflight_bytes_, busy_, stop_. Taken alone: never with
+  // a PendingFile's mu_ or the content index's.
+  cvmfs::Mutex mu_;
   std::condition_variable work_cv_;   // workers wait for pieces
   std::condition_variable space_cv_;  // Submit waits for budget; Drain for idle
-  std::deque<Piece> queue_;
-  size_t inflight_bytes_ = 0;
-  int busy_ = 0;
-  bool stop_ = false;
+  std::deque<Piece> queue_ GUARDED_BY(mu_);
+  size_t inflight_bytes_ GUARDED_BY(mu_) = 0;
+  int busy_ GUARDED_BY(mu_) = 0;
+  bool stop_ GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;
 };
 

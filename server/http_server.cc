@@ -11,9 +11,9 @@
 #include <ctime>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string_view>
 
+#include "cvmfs/mutex.h"
 #include "server/access_log.h"
 #include "server/reply.h"
 #include "server/storage_root.h"
@@ -109,9 +109,11 @@ class HttpServer::Impl {
   uint16_t port_ = 0;
   MHD_Daemon* daemon_ = nullptr;
 
-  std::mutex mu_;  // guards the two members below (MHD threads log)
-  std::string last_message_;
-  bool running_ = false;  // set once MHD_start_daemon() has returned
+  // Guards the two members below (MHD threads log); a leaf lock.
+  cvmfs::Mutex mu_;
+  std::string last_message_ GUARDED_BY(mu_);
+  // Set once MHD_start_daemon() has returned.
+  bool running_ GUARDED_BY(mu_) = false;
 };
 
 Status HttpServer::Impl::Init(const HttpServerOptions& options) {
@@ -149,7 +151,7 @@ Status HttpServer::Impl::Listen(const HttpServerOptions& options,
       &Impl::OnCompleted, this, MHD_OPTION_END);
   std::string where = addr.url_host + ":" + std::to_string(options.port);
   if (daemon_ == nullptr) {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     return Status::Unavailable(
         "cannot serve on " + where + ": " +
         (last_message_.empty() ? "libmicrohttpd failed" : last_message_));
@@ -158,7 +160,7 @@ Status HttpServer::Impl::Listen(const HttpServerOptions& options,
       MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
   port_ = info != nullptr ? info->port : options.port;
   url_host_ = addr.url_host;
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   running_ = true;
   return Status::Ok();
 }
@@ -170,7 +172,7 @@ void HttpServer::Impl::OnLibraryMessage(void* cls, const char* format,
   std::string message(buf);
   while (!message.empty() && message.back() == '\n') message.pop_back();
   auto* self = static_cast<Impl*>(cls);
-  std::lock_guard<std::mutex> lock(self->mu_);
+  cvmfs::MutexLock lock(&self->mu_);
   self->last_message_ = message;
   // Before the daemon runs, Listen() reports the message itself.
   if (self->running_)

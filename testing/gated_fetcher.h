@@ -10,10 +10,10 @@
 #include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 
+#include "cvmfs/mutex.h"
 #include "cvmfs/network/fetcher.h"
 
 namespace cvmfs::testing {
@@ -39,18 +39,22 @@ class GatedFetcher : public Fetcher {
   int max_running() const;
 
  private:
-  bool Holds(const std::string& path) const {
+  bool Holds(const std::string& path) const REQUIRES(mu_) {
     return hold_all_ || held_.count(path) > 0;
   }
 
   std::unique_ptr<Fetcher> owned_;
   Fetcher* inner_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::set<std::string> held_;
-  bool hold_all_ = false;
-  std::function<void()> on_fetch_;
-  int waiting_ = 0, running_ = 0, max_running_ = 0;
+  // Guards the members below. on_fetch_ runs with it held: any lock the
+  // callback takes comes after this one; otherwise a leaf lock.
+  mutable Mutex mu_;
+  std::condition_variable cv_;  // the gate opened, or a request arrived
+  std::set<std::string> held_ GUARDED_BY(mu_);
+  bool hold_all_ GUARDED_BY(mu_) = false;
+  std::function<void()> on_fetch_ GUARDED_BY(mu_);
+  int waiting_ GUARDED_BY(mu_) = 0;
+  int running_ GUARDED_BY(mu_) = 0;
+  int max_running_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace cvmfs::testing

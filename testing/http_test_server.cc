@@ -33,28 +33,28 @@ HttpTestServer::~HttpTestServer() {
 }
 
 void HttpTestServer::Put(const std::string& rel, std::string body) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   files_[std::string(kTestRepo) + "/" + rel] = std::move(body);
 }
 
 void HttpTestServer::BreakAfter(const std::string& rel, size_t size,
                                 size_t sent) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   broken_[std::string(kTestRepo) + "/" + rel] = {size, sent};
 }
 
 int HttpTestServer::requests_for(const std::string& rel) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return per_path_[std::string(kTestRepo) + "/" + rel];
 }
 
 std::map<std::string, std::string> HttpTestServer::last_headers() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return last_headers_;
 }
 
 std::string HttpTestServer::last_target() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return last_target_;
 }
 
@@ -121,7 +121,7 @@ MHD_Response* HttpTestServer::MakeResponse(MHD_Connection* c,
                                            const std::string& target,
                                            const std::string& path,
                                            unsigned* code) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   per_path_[path]++;
   last_target_ = target;
   last_headers_.clear();

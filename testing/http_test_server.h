@@ -12,10 +12,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "cvmfs/mutex.h"
 #include "cvmfs/network/http_fetcher.h"
 
 namespace cvmfs::testing {
@@ -80,12 +80,12 @@ class HttpTestServer {
   std::atomic<int> delay_ms_{0};
   std::atomic<int> connections_{0}, requests_{0};
   std::atomic<int> in_flight_{0}, max_concurrent_{0};
-  std::mutex mu_;  // guards the members below
-  std::map<std::string, std::string> files_;
-  std::map<std::string, Break> broken_;
-  std::map<std::string, int> per_path_;
-  std::map<std::string, std::string> last_headers_;
-  std::string last_target_;
+  Mutex mu_;  // guards the members below; leaf lock
+  std::map<std::string, std::string> files_ GUARDED_BY(mu_);
+  std::map<std::string, Break> broken_ GUARDED_BY(mu_);
+  std::map<std::string, int> per_path_ GUARDED_BY(mu_);
+  std::map<std::string, std::string> last_headers_ GUARDED_BY(mu_);
+  std::string last_target_ GUARDED_BY(mu_);
 };
 
 // A port on 127.0.0.1 where nothing listens (connections are refused).

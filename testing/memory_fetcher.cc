@@ -12,7 +12,7 @@ DownloadResult MemoryFetcher::Fetch(const DownloadRequest& request,
 }
 
 MemoryFetcher::Plan MemoryFetcher::MakePlan(const DownloadRequest& request) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const std::string& path = request.url_path;
   requests_[path]++;
   log_.push_back(request);
@@ -77,22 +77,22 @@ DownloadResult MemoryFetcher::Deliver(const std::string& path, const Plan& plan,
 }
 
 void MemoryFetcher::Put(const std::string& path, std::string bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   files_[path] = std::move(bytes);
 }
 
 void MemoryFetcher::Remove(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   files_.erase(path);
 }
 
 void MemoryFetcher::set_chunk_size(size_t size) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   chunk_size_ = size;
 }
 
 size_t MemoryFetcher::chunk_size() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return chunk_size_;
 }
 
@@ -101,43 +101,43 @@ void MemoryFetcher::FailNext(const std::string& path, int count,
   if (status.ok()) {
     status = Status::Unavailable("injected failure for " + path);
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Faults& f = faults_[path];
   f.fail_count = count;
   f.fail_status = std::move(status);
 }
 
 void MemoryFetcher::ServeOnce(const std::string& path, std::string bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   faults_[path].serve_once.push_back(std::move(bytes));
 }
 
 void MemoryFetcher::TruncateNext(const std::string& path, size_t size,
                                  int count) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Faults& f = faults_[path];
   f.truncate_count = count;
   f.truncate_size = size;
 }
 
 uint64_t MemoryFetcher::requests(const std::string& path) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = requests_.find(path);
   return it == requests_.end() ? 0 : it->second;
 }
 
 uint64_t MemoryFetcher::total_requests() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return log_.size();
 }
 
 std::vector<DownloadRequest> MemoryFetcher::request_log() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return log_;
 }
 
 void MemoryFetcher::ResetCounters() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   requests_.clear();
   log_.clear();
 }

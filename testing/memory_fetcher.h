@@ -19,10 +19,10 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "cvmfs/mutex.h"
 #include "cvmfs/network/fetcher.h"
 
 namespace cvmfs {
@@ -74,16 +74,16 @@ class MemoryFetcher : public Fetcher {
     size_t chunk_size = 0;
   };
 
-  Plan MakePlan(const DownloadRequest& request);
+  Plan MakePlan(const DownloadRequest& request) EXCLUDES(mu_);
   static DownloadResult Deliver(const std::string& path, const Plan& plan,
                                 DownloadSink* sink);
 
-  mutable std::mutex mu_;  // guards every member below; leaf lock
-  std::map<std::string, std::string> files_;
-  std::map<std::string, Faults> faults_;
-  std::map<std::string, uint64_t> requests_;
-  std::vector<DownloadRequest> log_;
-  size_t chunk_size_ = 16 * 1024;
+  mutable Mutex mu_;  // guards every member below; leaf lock
+  std::map<std::string, std::string> files_ GUARDED_BY(mu_);
+  std::map<std::string, Faults> faults_ GUARDED_BY(mu_);
+  std::map<std::string, uint64_t> requests_ GUARDED_BY(mu_);
+  std::vector<DownloadRequest> log_ GUARDED_BY(mu_);
+  size_t chunk_size_ GUARDED_BY(mu_) = 16 * 1024;
 };
 
 }  // namespace cvmfs

@@ -13,9 +13,9 @@ DownloadResult StorageFetcher::Fetch(const DownloadRequest& request,
   std::string bytes;
   bool overridden = false;
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     ++requests_[request.url_path];
-    gate_cv_.wait(lock, [&] { return request.url_path != held_; });
+    while (request.url_path == held_) lock.Wait(&gate_cv_);
     if (hidden_.count(request.url_path) > 0) {
       r.status = Status::NotFound(request.url_path + ": 404");
       return r;
@@ -40,29 +40,29 @@ DownloadResult StorageFetcher::Fetch(const DownloadRequest& request,
 }
 
 int StorageFetcher::Requests(const std::string& url_path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = requests_.find(url_path);
   return it == requests_.end() ? 0 : it->second;
 }
 
 void StorageFetcher::Hide(const std::string& url_path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   hidden_.insert(url_path);
 }
 
 void StorageFetcher::Override(const std::string& url_path, std::string bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   overrides_[url_path] = std::move(bytes);
 }
 
 void StorageFetcher::Hold(const std::string& url_path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   held_ = url_path;
 }
 
 void StorageFetcher::Release() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     held_.clear();
   }
   gate_cv_.notify_all();

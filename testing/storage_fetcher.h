@@ -10,10 +10,10 @@
 
 #include <condition_variable>
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 
+#include "cvmfs/mutex.h"
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/object_store.h"
 
@@ -38,12 +38,12 @@ class StorageFetcher : public Fetcher {
 
  private:
   LocalObjectStore store_;
-  std::mutex mu_;
-  std::condition_variable gate_cv_;
-  std::map<std::string, int> requests_;
-  std::set<std::string> hidden_;
-  std::map<std::string, std::string> overrides_;
-  std::string held_;
+  Mutex mu_;                         // guards the members below; leaf lock
+  std::condition_variable gate_cv_;  // held_ changed
+  std::map<std::string, int> requests_ GUARDED_BY(mu_);
+  std::set<std::string> hidden_ GUARDED_BY(mu_);
+  std::map<std::string, std::string> overrides_ GUARDED_BY(mu_);
+  std::string held_ GUARDED_BY(mu_);
 };
 
 }  // namespace cvmfs::testing

@@ -46,7 +46,7 @@ PrefetchPlan PlanDirectoryPrefetch(const CatalogSet& set,
          !(limits.stop && limits.stop())) {
     auto [c, path] = std::move(dirs.front());
     dirs.pop_front();
-    auto rows = c->With([&](Catalog& cat) { return cat.List(path); });
+    auto rows = c->With([&p = path](Catalog& cat) { return cat.List(p); });
     plan.listed.push_back(path);
     if (!rows.ok()) continue;  // a hint only: the reader will see the error
     std::vector<ObjectRequest>& out =

@@ -88,17 +88,17 @@ FailoverState::FailoverState(std::vector<std::string> hosts,
       groups_(configured_groups_),
       prng_(seed) {
   for (const auto& group : groups_) num_proxies_ += group.size();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RebalanceLocked();
 }
 
 Route FailoverState::Current() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return Route{host_current_, hosts_[host_current_], proxy_current_};
 }
 
 Route FailoverState::ForNextAttempt() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   ApplyExpiredResetsLocked();
   return Route{host_current_, hosts_[host_current_], proxy_current_};
 }
@@ -137,21 +137,21 @@ void FailoverState::ClearProxyTimersLocked() {
 }
 
 bool FailoverState::SwitchProxyFrom(const Route& failed) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!BurnLocked(failed.proxy)) return false;
   RebalanceLocked();
   return true;
 }
 
 bool FailoverState::SwitchHostFrom(const Route& failed) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (hosts_.size() < 2 || failed.host_index != host_current_) return false;
   MoveToHostLocked((host_current_ + 1) % hosts_.size());
   return true;
 }
 
 bool FailoverState::ResetProxies() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (group_current_ == 0 && burned_ == 0) return false;
   group_current_ = 0;
   burned_ = 0;
@@ -161,12 +161,12 @@ bool FailoverState::ResetProxies() {
 }
 
 void FailoverState::SwitchHost() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   MoveToHostLocked((host_current_ + 1) % hosts_.size());
 }
 
 void FailoverState::SwitchProxy() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   BurnLocked(proxy_current_);
   RebalanceLocked();
 }
@@ -211,28 +211,28 @@ void FailoverState::RebalanceLocked() {
 }
 
 std::vector<std::string> FailoverState::Hosts() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return hosts_;
 }
 
 ProxyGroups FailoverState::Proxies() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return configured_groups_;
 }
 
 size_t FailoverState::num_hosts() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return hosts_.size();
 }
 
 size_t FailoverState::num_proxies() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return num_proxies_;
 }
 
 Status FailoverState::SetHosts(std::vector<std::string> hosts) {
   CVMFS_RETURN_IF_ERROR(Validate(hosts, {}));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   hosts_ = StripTrailingSlashes(std::move(hosts));
   MoveToHostLocked(0);
   return Status::Ok();
@@ -241,7 +241,7 @@ Status FailoverState::SetHosts(std::vector<std::string> hosts) {
 Status FailoverState::SetProxies(ProxyGroups proxy_groups) {
   if (proxy_groups.empty()) proxy_groups = ProxyGroups{{kDirectProxy}};
   CVMFS_RETURN_IF_ERROR(Validate({"http://placeholder"}, proxy_groups));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   configured_groups_ = std::move(proxy_groups);
   groups_ = configured_groups_;
   num_proxies_ = 0;
@@ -254,12 +254,12 @@ Status FailoverState::SetProxies(ProxyGroups proxy_groups) {
 }
 
 std::string FailoverState::CurrentHost() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return hosts_[host_current_];
 }
 
 std::string FailoverState::CurrentProxy() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return proxy_current_;
 }
 

@@ -32,7 +32,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -40,6 +39,7 @@
 
 #include "cvmfs/config/url_lists.h"  // kDirectProxy
 #include "cvmfs/clock.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs {
@@ -111,30 +111,34 @@ class FailoverState {
  private:
   using TimePoint = Clock::TimePoint;
 
-  bool BurnLocked(const std::string& proxy);
-  void RebalanceLocked();
-  void MoveToHostLocked(size_t index);
-  void ClearProxyTimersLocked();
-  void ApplyExpiredResetsLocked();
+  bool BurnLocked(const std::string& proxy) REQUIRES(mu_);
+  void RebalanceLocked() REQUIRES(mu_);
+  void MoveToHostLocked(size_t index) REQUIRES(mu_);
+  void ClearProxyTimersLocked() REQUIRES(mu_);
+  void ApplyExpiredResetsLocked() REQUIRES(mu_);
 
   const FailoverResetPolicy reset_;
   const Clock* const clock_;
 
-  mutable std::mutex mu_;  // guards everything below; leaf lock
-  std::vector<std::string> hosts_;
-  ProxyGroups configured_groups_;  // as configured, for Proxies()
-  size_t num_proxies_ = 0;
-  size_t host_current_ = 0;
+  // Guards everything below. A leaf lock: nothing else is taken while it is
+  // held.
+  mutable Mutex mu_;
+  std::vector<std::string> hosts_ GUARDED_BY(mu_);
+  // As configured, for Proxies().
+  ProxyGroups configured_groups_ GUARDED_BY(mu_);
+  size_t num_proxies_ GUARDED_BY(mu_) = 0;
+  size_t host_current_ GUARDED_BY(mu_) = 0;
   // In the current group, the last `burned_` members are burned.
-  ProxyGroups groups_;
-  size_t group_current_ = 0;
-  size_t burned_ = 0;
-  std::string proxy_current_;
-  std::mt19937 prng_;
+  ProxyGroups groups_ GUARDED_BY(mu_);
+  size_t group_current_ GUARDED_BY(mu_) = 0;
+  size_t burned_ GUARDED_BY(mu_) = 0;
+  std::string proxy_current_ GUARDED_BY(mu_);
+  std::mt19937 prng_ GUARDED_BY(mu_);
   // Reset timers, running while set (only with a nonzero reset duration):
-  std::optional<TimePoint> host_backup_since_;   // left host 0
-  std::optional<TimePoint> proxy_backup_since_;  // left group 0
-  std::optional<TimePoint> proxy_burned_since_;  // burned within a group
+  std::optional<TimePoint> host_backup_since_ GUARDED_BY(mu_);   // left host 0
+  std::optional<TimePoint> proxy_backup_since_ GUARDED_BY(mu_);  // left group 0
+  // Burned within a group.
+  std::optional<TimePoint> proxy_burned_since_ GUARDED_BY(mu_);
 };
 
 }  // namespace cvmfs

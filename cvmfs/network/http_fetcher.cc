@@ -105,6 +105,8 @@ DownloadResult HttpFetcher::Fetch(const DownloadRequest& request,
     return result;
   }
   RunSink(&transfer, sink);
+  // The I/O thread is done with it; the lock is for the annotations.
+  MutexLock lock(&transfer.mu);
   return std::move(transfer.result);
 }
 
@@ -113,11 +115,11 @@ DownloadResult HttpFetcher::Fetch(const DownloadRequest& request,
 // I/O thread is done and everything was given.
 void HttpFetcher::RunSink(Transfer* t, DownloadSink* sink) {
   std::string chunk;
-  std::unique_lock<std::mutex> lock(t->mu);
+  MutexLock lock(&t->mu);
   for (;;) {
-    t->cv.wait(lock, [t] {
-      return t->done || t->resets > 0 || t->body.size() >= IoLoop::kWakeBody;
-    });
+    while (!t->done && t->resets == 0 && t->body.size() < IoLoop::kWakeBody) {
+      lock.Wait(&t->cv);
+    }
     if (t->resets == 0 && t->body.empty()) break;
     const int resets = std::exchange(t->resets, 0);
     chunk.clear();
@@ -127,14 +129,14 @@ void HttpFetcher::RunSink(Transfer* t, DownloadSink* sink) {
     // dropped.
     const bool wanted =
         t->sink_status.ok() && (!t->done || t->result.status.ok());
-    lock.unlock();
+    lock.Unlock();
     if (resume) io_->Resume(t);
     Status st;
     if (wanted) {
       for (int i = 0; i < resets; ++i) sink->Reset();
       if (!chunk.empty()) st = sink->Write(chunk.data(), chunk.size());
     }
-    lock.lock();
+    lock.Lock();
     if (!st.ok()) t->sink_status = std::move(st);
   }
   // The sink may have failed on the last bytes, after the I/O thread ended

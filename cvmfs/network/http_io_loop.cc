@@ -67,7 +67,7 @@ HttpFetcher::IoLoop::~IoLoop() { Stop(); }
 
 void HttpFetcher::IoLoop::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
   if (thread_.joinable()) {
@@ -94,7 +94,7 @@ Status HttpFetcher::IoLoop::Start() {
 
 bool HttpFetcher::IoLoop::Submit(Transfer* t) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (stopping_) return false;
     incoming_.push_back(t);
   }
@@ -104,7 +104,7 @@ bool HttpFetcher::IoLoop::Submit(Transfer* t) {
 
 void HttpFetcher::IoLoop::Resume(Transfer* t) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (stopping_) return;
     resumed_.push_back(t);
   }
@@ -130,7 +130,7 @@ void HttpFetcher::IoLoop::Run() {
 // Returns true once the loop must stop (then both stay empty).
 bool HttpFetcher::IoLoop::TakeIncoming(std::vector<Transfer*>* fresh,
                                        std::vector<Transfer*>* resumed) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (stopping_) return true;
   fresh->swap(incoming_);
   resumed->swap(resumed_);
@@ -259,14 +259,14 @@ size_t HttpFetcher::IoLoop::OnBody(char* data, size_t size, size_t n,
   if (!t->handed_off) {
     Status st = t->sink->Write(data, len);
     if (!st.ok()) {
-      std::lock_guard<std::mutex> lock(t->mu);
+      MutexLock lock(&t->mu);
       t->sink_status = std::move(st);
       return 0;  // aborts only this transfer
     }
     t->bytes += len;
     return len;
   }
-  std::lock_guard<std::mutex> lock(t->mu);
+  MutexLock lock(&t->mu);
   if (!t->sink_status.ok()) return 0;  // aborts only this transfer
   // (A retry on a file:// host of a handed-off transfer cannot pause; its
   // body is a local file's.)
@@ -299,7 +299,7 @@ void HttpFetcher::IoLoop::OnDone(CURL* curl, CURLcode code) {
   owner_->n_bytes_ += t->bytes;
   Status sink_status;
   {
-    std::lock_guard<std::mutex> lock(t->mu);
+    MutexLock lock(&t->mu);
     sink_status = t->sink_status;
   }
   if (!sink_status.ok()) {
@@ -402,7 +402,7 @@ void HttpFetcher::IoLoop::StartDueRetries() {
 // the sink forgets what it got before the caller takes anything new.
 void HttpFetcher::IoLoop::Restart(Transfer* t) {
   if (t->handed_off) {
-    std::lock_guard<std::mutex> lock(t->mu);
+    MutexLock lock(&t->mu);
     t->body.clear();
     t->resets++;
     t->paused = false;
@@ -422,7 +422,7 @@ int HttpFetcher::IoLoop::PollTimeoutMs() const {
 
 void HttpFetcher::IoLoop::Finish(Transfer* t, Status status) {
   if (!status.ok() && !status.IsNotFound()) owner_->n_errors_++;
-  std::lock_guard<std::mutex> lock(t->mu);
+  MutexLock lock(&t->mu);
   t->result.status = std::move(status);
   t->result.host = t->route.host;
   t->result.proxy = t->route.proxy;
@@ -445,7 +445,7 @@ void HttpFetcher::IoLoop::FailAll() {
   for (const auto& timer : retry_timers_) pending.push_back(timer.second);
   retry_timers_.clear();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     pending.insert(pending.end(), incoming_.begin(), incoming_.end());
     incoming_.clear();
   }

@@ -38,13 +38,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <map>
-#include <mutex>
 #include <random>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cvmfs/mutex.h"
 #include "cvmfs/network/curl_handles.h"
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/network/transfer_fault.h"
@@ -75,16 +75,22 @@ struct HttpFetcher::Transfer {
                             // a 2xx header; sticks for later attempts)
   char error_buffer[CURL_ERROR_SIZE] = {};
 
-  // Between the I/O thread and the caller, guarded by mu (a leaf lock). The
-  // caller waits on cv for IoLoop::kWakeBody bytes of body, resets or done.
-  std::mutex mu;
+  // Between the I/O thread and the caller, guarded by mu. A leaf lock:
+  // nothing else is taken while it is held (IoLoop::mu_ is not). The caller
+  // waits on cv for IoLoop::kWakeBody bytes of body, resets or done.
+  Mutex mu;
   std::condition_variable cv;
-  std::string body;     // received, not yet given to the sink
-  int resets = 0;       // sink Reset() calls owed before `body` (retries)
-  bool paused = false;  // OnBody paused the transfer: `body` is full
-  Status sink_status;   // the sink's error (set by the caller): final
-  bool done = false;    // the I/O thread is finished with it
-  DownloadResult result;
+  // Received, not yet given to the sink.
+  std::string body GUARDED_BY(mu);
+  // Sink Reset() calls owed before `body` (retries).
+  int resets GUARDED_BY(mu) = 0;
+  // OnBody paused the transfer: `body` is full.
+  bool paused GUARDED_BY(mu) = false;
+  // The sink's error (set by the caller): final.
+  Status sink_status GUARDED_BY(mu);
+  // The I/O thread is finished with it.
+  bool done GUARDED_BY(mu) = false;
+  DownloadResult result GUARDED_BY(mu);
 };
 
 class HttpFetcher::IoLoop {
@@ -113,7 +119,7 @@ class HttpFetcher::IoLoop {
 
   void Run();
   bool TakeIncoming(std::vector<Transfer*>* fresh,
-                    std::vector<Transfer*>* resumed);
+                    std::vector<Transfer*>* resumed) EXCLUDES(mu_);
   void Unpause(Transfer* t);
   void StartAttempt(Transfer* t);
   CURLcode Configure(Transfer* t, CURL* curl);
@@ -140,12 +146,14 @@ class HttpFetcher::IoLoop {
   CurlSlistPtr headers_no_cache_;
   std::thread thread_;
 
-  // Lock order: taken alone (never with Transfer::mu or FailoverState's),
-  // never held while calling curl or a sink.
-  std::mutex mu_;  // guards incoming_, resumed_, stopping_
-  std::vector<Transfer*> incoming_;
-  std::vector<Transfer*> resumed_;  // may name transfers already finished
-  bool stopping_ = false;
+  // Guards incoming_, resumed_, stopping_. Lock order: taken alone (never
+  // with Transfer::mu or FailoverState's), never held while calling curl or
+  // a sink.
+  Mutex mu_;
+  std::vector<Transfer*> incoming_ GUARDED_BY(mu_);
+  // May name transfers already finished.
+  std::vector<Transfer*> resumed_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
 
   // I/O thread only.
   std::vector<CurlEasyPtr> idle_handles_;

@@ -26,7 +26,7 @@ ObjectCopier::ObjectCopier(cvmfs::Fetcher* fetcher, std::string storage_root,
 ObjectCopier::~ObjectCopier() {
   Abort(Status::Unavailable("snapshot aborted"));
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     stopping_ = true;
   }
   work_cv_.notify_all();
@@ -36,7 +36,7 @@ ObjectCopier::~ObjectCopier() {
 void ObjectCopier::Enqueue(Batch* batch, const cvmfs::Digest& digest,
                            cvmfs::ObjectSuffix suffix) {
   std::string path = cvmfs::ObjectPath(digest, suffix);
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   auto it = tasks_.find(path);
   if (it != tasks_.end()) {
     batch->tasks_.push_back(it->second);
@@ -57,9 +57,9 @@ void ObjectCopier::Enqueue(Batch* batch, const cvmfs::Digest& digest,
 }
 
 Status ObjectCopier::Wait(const Batch& batch) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   for (const auto& task : batch.tasks_) {
-    done_cv_.wait(lock, [&] { return task->done; });
+    while (!task->done) lock.Wait(&done_cv_);
     if (!task->status.ok())
       return first_error_.ok() ? task->status : first_error_;
   }
@@ -67,7 +67,7 @@ Status ObjectCopier::Wait(const Batch& batch) {
 }
 
 void ObjectCopier::Abort(const Status& why) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   if (first_error_.ok()) first_error_ = why;
   for (auto& task : queue_) {
     task->done = true;
@@ -78,7 +78,7 @@ void ObjectCopier::Abort(const Status& why) {
 }
 
 CopyCounters ObjectCopier::counters() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return counters_;
 }
 
@@ -86,8 +86,8 @@ void ObjectCopier::WorkerLoop() {
   while (true) {
     std::shared_ptr<Task> task;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      cvmfs::MutexLock lock(&mu_);
+      while (!stopping_ && queue_.empty()) lock.Wait(&work_cv_);
       if (queue_.empty()) return;  // stopping
       task = std::move(queue_.front());
       queue_.pop_front();
@@ -99,7 +99,7 @@ void ObjectCopier::WorkerLoop() {
 Status ObjectCopier::Copy(const Task& task) {
   const std::string final_path = storage_root_ + "/" + task.path;
   if (::access(final_path.c_str(), F_OK) == 0) {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     ++counters_.already_present;
     return Status::Ok();
   }
@@ -107,7 +107,7 @@ Status ObjectCopier::Copy(const Task& task) {
   if (!file.ok()) return file.status();
   uint64_t size = (*file)->size();
   CVMFS_RETURN_IF_ERROR((*file)->CommitAs(final_path));
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   ++counters_.copied;
   counters_.bytes += size;
   return Status::Ok();
@@ -115,7 +115,7 @@ Status ObjectCopier::Copy(const Task& task) {
 
 void ObjectCopier::Complete(const std::shared_ptr<Task>& task, Status status) {
   if (!status.ok()) Abort(status);
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   task->done = true;
   task->status = std::move(status);
   done_cv_.notify_all();

@@ -27,13 +27,13 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "cvmfs/hash.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/status.h"
@@ -76,22 +76,24 @@ class ObjectCopier {
   CopyCounters counters() const;
 
  private:
-  void WorkerLoop();
-  cvmfs::Status Copy(const Task& task);
-  void Complete(const std::shared_ptr<Task>& task, cvmfs::Status status);
+  void WorkerLoop() EXCLUDES(mu_);
+  cvmfs::Status Copy(const Task& task) EXCLUDES(mu_);
+  void Complete(const std::shared_ptr<Task>& task, cvmfs::Status status)
+      EXCLUDES(mu_);
 
   cvmfs::Fetcher* const fetcher_;  // not owned
   const std::string storage_root_;
 
-  mutable std::mutex mu_;            // guards everything below; leaf lock
+  // Guards everything below and Task::done, Task::status; leaf lock.
+  mutable cvmfs::Mutex mu_;
   std::condition_variable work_cv_;  // queue_ not empty, or stopping_
   std::condition_variable done_cv_;  // some task completed
-  std::deque<std::shared_ptr<Task>> queue_;
+  std::deque<std::shared_ptr<Task>> queue_ GUARDED_BY(mu_);
   // Every object this copier has seen, by object path.
-  std::unordered_map<std::string, std::shared_ptr<Task>> tasks_;
-  cvmfs::Status first_error_;
-  bool stopping_ = false;
-  CopyCounters counters_;
+  std::unordered_map<std::string, std::shared_ptr<Task>> tasks_ GUARDED_BY(mu_);
+  cvmfs::Status first_error_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
+  CopyCounters counters_ GUARDED_BY(mu_);
 
   std::vector<std::thread> workers_;  // last: started after the state above
 };
