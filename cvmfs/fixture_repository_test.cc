@@ -125,8 +125,8 @@ TEST_P(FixtureRepositoryTest, DetectsACorruptedCatalogObject) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureRepositoryTest,
                          ::testing::Values("sha1-zlib.example.org", "shake128-none.example.org"),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& param_info) {
+                           std::string n = param_info.param;
                            for (auto& c : n)
                              if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;

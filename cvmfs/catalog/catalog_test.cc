@@ -375,8 +375,8 @@ TEST(CatalogTest, OpenRejectsNonCatalogs) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureCatalogTest,
                          ::testing::Values("sha1-zlib", "shake128-none"),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& param_info) {
+                           std::string n = param_info.param;
                            for (char& c : n)
                              if (c == '-') c = '_';
                            return n;

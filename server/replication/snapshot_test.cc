@@ -270,8 +270,8 @@ TEST_P(SnapshotTest, RefusesWhatTheTrustChainDoesNotCover) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, SnapshotTest,
                          ::testing::ValuesIn(testing::kFixtures),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& param_info) {
+                           std::string n = param_info.param;
                            return n.substr(0, n.find('.')) == "sha1-zlib"
                                       ? std::string("Sha1Zlib")
                                       : std::string("Shake128None");
