@@ -4,11 +4,13 @@
 // (catalogs, inodes, the cache, downloads, magic attributes) lives behind
 // this class, so it is tested without a kernel.
 //
-//   kernel ─► fuse_adapter ─► FileSystem ─┬─► InodeTable (what the kernel
-//   knows)
-//                                          ├─► CatalogSet (entries, nested
-//                                          catalogs) └─► ObjectFetcher ─► cache
-//                                          / HTTP
+// clang-format off
+//   kernel ─► fuse_adapter ─► FileSystem
+//                               ├─► InodeTable (what the kernel knows)
+//                               ├─► CatalogSet (entries, nested catalogs)
+//                               ├─► PrefetchTriggers ─► Prefetcher
+//                               └─► ObjectFetcher ─► cache / HTTP
+// clang-format on
 //
 // Errors: NotFound is a missing entry (the adapter replies a negative entry
 // the kernel may cache); everything else that fails is reported as EIO (a
@@ -37,9 +39,9 @@
 
 #include "cache/posix_cache.h"
 #include "client/catalog_set.h"
-#include "client/prefetch/directory_readahead.h"
 #include "client/inode_table.h"
 #include "client/object_fetcher.h"
+#include "client/prefetch/directory_readahead.h"
 #include "client/prefetch/prefetcher.h"
 #include "client/task_queue.h"
 #include "cvmfs/manifest.h"
