@@ -103,14 +103,14 @@ struct MountStatistics {
   MountedRevision revision;
   FetchCounters fetch;
   PrefetchCounters prefetch;
-  size_t catalogs = 0;          // catalogs attached
-  uint64_t total_opens = 0;     // open() calls (and first reads by inode)
-  uint64_t open_files = 0;      // files open now
-  uint64_t open_dirs = 0;       // directories open now
-  uint64_t io_errors = 0;       // failures reported as EIO
-  uint64_t inode_max = 0;       // the next inode to be handed out
-  size_t known_inodes = 0;      // inodes the kernel holds
-  Clock::Duration uptime{};     // since the file system was built
+  size_t catalogs = 0;       // catalogs attached
+  uint64_t total_opens = 0;  // open() calls (and first reads by inode)
+  uint64_t open_files = 0;   // files open now
+  uint64_t open_dirs = 0;    // directories open now
+  uint64_t io_errors = 0;    // failures reported as EIO
+  uint64_t inode_max = 0;    // the next inode to be handed out
+  size_t known_inodes = 0;   // inodes the kernel holds
+  Clock::Duration uptime{};  // since the file system was built
   const NetworkView* network = nullptr;  // borrowed (live), may be null
 };
 

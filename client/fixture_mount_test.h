@@ -63,7 +63,8 @@ inline bool PrefetchSettled(FileSystem* fs) {
 // Polls `done` until it holds, for at most 10 s: for the progress of the
 // test's own threads, which signal nothing.
 inline bool Eventually(const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!done()) {
     if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -87,8 +87,7 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   c.http.proxy_reset_after_s = s.proxy_reset_after_s;
   c.http.host_reset_after_s = s.host_reset_after_s;
   c.http.max_connections = s.max_connections;
-  c.http.user_agent =
-      std::string("cvmfs Fuse ") + kClientVersion;
+  c.http.user_agent = std::string("cvmfs Fuse ") + kClientVersion;
   c.cache.dir = s.CacheDir();
   c.cache.quota_limit =
       s.quota_limit_mb < 0 ? -1 : s.quota_limit_mb * 1024 * 1024;
@@ -173,10 +172,10 @@ void DetachStdio() {
 
 // The control socket cvmfs_talk speaks to (cvmfs_io.<fqrn> in the cache
 // directory). A mount without it still works; the failure is logged.
-std::unique_ptr<TalkServer> StartTalk(
-    RepositoryMount* mount,
-    const ClientSettings& settings, const OptionsManager& options,
-    const std::string& mountpoint, Log* log) {
+std::unique_ptr<TalkServer> StartTalk(RepositoryMount* mount,
+                                      const ClientSettings& settings,
+                                      const OptionsManager& options,
+                                      const std::string& mountpoint, Log* log) {
   TalkContext context;
   context.mount = mount;
   context.http = mount->http();
@@ -184,13 +183,11 @@ std::unique_ptr<TalkServer> StartTalk(
   context.mountpoint =
       ::realpath(mountpoint.c_str(), resolved) ? resolved : mountpoint;
   context.parameters = options.Dump(/*with_sources=*/true);
-  auto commands =
-      std::make_shared<TalkCommands>(std::move(context));
-  const std::string path =
-      TalkSocketPath(settings.CacheDir(), settings.fqrn);
-  auto server = TalkServer::Start(
-      path,
-      [commands](const std::string& line) { return commands->Execute(line); });
+  auto commands = std::make_shared<TalkCommands>(std::move(context));
+  const std::string path = TalkSocketPath(settings.CacheDir(), settings.fqrn);
+  auto server = TalkServer::Start(path, [commands](const std::string& line) {
+    return commands->Execute(line);
+  });
   if (!server.ok()) {
     log->Error("no control socket (cvmfs_talk will not reach this mount): " +
                server.status().ToString());

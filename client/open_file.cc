@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 namespace cvmfs::client {
 
 namespace {
@@ -44,9 +43,7 @@ OpenFile::OpenFile(const OpenFileServices* services,
 OpenFile::OpenFile(const OpenFileServices* services,
                    std::shared_ptr<const InodeInfo> info,
                    std::vector<FileChunk> chunks)
-    : services_(services),
-      info_(std::move(info)),
-      chunks_(std::move(chunks)) {}
+    : services_(services), info_(std::move(info)), chunks_(std::move(chunks)) {}
 
 Result<size_t> OpenFile::Read(char* buf, size_t size, off_t offset) {
   if (offset < 0) return Status::InvalidArgument("negative offset");

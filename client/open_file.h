@@ -32,11 +32,11 @@
 #include <vector>
 
 #include "cache/posix_cache.h"
-#include "cvmfs/catalog/dirent.h"
 #include "client/inode_table.h"
 #include "client/object_fetcher.h"
 #include "client/prefetch/prefetcher.h"
 #include "client/read_stream.h"
+#include "cvmfs/catalog/dirent.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs::client {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "cvmfs/catalog/history_db.h"
 #include "client/trust_chain.h"
+#include "cvmfs/catalog/history_db.h"
 
 namespace cvmfs::client {
 
@@ -102,9 +102,9 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   FileSystem* fs = m->fs_.get();
   m->objects_->set_space_reclaimer([fs] { return fs->CloseIdleFiles(); });
   m->AttachOpenObservers();
-  m->next_check_ = m->After(m->offline_start_
-                                ? kRetryAfterFailureSeconds
-                                : m->TtlSeconds(m->fs_->revision()));
+  m->next_check_ =
+      m->After(m->offline_start_ ? kRetryAfterFailureSeconds
+                                 : m->TtlSeconds(m->fs_->revision()));
   return m;
 }
 
@@ -263,9 +263,9 @@ void RepositoryMount::set_max_ttl_s(int64_t seconds) {
 
 int64_t RepositoryMount::SecondsUntilCheck() const {
   std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(wake_mu_));
-  const int64_t left =
-      std::chrono::ceil<std::chrono::seconds>(next_check_ - config_.clock->Now())
-          .count();
+  const int64_t left = std::chrono::ceil<std::chrono::seconds>(
+                           next_check_ - config_.clock->Now())
+                           .count();
   return left > 0 ? left : 0;
 }
 

@@ -26,12 +26,12 @@
 #include <vector>
 
 #include "cache/posix_cache.h"
-#include "cvmfs/catalog/history_db.h"
 #include "client/file_system.h"
 #include "client/object_fetcher.h"
 #include "client/prefetch/open_recorder.h"
 #include "client/prefetch/prefetch_list_loader.h"
 #include "client/trust_chain.h"
+#include "cvmfs/catalog/history_db.h"
 #include "cvmfs/clock.h"
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/status.h"

@@ -15,10 +15,10 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/signature.h"
-#include "testing/storage_fetcher.h"
-#include "testing/test_env.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
+#include "testing/storage_fetcher.h"
+#include "testing/test_env.h"
 
 namespace cvmfs::client {
 namespace {

@@ -146,8 +146,8 @@ void PrefetchTriggers::DirectoryListed(
   }
   std::vector<ObjectRequest> files;
   for (const DirectoryEntry& e : rows) {
-    auto request = WholeFileRequest(dir.path + "/" + e.name, e,
-                                    options_.max_object_size);
+    auto request =
+        WholeFileRequest(dir.path + "/" + e.name, e, options_.max_object_size);
     if (request) files.push_back(std::move(*request));
   }
   engine_->Enqueue(files, PrefetchPriority::kNext);

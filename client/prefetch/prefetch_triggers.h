@@ -94,8 +94,8 @@ class PrefetchTriggers {
   ObjectFetcher* const objects_;  // borrowed
   const InodeLookup lookup_;
   std::unique_ptr<Prefetcher> engine_;
-  TaskQueue planner_;    // catalog queries of the plans
-  TaskQueue readahead_;  // chunks ahead while prefetch is off
+  TaskQueue planner_;      // catalog queries of the plans
+  TaskQueue readahead_;    // chunks ahead while prefetch is off
   std::mutex planned_mu_;  // guards planned_ and listed_ (leaf lock)
   std::unordered_map<std::string, bool> planned_;
   std::unordered_set<std::string> listed_;
