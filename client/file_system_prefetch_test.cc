@@ -221,22 +221,23 @@ TEST_P(FixturePrefetchTest, NoSpeculationWhileMissesAreCheap) {
   EXPECT_GT(c.round_trip_us, 0u);
 }
 
-// A server that answers every request `delay` late: a slow link, as the
-// mount measures it from its manifest download and the client from every
-// small download after it.
+// A server that answers every request `delay` late on `clock`: a slow
+// link, as the mount measures it (on that clock) from its manifest
+// download and the client from every small download after it.
 class SlowLink : public Fetcher {
  public:
-  SlowLink(std::unique_ptr<MemoryFetcher> inner,
+  SlowLink(std::unique_ptr<MemoryFetcher> inner, ManualClock* clock,
            std::chrono::milliseconds delay)
-      : inner_(std::move(inner)), delay_(delay) {}
+      : inner_(std::move(inner)), clock_(clock), delay_(delay) {}
   DownloadResult Fetch(const DownloadRequest& r, DownloadSink* s) override {
-    std::this_thread::sleep_for(delay_);
+    clock_->Advance(delay_);
     return inner_->Fetch(r, s);
   }
   MemoryFetcher* server() { return inner_.get(); }
 
  private:
   std::unique_ptr<MemoryFetcher> inner_;
+  ManualClock* clock_;
   std::chrono::milliseconds delay_;
 };
 
@@ -256,8 +257,10 @@ TEST_P(FixturePrefetchTest, SpeculationStartsWithTheFirstMissOnASlowLink) {
     ASSERT_TRUE(nested.ok());
     ASSERT_TRUE((*cold)->file_system()->Lookup(nested->inode, "sub03").ok());
   }
-  auto slow =
-      std::make_unique<SlowLink>(Server(), std::chrono::milliseconds(40));
+  ManualClock link_clock;  // the mount's: downloads take 40 ms on it
+  config.clock = &link_clock;
+  auto slow = std::make_unique<SlowLink>(Server(), &link_clock,
+                                         std::chrono::milliseconds(40));
   SlowLink* link = slow.get();
   auto mount = Mount(std::move(slow), config);
   ASSERT_TRUE(mount.ok()) << mount.status().ToString();

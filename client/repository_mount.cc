@@ -74,6 +74,7 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   m->objects_ =
       std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
   m->objects_->set_logger(log);
+  m->objects_->set_clock(c.clock);
   if (m->http_) {
     // A host answering 404 for an object a verified catalog references has
     // not caught up (a lagging Stratum 1): try the next host, as CVMFS does.

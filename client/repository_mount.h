@@ -54,9 +54,10 @@ struct MountConfig {
   // the program (cvmfs2 ends its FUSE session, which unmounts). Unset: the
   // check only fails.
   std::function<void(const Status&)> on_revision_blacklisted;
-  // Where the revision updater reads "now" (when the next check is due);
-  // tests pass a ManualClock. Borrowed, never null. (Certificates and
-  // whitelists are checked against the calendar, not this clock.)
+  // Where the revision updater reads "now" (when the next check is due),
+  // and the object fetcher times downloads (what a miss costs); tests pass
+  // a ManualClock. Borrowed, never null. (Certificates and whitelists are
+  // checked against the calendar, not this clock.)
   const Clock* clock = SteadyClock();
 };
 
