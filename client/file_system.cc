@@ -3,24 +3,13 @@
 #include <fcntl.h>
 
 #include <algorithm>
-#include <chrono>
 
 #include "client/magic_xattrs.h"
-#include "client/open_file.h"
-#include "client/prefetch/prefetcher_plan.h"
 #include "client/scoped_count.h"
 #include "cvmfs/path_hash.h"
 #include "cvmfs/symlink_expansion.h"
 
 namespace cvmfs::client {
-
-namespace {
-int64_t SteadyNowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
 
 FileSystem::FileSystem(FileSystemOptions options, ObjectFetcher* objects,
                        cache::PosixCache* cache,
@@ -32,17 +21,22 @@ FileSystem::FileSystem(FileSystemOptions options, ObjectFetcher* objects,
       catalogs_(std::move(catalogs)),
       revision_(std::move(revision)),
       network_(network),
-      readahead_(options_.readahead_threads, 64),
-      mount_time_(::time(nullptr)),
-      prefetcher_(
-          std::make_unique<Prefetcher>(options_.prefetch, objects_, cache_)),
-      planner_(prefetcher_->enabled() ? 1 : 0, 256) {}
+      mount_time_(options_.clock->Now()),
+      triggers_(options_.prefetch, objects_, cache_, options_.readahead_threads,
+                [this](uint64_t inode) { return Info(inode); }) {
+  open_file_services_.objects = objects_;
+  open_file_services_.cache = cache_;
+  open_file_services_.prefetcher = triggers_.engine();
+  PrefetchTriggers* triggers = &triggers_;
+  open_file_services_.read_ahead =
+      [triggers](std::vector<ObjectRequest> chunks) {
+        triggers->ChunksAhead(std::move(chunks));
+      };
+}
 
 FileSystem::~FileSystem() {
   // Background jobs use the members below: stop them before any is gone.
-  planner_.Shutdown();
-  prefetcher_->Shutdown();
-  readahead_.Shutdown();
+  triggers_.Shutdown();
 }
 
 Status FileSystem::CountError(Status st) {
@@ -102,7 +96,7 @@ void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs,
     invalidate = invalidator_;
   }
   if (root) inodes_.Replace(kRootInode, root);
-  NotePrefetchRevision();
+  triggers_.RevisionSwitched();
   {
     std::lock_guard<std::mutex> lock(hardlink_mu_);
     hardlink_leaders_.clear();
@@ -270,13 +264,13 @@ Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(
     return Status::InvalidArgument(info->path + " is not a regular file");
   ++total_opens_;
   if (open_observer_) open_observer_(info->path);
-  last_open_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
-  PrefetchParentOf(*info);
+  triggers_.FileOpened(*info, busy_.load());
   if (e.chunked) {
     auto chunks =
         info->catalog->With([&](Catalog& c) { return c.Chunks(info->path); });
     if (!chunks.ok()) return CountError(chunks.status().Annotate(info->path));
-    return std::make_unique<OpenFile>(this, info, std::move(chunks).value());
+    return std::make_unique<OpenFile>(&open_file_services_, info,
+                                      std::move(chunks).value());
   }
   if (!e.content_hash)
     return CountError(Status::Corruption(info->path + " has no content hash"));
@@ -285,10 +279,11 @@ Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(
   request.compressed = e.compression == Compression::kZlib;
   request.description = info->path;
   request.expected_size = e.size;
-  prefetcher_->OnDemand(request.digest);
+  triggers_.engine()->OnDemand(request.digest);
   auto handle = objects_->OpenReferenced(request);
   if (!handle.ok()) return CountError(handle.status().Annotate(info->path));
-  return std::make_unique<OpenFile>(this, info, std::move(handle).value());
+  return std::make_unique<OpenFile>(&open_file_services_, info,
+                                    std::move(handle).value());
 }
 
 Result<OpenFile*> FileSystem::Open(uint64_t inode, bool* keep_cache) {
@@ -345,7 +340,7 @@ Result<std::vector<DirEntry>> FileSystem::ReadDir(uint64_t inode) {
   MountedCatalog* c = *catalog;
   auto rows = c->With([&](Catalog& cat) { return cat.List(info->path); });
   if (!rows.ok()) return CountError(rows.status().Annotate(info->path));
-  PrefetchListed(*info, *rows);
+  triggers_.DirectoryListed(*info, *rows);
 
   std::vector<DirEntry> out;
   out.reserve(rows->size() + 2);
@@ -407,8 +402,8 @@ Result<std::string> FileSystem::GetXattr(uint64_t inode,
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
   for (const auto& [key, value] : info->entry.xattrs.entries)
     if (key == name) return value;
-  MagicXattrs magic(this, *info);
-  return magic.Get(name);
+  if (!MagicXattrs::IsMagic(name)) return Status::NotFound(name);
+  return MagicXattrs(Statistics(), *info).Get(name);
 }
 
 bool FileSystem::RevisionHasXattrs() {
@@ -421,155 +416,28 @@ Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
   for (const auto& [key, value] : info->entry.xattrs.entries)
     names.push_back(key);
   if (options_.hide_magic_xattrs) return names;
-  MagicXattrs magic(this, *info);
-  for (std::string& n : magic.Names()) names.push_back(std::move(n));
+  for (std::string& n : MagicXattrs::Names(info->entry))
+    names.push_back(std::move(n));
   return names;
 }
 
-// ---- Prefetch triggers (doc/client.md, "Prefetch") -----------------------
-//
-// Programs read the files of a directory one after another (tar, cp -r, a
-// compiler's includes, Python's imports), and tree walkers go on into the
-// subdirectories: when a directory is listed or one of its files is first
-// read, its files are queued as likely next (kNext), those of its
-// subdirectories as speculation (kLater). The catalog queries run on the
-// planner thread, never on a FUSE thread; each directory is planned once
-// per revision (the engine itself never queues an object twice), or twice
-// when speculation started after the first plan (which then left the
-// subtree out: the first reads of a cold start come before any miss). A
-// directory that an earlier plan listed as part of its subtree is not
-// planned again with its own subtree: its files move up to next work, and
-// its subdirectories were listed by that plan too, or are where that plan
-// stopped (not listed, so they are planned in full when reached). A walk
-// of the tree thus lists each directory about once, not once for every
-// ancestor. A read triggers nothing while the readers keep many downloads
-// in flight by themselves, unless the link is very slow
-// (Prefetcher::demand_parallel).
-
-void FileSystem::PrefetchDirectory(const InodeInfo& dir, bool files_queued,
-                                   const std::string& opened) {
-  if (!prefetcher_->enabled()) return;
-  Prefetcher* engine = prefetcher_.get();
-  const bool speculating = engine->speculating();
-  bool listed;
-  {
-    std::lock_guard<std::mutex> lock(planned_mu_);
-    // A bound on the memory, not a policy: planning again is harmless.
-    if (planned_.size() >= 65536 || listed_.size() >= 65536) {
-      planned_.clear();
-      listed_.clear();
-    }
-    auto [it, inserted] = planned_.emplace(dir.path, speculating);
-    if (!inserted) {
-      // Planned already; once more only if speculation started since
-      // (that plan left the subtree out).
-      if (it->second || !speculating) return;
-      it->second = true;
-    }
-    listed = listed_.count(dir.path) > 0;
-  }
-  if (listed && files_queued) return;
-  std::shared_ptr<CatalogSet> set = dir.set;
-  MountedCatalog* catalog = dir.catalog;
-  std::string path = dir.path;
-  const PrefetchOptions& o = options_.prefetch;
-  // As much as the engine's queue and backlog can hold: speculation over
-  // the budget waits in the backlog until the program catches up.
-  PrefetchPlanLimits limits;
-  limits.max_objects = o.max_objects * Prefetcher::kBacklogFactor;
-  limits.max_bytes = o.max_bytes * Prefetcher::kBacklogFactor;
-  limits.max_object_size = o.max_object_size;
-  // Without speculation only the directory's own files are planned, and
-  // queued a window at a time as the program reads them.
-  limits.max_directories = listed || !speculating ? 1 : 256;
-  limits.stop = [engine] { return engine->held_back(); };
-  const bool posted = planner_.Post([this, set, catalog, path, engine, limits,
-                                     speculating, opened] {
-    // A nested catalog's mountpoint is listed from the nested catalog.
-    MountedCatalog* holder = catalog;
-    for (const MountedCatalog* c : set->Attached())
-      if (c->mountpoint() == path) holder = const_cast<MountedCatalog*>(c);
-    PrefetchPlan plan = PlanDirectoryPrefetch(*set, holder, path, limits);
-    engine->NotePlanned(plan.listed.size());
-    if (plan.listed.size() > 1) {
-      std::lock_guard<std::mutex> lock(planned_mu_);
-      listed_.insert(plan.listed.begin() + 1, plan.listed.end());
-    }
-    if (!speculating) {
-      engine->Enqueue(dir_readahead_.Start(path, std::move(plan.next), opened),
-                      PrefetchPriority::kNext);
-      return;
-    }
-    engine->Enqueue(plan.next, PrefetchPriority::kNext);
-    engine->Enqueue(plan.later, PrefetchPriority::kLater);
-  });
-  if (!posted) {
-    std::lock_guard<std::mutex> lock(planned_mu_);
-    planned_.erase(dir.path);
-  }
-}
-
-// A listing at hand: its files are queued right here (no catalog query,
-// no wait for the planner thread, which may be busy with an earlier
-// subtree), the subtree is planned in the background. Only while files are
-// being read (one opened within kReadingWindowNs): a metadata walk (find,
-// ls -lR) reads no file, and prefetching what it lists would only cost it
-// time and bandwidth; a tree reader (tar) opens files all the time. Still
-// a guess (Python's import system lists every directory it searches and
-// reads few of the files): only while speculation pays.
-void FileSystem::PrefetchListed(const InodeInfo& dir,
-                                const std::vector<DirectoryEntry>& rows) {
-  constexpr int64_t kReadingWindowNs = 2'000'000'000;
-  if (!prefetcher_->speculating()) return;
-  if (SteadyNowNs() - last_open_ns_.load(std::memory_order_relaxed) >
-      kReadingWindowNs)
-    return;
-  {
-    std::lock_guard<std::mutex> lock(planned_mu_);
-    auto it = planned_.find(dir.path);
-    if (it != planned_.end() && it->second) return;
-  }
-  std::vector<ObjectRequest> files;
-  for (const DirectoryEntry& e : rows) {
-    auto request = WholeFileRequest(dir.path + "/" + e.name, e,
-                                    options_.prefetch.max_object_size);
-    if (request) files.push_back(std::move(*request));
-  }
-  prefetcher_->Enqueue(files, PrefetchPriority::kNext);
-  PrefetchDirectory(dir, /*files_queued=*/true);
-}
-
-void FileSystem::PrefetchParentOf(const InodeInfo& file) {
-  if (!prefetcher_->enabled() || file.parent == 0) return;
-  // The readers keep many downloads in flight by themselves on a link that
-  // is not very slow: prefetch would add no parallelism, only work.
-  if (prefetcher_->demand_parallel(busy_.load())) return;
-  auto parent = Info(file.parent);
-  if (!parent.ok()) return;
-  std::vector<ObjectRequest> window =
-      dir_readahead_.Opened((*parent)->path, file.path);
-  if (!window.empty()) prefetcher_->Enqueue(window, PrefetchPriority::kNext);
-  PrefetchDirectory(**parent, false, file.path);
-}
-
-void FileSystem::PrefetchChunks(std::vector<ObjectRequest> chunks) {
-  if (prefetcher_->enabled()) {
-    prefetcher_->Enqueue(chunks, PrefetchPriority::kNext);
-    return;
-  }
-  ObjectFetcher* objects = objects_;
-  for (ObjectRequest& request : chunks)
-    readahead_.Post([objects, request] { (void)objects->Open(request); });
-}
-
-void FileSystem::NotePrefetchRevision() {
-  {
-    std::lock_guard<std::mutex> lock(planned_mu_);
-    planned_.clear();
-    listed_.clear();
-  }
-  dir_readahead_.Clear();
-  prefetcher_->NewGeneration();
+MountStatistics FileSystem::Statistics() const {
+  MountStatistics st;
+  st.fqrn = options_.fqrn;
+  st.tag = options_.tag;
+  st.revision = revision();
+  st.fetch = objects_->counters();
+  st.prefetch = triggers_.engine()->counters();
+  st.catalogs = catalogs()->size();
+  st.total_opens = total_opens_.load();
+  st.open_files = open_files_.load();
+  st.open_dirs = open_dirs_.load();
+  st.io_errors = io_errors_.load();
+  st.inode_max = next_inode_ ? next_inode_->load() : 0;
+  st.known_inodes = inodes_.size();
+  st.uptime = options_.clock->Now() - mount_time_;
+  st.network = network_;
+  return st;
 }
 
 }  // namespace cvmfs::client

@@ -4,11 +4,13 @@
 // (catalogs, inodes, the cache, downloads, magic attributes) lives behind
 // this class, so it is tested without a kernel.
 //
-//   kernel ─► fuse_adapter ─► FileSystem ─┬─► InodeTable (what the kernel
-//   knows)
-//                                          ├─► CatalogSet (entries, nested
-//                                          catalogs) └─► ObjectFetcher ─► cache
-//                                          / HTTP
+// clang-format off
+//   kernel ─► fuse_adapter ─► FileSystem
+//                               ├─► InodeTable (what the kernel knows)
+//                               ├─► CatalogSet (entries, nested catalogs)
+//                               ├─► PrefetchTriggers ─► Prefetcher
+//                               └─► ObjectFetcher ─► cache / HTTP
+// clang-format on
 //
 // Errors: NotFound is a missing entry (the adapter replies a negative entry
 // the kernel may cache); everything else that fails is reported as EIO (a
@@ -32,16 +34,16 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "cache/posix_cache.h"
 #include "client/catalog_set.h"
-#include "client/prefetch/directory_readahead.h"
 #include "client/inode_table.h"
 #include "client/object_fetcher.h"
+#include "client/open_file.h"
+#include "client/prefetch/prefetch_triggers.h"
 #include "client/prefetch/prefetcher.h"
-#include "client/task_queue.h"
+#include "cvmfs/clock.h"
 #include "cvmfs/manifest.h"
 
 namespace cvmfs::client {
@@ -78,6 +80,10 @@ struct FileSystemOptions {
   // and its budget: prefetcher.h); the next chunks of a large file read
   // sequentially too. prefetch.enabled = false turns it off.
   PrefetchOptions prefetch;
+  // Where the file system reads "now" (the uptime); tests pass a
+  // ManualClock (and set prefetch.clock for the triggers). Borrowed, never
+  // null.
+  const Clock* clock = SteadyClock();
 };
 
 // The revision a FileSystem serves.
@@ -87,6 +93,25 @@ struct MountedRevision {
                      // unless pinned)
   uint64_t revision = 0;
   std::string host;  // where the manifest came from ("" if from the cache)
+};
+
+// What the magic attributes and cvmfs_talk report about the mount, taken
+// at once on request (FileSystem::Statistics).
+struct MountStatistics {
+  std::string fqrn;
+  std::string tag;
+  MountedRevision revision;
+  FetchCounters fetch;
+  PrefetchCounters prefetch;
+  size_t catalogs = 0;       // catalogs attached
+  uint64_t total_opens = 0;  // open() calls (and first reads by inode)
+  uint64_t open_files = 0;   // files open now
+  uint64_t open_dirs = 0;    // directories open now
+  uint64_t io_errors = 0;    // failures reported as EIO
+  uint64_t inode_max = 0;    // the next inode to be handed out
+  size_t known_inodes = 0;   // inodes the kernel holds
+  Clock::Duration uptime{};  // since the file system was built
+  const NetworkView* network = nullptr;  // borrowed (live), may be null
 };
 
 struct EntryReply {
@@ -100,8 +125,6 @@ struct DirEntry {
   struct stat attr {};
   std::shared_ptr<const InodeInfo> info;  // for Remember() on readdirplus
 };
-
-class OpenFile;
 
 class FileSystem {
  public:
@@ -168,28 +191,24 @@ class FileSystem {
   // Without any, the repository has no security labels or ACLs at all.
   bool RevisionHasXattrs();
 
-  // Counters for attributes and cvmfs_talk.
-  uint64_t open_files() const { return open_files_.load(); }
-  uint64_t open_dirs() const { return open_dirs_.load(); }
+  // The counters and state the magic attributes and cvmfs_talk report.
+  MountStatistics Statistics() const;
   void DirOpened() { ++open_dirs_; }
   void DirClosed() { --open_dirs_; }
   uint64_t io_errors() const { return io_errors_.load(); }
-  uint64_t total_opens() const { return total_opens_.load(); }
   // The prefetch engine of this mount (never null; Enqueue does nothing
   // when prefetch is off). Callers with their own lists of objects (recorded
   // prefetch lists) queue them here.
-  Prefetcher* prefetcher() { return prefetcher_.get(); }
-  uint64_t inode_max() const { return next_inode_ ? next_inode_->load() : 0; }
+  Prefetcher* prefetcher() { return triggers_.engine(); }
+  PrefetchTriggers* prefetch_triggers() { return &triggers_; }
   void set_inode_counter(const std::atomic<uint64_t>* next) {
     next_inode_ = next;
   }
   std::shared_ptr<CatalogSet> catalogs() const;
   ObjectFetcher* objects() { return objects_; }
   cache::PosixCache* cache() { return cache_; }
-  // For cvmfs_talk: `reset error counters`, `internal affairs`.
+  // For cvmfs_talk: `reset error counters`.
   void ResetErrorCounters() { io_errors_ = 0; }
-  size_t known_inodes() const { return inodes_.size(); }
-  time_t mount_time() const { return mount_time_; }
   // Closes the files ReadInode keeps open (a read in progress keeps its
   // own reference), so that `cvmfs_talk evict` and `cleanup` can remove
   // recently read objects; the next read opens the file again. Returns how
@@ -197,7 +216,6 @@ class FileSystem {
   size_t CloseIdleFiles();
 
  private:
-  friend class OpenFile;
   // Files kept open for ReadInode, and listings for ListingFor: enough for
   // the working set of a build or a tar, few enough to bound descriptors.
   static constexpr size_t kOpenByInode = 256;
@@ -235,33 +253,14 @@ class FileSystem {
   Invalidator invalidator_;
   const NetworkView* network_;  // borrowed, may be null
   InodeTable inodes_;
-  TaskQueue readahead_;
-  time_t mount_time_;
+  const Clock::TimePoint mount_time_;  // options_.clock
 
-  // Prefetch triggers (the "Prefetch triggers" section of file_system.cc).
-  // Directories are planned once per revision: `planned_` holds their paths
-  // (true: planned while speculating, with the subtree; a directory planned
-  // without is planned again once speculation starts), `listed_` those
-  // whose files an earlier plan listed already (as another
-  // directory's subtree). `files_queued`: the caller queued dir's files.
-  // `opened`: the file whose first read triggered it (for the readahead
-  // window while speculation is off), else empty.
-  void PrefetchDirectory(const InodeInfo& dir, bool files_queued = false,
-                         const std::string& opened = "");
-  void PrefetchListed(const InodeInfo& dir,
-                      const std::vector<DirectoryEntry>& rows);
-  void PrefetchParentOf(const InodeInfo& file);
-  void PrefetchChunks(std::vector<ObjectRequest> chunks);
-  void NotePrefetchRevision();
-  std::unique_ptr<Prefetcher> prefetcher_;
-  TaskQueue planner_;      // catalog queries of the triggers
-  std::mutex planned_mu_;  // guards planned_ and listed_ (leaf lock)
-  // When a file was last opened for reading (steady clock, ns since its
-  // epoch): a listing queues its files only while a program reads files.
-  std::atomic<int64_t> last_open_ns_{0};
-  std::unordered_map<std::string, bool> planned_;
-  std::unordered_set<std::string> listed_;
-  DirectoryReadahead dir_readahead_;  // while speculation is off
+  // When prefetch starts (prefetch_triggers.h): told of opens, listings,
+  // streams and revision switches. ~FileSystem stops its background jobs
+  // before any member goes.
+  PrefetchTriggers triggers_;
+  // What open files read through (their read-ahead goes to triggers_).
+  OpenFileServices open_file_services_;
 
   // Hardlink group leaders: (catalog base, directory, group) -> inode.
   std::mutex hardlink_mu_;  // guards hardlink_leaders_ (leaf lock)
@@ -277,7 +276,6 @@ class FileSystem {
   std::atomic<int> busy_{0};
   const std::atomic<uint64_t>* next_inode_ = nullptr;  // borrowed
   OpenObserver open_observer_;  // set once before serving, then read-only
-  friend class MagicXattrs;
 };
 
 }  // namespace cvmfs::client

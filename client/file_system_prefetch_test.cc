@@ -16,11 +16,18 @@
 namespace cvmfs::client {
 namespace {
 
+using fixture_test::Eventually;
 using fixture_test::FixtureNames;
 using fixture_test::FixtureTestName;
+using fixture_test::PrefetchSettled;
 
 class FixturePrefetchTest : public fixture_test::FixtureMountTest {
  protected:
+  // Prefetch time stands still unless a test advances it: what the
+  // triggers decide does not depend on how fast the machine is.
+  FixturePrefetchTest() { prefetch_clock_ = &clock_; }
+  ManualClock clock_;
+
   // A program that reads files: bin/tool.sh (a small directory beside d00).
   static void ReadTool(FileSystem* fs) {
     auto bin = fs->Lookup(kRootInode, "bin");
@@ -50,14 +57,12 @@ class FixturePrefetchTest : public fixture_test::FixtureMountTest {
   }
 };
 
-// Waits until the prefetch engine has nothing queued or running.
+// Waits until the prefetch engine has nothing queued or running, and
+// something was queued.
 bool PrefetchIdle(FileSystem* fs) {
-  for (int i = 0; i < 1000; ++i) {
-    PrefetchCounters c = fs->prefetcher()->counters();
-    if (c.pending == 0 && c.in_flight == 0 && c.queued > 0) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
+  if (!PrefetchSettled(fs)) return false;
+  PrefetchCounters c = fs->prefetcher()->counters();
+  return c.pending == 0 && c.in_flight == 0 && c.queued > 0;
 }
 
 // Reading one file of a directory fetches the others in the background;
@@ -109,10 +114,29 @@ TEST_P(FixturePrefetchTest, ListingWithoutReadsPrefetchesNothing) {
   auto dir = fs->Lookup(kRootInode, "d00");
   ASSERT_TRUE(dir.ok());
   ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
-  // Time for the planner thread, had anything been handed to it.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Whatever was handed to the planner thread is done.
+  ASSERT_TRUE(PrefetchSettled(fs));
   EXPECT_EQ(before, s->total_requests());
   EXPECT_EQ(0u, fs->prefetcher()->counters().queued);
+}
+
+// A listing long after the last file was read is a metadata walk too: it
+// prefetches nothing.
+TEST_P(FixturePrefetchTest, ListingLongAfterTheLastReadPrefetchesNothing) {
+  auto mount = Mount(Server());
+  ASSERT_TRUE(mount.ok());
+  FileSystem* fs = (*mount)->file_system();
+  ASSERT_NO_FATAL_FAILURE(ReadTool(fs));
+  ASSERT_TRUE(PrefetchSettled(fs));
+  const PrefetchCounters before = fs->prefetcher()->counters();
+  clock_.Advance(std::chrono::seconds(3));
+  auto dir = fs->Lookup(kRootInode, "d00");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
+  ASSERT_TRUE(PrefetchSettled(fs));
+  EXPECT_EQ(before.queued, fs->prefetcher()->counters().queued);
+  EXPECT_EQ(before.directories_planned,
+            fs->prefetcher()->counters().directories_planned);
 }
 
 // Listing a directory while files are being read prefetches the files of
@@ -126,14 +150,10 @@ TEST_P(FixturePrefetchTest, ListingPrefetchesTheSubtree) {
   FileSystem* fs = (*mount)->file_system();
   ASSERT_NO_FATAL_FAILURE(ReadTool(fs));
   ASSERT_TRUE(PrefetchIdle(fs));
-  const uint64_t queued = fs->prefetcher()->counters().queued;
   auto dir = fs->Lookup(kRootInode, "d00");
   ASSERT_TRUE(dir.ok());
   ASSERT_TRUE(fs->ReadDir(dir->inode).ok());
-  for (int i = 0; i < 1000 && fs->prefetcher()->counters().queued == queued;
-       ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_TRUE(PrefetchIdle(fs));
+  ASSERT_TRUE(PrefetchIdle(fs));  // the listing's plan is done
   uint64_t before = s->total_requests();
   const uint64_t leaf = LeafOfChain(fs, dir->inode, /*list=*/false);
   ASSERT_NE(0u, leaf);
@@ -159,13 +179,12 @@ TEST_P(FixturePrefetchTest, TreeWalkPlansEachDirectoryOnce) {
   auto planned = [&] {
     return fs->prefetcher()->counters().directories_planned - before;
   };
-  for (int i = 0; i < 1000 && planned() < 24; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(PrefetchSettled(fs));
   EXPECT_EQ(24u, planned());  // d00 and the 23 below it
   const uint64_t leaf = LeafOfChain(fs, dir->inode, /*list=*/true);
   ASSERT_NE(0u, leaf);
   ASSERT_TRUE(ReadAll(fs, leaf).ok());
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(PrefetchSettled(fs));
   EXPECT_EQ(24u, planned());
 }
 
@@ -181,9 +200,7 @@ TEST_P(FixturePrefetchTest, NoSpeculationWhileMissesAreCheap) {
   FileSystem* fs = (*mount)->file_system();
   ASSERT_NO_FATAL_FAILURE(ReadTool(fs));
   // bin/ is planned in the background: wait for it before counting.
-  for (int i = 0;
-       i < 1000 && fs->prefetcher()->counters().directories_planned < 1; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(PrefetchSettled(fs));
   const uint64_t before = fs->prefetcher()->counters().directories_planned;
   ASSERT_EQ(1u, before);
   auto dir = fs->Lookup(kRootInode, "d00");
@@ -192,36 +209,35 @@ TEST_P(FixturePrefetchTest, NoSpeculationWhileMissesAreCheap) {
   auto planned = [&] {
     return fs->prefetcher()->counters().directories_planned - before;
   };
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(PrefetchSettled(fs));
   EXPECT_EQ(0u, planned());
   const uint64_t leaf = LeafOfChain(fs, dir->inode, /*list=*/false);
   ASSERT_NE(0u, leaf);
   ASSERT_TRUE(ReadAll(fs, leaf).ok());
-  for (int i = 0; i < 1000 && planned() < 1; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(PrefetchSettled(fs));
   EXPECT_EQ(1u, planned());  // d23 alone
   PrefetchCounters c = fs->prefetcher()->counters();
   EXPECT_FALSE(c.speculating);
   EXPECT_GT(c.round_trip_us, 0u);
 }
 
-// A server that answers every request `delay` late: a slow link, as the
-// mount measures it from its manifest download and the client from every
-// small download after it.
+// A server that answers every request `delay` late on `clock`: a slow
+// link, as the mount measures it (on that clock) from its manifest
+// download and the client from every small download after it.
 class SlowLink : public Fetcher {
  public:
-  SlowLink(std::unique_ptr<MemoryFetcher> inner,
+  SlowLink(std::unique_ptr<MemoryFetcher> inner, ManualClock* clock,
            std::chrono::milliseconds delay)
-      : inner_(std::move(inner)), delay_(delay) {}
+      : inner_(std::move(inner)), clock_(clock), delay_(delay) {}
   DownloadResult Fetch(const DownloadRequest& r, DownloadSink* s) override {
-    std::this_thread::sleep_for(delay_);
+    clock_->Advance(delay_);
     return inner_->Fetch(r, s);
   }
   MemoryFetcher* server() { return inner_.get(); }
 
  private:
   std::unique_ptr<MemoryFetcher> inner_;
+  ManualClock* clock_;
   std::chrono::milliseconds delay_;
 };
 
@@ -241,8 +257,10 @@ TEST_P(FixturePrefetchTest, SpeculationStartsWithTheFirstMissOnASlowLink) {
     ASSERT_TRUE(nested.ok());
     ASSERT_TRUE((*cold)->file_system()->Lookup(nested->inode, "sub03").ok());
   }
-  auto slow =
-      std::make_unique<SlowLink>(Server(), std::chrono::milliseconds(40));
+  ManualClock link_clock;  // the mount's: downloads take 40 ms on it
+  config.clock = &link_clock;
+  auto slow = std::make_unique<SlowLink>(Server(), &link_clock,
+                                         std::chrono::milliseconds(40));
   SlowLink* link = slow.get();
   auto mount = Mount(std::move(slow), config);
   ASSERT_TRUE(mount.ok()) << mount.status().ToString();
@@ -266,21 +284,15 @@ TEST_P(FixturePrefetchTest, SpeculationStartsWithTheFirstMissOnASlowLink) {
   // The next read in the root plans it again, with the subtree: a file
   // deep in nested/ is fetched before anyone asks. (The first plan queued
   // nothing: without speculation a window waits for reads in order.)
-  for (int i = 0;
-       i < 1000 && fs->prefetcher()->counters().directories_planned == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(PrefetchSettled(fs));
   c = fs->prefetcher()->counters();
   ASSERT_GE(c.directories_planned, 1u);
   EXPECT_EQ(0u, c.queued);
-  const uint64_t queued = fs->prefetcher()->counters().queued;
   auto dash = fs->Lookup(kRootInode, "-leading-dash");
   ASSERT_TRUE(dash.ok());
   ASSERT_TRUE(ReadAll(fs, dash->inode).ok());
   auto deep = fs->Lookup(sub03->inode, "file48.txt");
   ASSERT_TRUE(deep.ok());
-  for (int i = 0;
-       i < 1000 && fs->prefetcher()->counters().queued < queued + 1000; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_TRUE(PrefetchIdle(fs));
   const uint64_t before = link->server()->total_requests();
   ASSERT_TRUE(ReadAll(fs, deep->inode).ok());
@@ -296,8 +308,7 @@ TEST_P(FixturePrefetchTest, ParallelReadersOnAFastLinkTriggerNothing) {
   testing::GatedFetcher* gate = gated.get();
   MountConfig config = Config();
   config.fs.prefetch.speculate_after = std::chrono::seconds(1);  // fast link
-  ManualClock clock;  // when the parallel readers' state ends
-  config.fs.prefetch.clock = &clock;
+  // clock_ says when the parallel readers' state ends.
   auto mount = Mount(std::move(gated), std::move(config));
   ASSERT_TRUE(mount.ok()) << mount.status().ToString();
   FileSystem* fs = (*mount)->file_system();
@@ -338,31 +349,26 @@ TEST_P(FixturePrefetchTest, ParallelReadersOnAFastLinkTriggerNothing) {
   for (uint64_t inode : files)
     readers.threads.emplace_back(
         [fs, inode] { EXPECT_TRUE(ReadAll(fs, inode).ok()); });
-  for (int i = 0; i < 1000 && !fs->prefetcher()->demand_parallel(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  Eventually([fs] { return fs->prefetcher()->demand_parallel(); });
   ASSERT_TRUE(fs->prefetcher()->demand_parallel());
   // The first reads may have planned many/ before the readers were seen
-  // (or not, on a busy machine): wait until the planner is quiet.
-  uint64_t planned = fs->prefetcher()->counters().directories_planned;
-  for (int quiet = 0, i = 0; quiet < 20 && i < 1000; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    const uint64_t now = fs->prefetcher()->counters().directories_planned;
-    quiet = now == planned ? quiet + 1 : 0;
-    planned = now;
-  }
+  // (or not, on a busy machine): wait until the planner is done.
+  fs->prefetch_triggers()->WaitIdle();
+  const uint64_t planned = fs->prefetcher()->counters().directories_planned;
+  // The late reader waits for its download at the gate, after its open
+  // was seen (and triggered nothing).
+  const uint64_t opens = fs->Statistics().total_opens;
   readers.threads.emplace_back(
       [fs, late] { EXPECT_TRUE(ReadAll(fs, late).ok()); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Eventually([fs, opens] { return fs->Statistics().total_opens > opens; });
+  fs->prefetch_triggers()->WaitIdle();
   EXPECT_EQ(planned, fs->prefetcher()->counters().directories_planned);
   readers.Join();
   EXPECT_TRUE(fs->prefetcher()->demand_parallel());  // held a while
-  clock.Advance(Prefetcher::kParallelHold);
+  clock_.Advance(Prefetcher::kParallelHold);
   EXPECT_FALSE(fs->prefetcher()->demand_parallel());
   ASSERT_TRUE(ReadAll(fs, after).ok());
-  for (int i = 0;
-       i < 1000 && fs->prefetcher()->counters().directories_planned == planned;
-       ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  fs->prefetch_triggers()->WaitIdle();
   EXPECT_GT(fs->prefetcher()->counters().directories_planned, planned);
 }
 
@@ -382,7 +388,7 @@ size_t ContentRequests(const MemoryFetcher& s) {
 // 0 if big.dat is not chunked: in sha1-zlib it is two chunks (0-10146618,
 // then 2.4 MB), in shake128-none one 6 MiB object.
 size_t ChunksFetchedForARecord(FileSystem* fs, const MemoryFetcher& s,
-                               uint64_t start, size_t expected) {
+                               uint64_t start) {
   auto large = fs->Lookup(kRootInode, "large");
   EXPECT_TRUE(large.ok());
   if (!large.ok()) return 0;
@@ -402,9 +408,7 @@ size_t ChunksFetchedForARecord(FileSystem* fs, const MemoryFetcher& s,
     auto n = fs->Read(*file, buf.data(), buf.size(), static_cast<off_t>(off));
     EXPECT_TRUE(n.ok()) << n.status().ToString();
   }
-  for (int i = 0; i < 100 && ContentRequests(s) < expected; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(PrefetchSettled(fs));  // the fetches ahead are done
   fs->Release(*file);
   return ContentRequests(s);
 }
@@ -417,7 +421,7 @@ TEST_P(FixturePrefetchTest, ARandomRecordFetchesNoChunkAhead) {
   auto mount = Mount(std::move(server));
   ASSERT_TRUE(mount.ok());
   const size_t fetched =
-      ChunksFetchedForARecord((*mount)->file_system(), *s, 4 << 20, 1);
+      ChunksFetchedForARecord((*mount)->file_system(), *s, 4 << 20);
   if (fetched == 0) GTEST_SKIP() << "large/big.dat is not chunked here";
   EXPECT_EQ(1u, fetched);
 }
@@ -429,7 +433,7 @@ TEST_P(FixturePrefetchTest, AReadFromTheStartFetchesTheNextChunk) {
   auto mount = Mount(std::move(server));
   ASSERT_TRUE(mount.ok());
   const size_t fetched =
-      ChunksFetchedForARecord((*mount)->file_system(), *s, 0, 2);
+      ChunksFetchedForARecord((*mount)->file_system(), *s, 0);
   if (fetched == 0) GTEST_SKIP() << "large/big.dat is not chunked here";
   EXPECT_EQ(2u, fetched);
 }
@@ -449,7 +453,7 @@ TEST_P(FixturePrefetchTest, PrefetchOffFetchesNothingAhead) {
   auto file = fs->Lookup(many->inode, "f00000");
   ASSERT_TRUE(file.ok());
   ASSERT_TRUE(ReadAll(fs, file->inode).ok());
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(PrefetchSettled(fs));
   EXPECT_LE(s->total_requests(), before + 1);
   EXPECT_FALSE(fs->prefetcher()->counters().enabled);
 }

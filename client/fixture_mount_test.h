@@ -11,10 +11,12 @@
 
 #include <cctype>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "client/file_system.h"
@@ -49,6 +51,27 @@ inline void LoadTree(const std::string& root, const std::string& rel,
   }
 }
 
+// Waits until the prefetch work the file system's events so far started is
+// done: its plans made (prefetch_triggers.h), the objects they queued
+// fetched or left over the budget. False if the engine is still busy
+// after 10 s.
+inline bool PrefetchSettled(FileSystem* fs) {
+  fs->prefetch_triggers()->WaitIdle();
+  return fs->prefetcher()->WaitIdle(std::chrono::seconds(10));
+}
+
+// Polls `done` until it holds, for at most 10 s: for the progress of the
+// test's own threads, which signal nothing.
+inline bool Eventually(const std::function<bool()>& done) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 class FixtureMountTest : public ::testing::TestWithParam<std::string> {
  protected:
   std::string fqrn() const { return GetParam(); }
@@ -75,8 +98,12 @@ class FixtureMountTest : public ::testing::TestWithParam<std::string> {
     // The in-memory server answers in microseconds: speculate anyway, as
     // over a real network (NoSpeculationWhileMissesAreCheap tests the gate).
     c.fs.prefetch.speculate_after = std::chrono::milliseconds(0);
+    c.fs.prefetch.clock = prefetch_clock_;
     return c;
   }
+  // Where the prefetch of Config() reads "now" (the prefetch tests stop it:
+  // "a file was opened just now" then holds however slow the machine).
+  const Clock* prefetch_clock_ = SteadyClock();
   // Prefetch off: for tests of what a demand read does with a fault that
   // the server injects once (a prefetch of the same object could take the
   // fault instead, and a prefetch's failure is never the reader's).

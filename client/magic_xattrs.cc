@@ -2,10 +2,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
-#include <ctime>
-
-#include "client/file_system.h"
+#include <string_view>
 
 namespace cvmfs::client {
 
@@ -73,15 +72,19 @@ std::string Percent(uint64_t part, uint64_t whole) {
 }  // namespace
 
 bool MagicXattrs::IsMagic(const std::string& name) {
+  // Asked for every attribute an entry does not carry: no allocation.
+  constexpr std::string_view kPrefix = "user.";
+  const std::string_view n(name);
+  if (n.substr(0, kPrefix.size()) != kPrefix) return false;
   for (const Attr& a : kAttrs)
-    if (name == std::string("user.") + a.name) return true;
+    if (n.substr(kPrefix.size()) == a.name) return true;
   return false;
 }
 
-std::vector<std::string> MagicXattrs::Names() const {
+std::vector<std::string> MagicXattrs::Names(const DirectoryEntry& entry) {
   std::vector<std::string> names;
   for (const Attr& a : kAttrs)
-    if (AppliesTo(a.applies, info_.entry))
+    if (AppliesTo(a.applies, entry))
       names.push_back(std::string("user.") + a.name);
   return names;
 }
@@ -98,13 +101,15 @@ Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
     return Status::NotFound(full_name);
 
   const DirectoryEntry& e = info_.entry;
-  const MountedRevision rev = fs_->revision();
-  const FetchCounters counters = fs_->objects()->counters();
-  const NetworkView* net = fs_->network_;
-  if (name == "fqrn") return fs_->options().fqrn;
+  const MountedRevision& rev = stats_.revision;
+  const FetchCounters& counters = stats_.fetch;
+  const NetworkView* net = stats_.network;
+  const int64_t uptime_s =
+      std::chrono::duration_cast<std::chrono::seconds>(stats_.uptime).count();
+  if (name == "fqrn") return stats_.fqrn;
   if (name == "revision") return std::to_string(rev.revision);
   if (name == "root_hash") return rev.root_hash.ToString();
-  if (name == "tag") return fs_->options().tag;
+  if (name == "tag") return stats_.tag;
   if (name == "version") return std::string(kClientVersion);
   if (name == "pid") return std::to_string(::getpid());
   if (name == "host") return net ? net->host() : std::string("internal");
@@ -114,22 +119,20 @@ Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
   if (name == "timeout") return std::to_string(net ? net->timeout() : 0);
   if (name == "timeout_direct")
     return std::to_string(net ? net->timeout_direct() : 0);
-  if (name == "nclg") return std::to_string(fs_->catalogs()->size());
-  if (name == "ndiropen") return std::to_string(fs_->open_dirs());
-  if (name == "nopen") return std::to_string(fs_->total_opens());
-  if (name == "usedfd") return std::to_string(fs_->open_files());
+  if (name == "nclg") return std::to_string(stats_.catalogs);
+  if (name == "ndiropen") return std::to_string(stats_.open_dirs);
+  if (name == "nopen") return std::to_string(stats_.total_opens);
+  if (name == "usedfd") return std::to_string(stats_.open_files);
   if (name == "ndownload") return std::to_string(counters.downloads);
-  if (name == "nioerr") return std::to_string(fs_->io_errors());
+  if (name == "nioerr") return std::to_string(stats_.io_errors);
   if (name == "rx") return std::to_string(counters.bytes_downloaded / 1024);
   if (name == "hitrate")
     return Percent(counters.hits, counters.hits + counters.downloads);
-  if (name == "inode_max") return std::to_string(fs_->inode_max());
+  if (name == "inode_max") return std::to_string(stats_.inode_max);
   if (name == "prefetch") return PrefetchSummary();
-  if (name == "uptime")
-    return std::to_string((::time(nullptr) - fs_->mount_time_) / 60);
+  if (name == "uptime") return std::to_string(uptime_s / 60);
   if (name == "expires") {
-    int64_t left = static_cast<int64_t>(rev.manifest.ttl) -
-                   (::time(nullptr) - fs_->mount_time_);
+    int64_t left = static_cast<int64_t>(rev.manifest.ttl) - uptime_s;
     return std::to_string(left > 0 ? left / 60 : 0);
   }
   if (name == "hash")
@@ -151,7 +154,7 @@ Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
 // "queued=Q fetched=F fetched_bytes=B used=U used_bytes=V wasted_bytes=W
 // skipped=S" (doc/client.md, "Prefetch"); `cvmfs_config stat -v` shows it.
 std::string MagicXattrs::PrefetchSummary() const {
-  const PrefetchCounters c = fs_->prefetcher()->counters();
+  const PrefetchCounters& c = stats_.prefetch;
   if (!c.enabled) return "off";
   return "queued=" + std::to_string(c.queued) +
          " fetched=" + std::to_string(c.fetched) +

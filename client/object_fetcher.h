@@ -10,14 +10,18 @@
 // below decides whether another host is tried, with no-cache); when no host
 // is left it fails with Corruption and nothing is kept.
 //
+// clang-format off
 //   Open(digest) ─► cache hit? ──yes──► handle
 //        │ no
 //        ▼
 //   in flight already? ──yes──► wait for that download, then open from cache
 //        │ no
 //        ▼
-//   Fetch ─► sink: hash(compressed) + inflate ─► txn ─► digest ok? commit :
-//   drop
+//   Fetch ─► sink: hash(compressed) + inflate ─► txn ─► digest ok?
+//                                                        │ yes     │ no
+//                                                        ▼         ▼
+//                                                      commit     drop
+// clang-format on
 //
 // Concurrent requests for one object are collapsed into one download; the
 // waiters then open the committed object. A waiter whose leader was a
@@ -39,8 +43,8 @@
 
 #include "cache/posix_cache.h"
 #include "client/prefetch/round_trip_estimate.h"
-#include "cvmfs/hash.h"
 #include "cvmfs/clock.h"
+#include "cvmfs/hash.h"
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/status.h"

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 
-#include "client/file_system.h"
-
 namespace cvmfs::client {
 
 namespace {
@@ -37,13 +35,15 @@ Result<size_t> PreadAll(int fd, char* buf, size_t size, uint64_t offset) {
 
 }  // namespace
 
-OpenFile::OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info,
+OpenFile::OpenFile(const OpenFileServices* services,
+                   std::shared_ptr<const InodeInfo> info,
                    cache::CacheHandle whole)
-    : fs_(fs), info_(std::move(info)), whole_(std::move(whole)) {}
+    : services_(services), info_(std::move(info)), whole_(std::move(whole)) {}
 
-OpenFile::OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info,
+OpenFile::OpenFile(const OpenFileServices* services,
+                   std::shared_ptr<const InodeInfo> info,
                    std::vector<FileChunk> chunks)
-    : fs_(fs), info_(std::move(info)), chunks_(std::move(chunks)) {}
+    : services_(services), info_(std::move(info)), chunks_(std::move(chunks)) {}
 
 Result<size_t> OpenFile::Read(char* buf, size_t size, off_t offset) {
   if (offset < 0) return Status::InvalidArgument("negative offset");
@@ -99,7 +99,7 @@ void OpenFile::ReadAhead(size_t index) {
   // busy (more would only compete with the reader's own reads). A fast
   // link (no speculation): two keep it busy too, and more downloads at
   // once only compete for the CPU that inflates them.
-  const bool deep = missed_ && fs_->prefetcher()->speculating();
+  const bool deep = missed_ && services_->prefetcher->speculating();
   const size_t ahead = deep ? ChunksAhead(index) : kMinChunksAhead;
   const size_t want = std::min(chunks_.size(), index + ahead);
   size_t seen = ahead_requested_.load();
@@ -108,7 +108,7 @@ void OpenFile::ReadAhead(size_t index) {
       std::vector<ObjectRequest> requests;
       for (size_t i = std::max(seen, index); i < want; ++i)
         requests.push_back(ChunkRequest(*info_, chunks_[i]));
-      fs_->PrefetchChunks(std::move(requests));
+      services_->read_ahead(std::move(requests));
       return;
     }
   }
@@ -125,9 +125,9 @@ Result<std::shared_ptr<cache::CacheHandle>> OpenFile::Chunk(size_t index) {
     }
   }
   const ObjectRequest request = ChunkRequest(*info_, chunks_[index]);
-  if (!missed_ && !fs_->cache()->Contains(request.digest)) missed_ = true;
-  fs_->prefetcher()->OnDemand(request.digest);
-  auto opened = fs_->objects()->OpenReferenced(request);
+  if (!missed_ && !services_->cache->Contains(request.digest)) missed_ = true;
+  services_->prefetcher->OnDemand(request.digest);
+  auto opened = services_->objects->OpenReferenced(request);
   if (!opened.ok()) return opened.status().Annotate(info_->path);
   auto handle = std::make_shared<cache::CacheHandle>(std::move(opened).value());
   std::lock_guard<std::mutex> lock(mu_);

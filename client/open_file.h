@@ -25,28 +25,43 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
 
 #include "cache/posix_cache.h"
-#include "cvmfs/catalog/dirent.h"
 #include "client/inode_table.h"
+#include "client/object_fetcher.h"
+#include "client/prefetch/prefetcher.h"
 #include "client/read_stream.h"
+#include "cvmfs/catalog/dirent.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs::client {
 
-class FileSystem;
+// What open files read through: one per file system, which owns it and
+// outlives every OpenFile. Everything is borrowed and thread-safe.
+struct OpenFileServices {
+  ObjectFetcher* objects = nullptr;
+  cache::PosixCache* cache = nullptr;
+  // Told of every demand open of a chunk; whether it speculates (a slow
+  // link) decides how deep a stream reads ahead.
+  Prefetcher* prefetcher = nullptr;
+  // Fetches the given chunks in the background: the read-ahead of a
+  // stream (the prefetch triggers' ChunksAhead).
+  std::function<void(std::vector<ObjectRequest>)> read_ahead;
+};
 
 class OpenFile {
  public:
   // A file stored whole.
-  OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info,
-           cache::CacheHandle whole);
+  OpenFile(const OpenFileServices* services,
+           std::shared_ptr<const InodeInfo> info, cache::CacheHandle whole);
   // A chunked file (chunks ordered by offset, covering the file).
-  OpenFile(FileSystem* fs, std::shared_ptr<const InodeInfo> info,
+  OpenFile(const OpenFileServices* services,
+           std::shared_ptr<const InodeInfo> info,
            std::vector<FileChunk> chunks);
 
   Result<size_t> Read(char* buf, size_t size, off_t offset);
@@ -76,7 +91,7 @@ class OpenFile {
   size_t ChunkAt(uint64_t offset) const;
   void ReadAhead(size_t index);
 
-  FileSystem* fs_;  // borrowed; outlives every OpenFile
+  const OpenFileServices* services_;  // borrowed; outlives every OpenFile
   std::shared_ptr<const InodeInfo> info_;
   std::optional<cache::CacheHandle> whole_;
   std::vector<FileChunk> chunks_;

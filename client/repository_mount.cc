@@ -1,9 +1,10 @@
 #include "client/repository_mount.h"
 
 #include <algorithm>
+#include <chrono>
 
-#include "cvmfs/catalog/history_db.h"
 #include "client/trust_chain.h"
+#include "cvmfs/catalog/history_db.h"
 
 namespace cvmfs::client {
 
@@ -73,6 +74,7 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   m->objects_ =
       std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
   m->objects_->set_logger(log);
+  m->objects_->set_clock(c.clock);
   if (m->http_) {
     // A host answering 404 for an object a verified catalog references has
     // not caught up (a lagging Stratum 1): try the next host, as CVMFS does.
@@ -102,8 +104,8 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   m->objects_->set_space_reclaimer([fs] { return fs->CloseIdleFiles(); });
   m->AttachOpenObservers();
   m->next_check_ =
-      ::time(nullptr) + (m->offline_start_ ? kRetryAfterFailureSeconds
-                                           : m->TtlSeconds(m->fs_->revision()));
+      m->After(m->offline_start_ ? kRetryAfterFailureSeconds
+                                 : m->TtlSeconds(m->fs_->revision()));
   return m;
 }
 
@@ -240,6 +242,10 @@ int64_t RepositoryMount::TtlSeconds(const MountedRevision& rev) const {
   return ttl;
 }
 
+Clock::TimePoint RepositoryMount::After(int64_t seconds) const {
+  return config_.clock->Now() + std::chrono::seconds(seconds);
+}
+
 int64_t RepositoryMount::max_ttl_s() const {
   const int64_t override_s = max_ttl_override_s_.load();
   return override_s >= 0 ? override_s : config_.max_ttl_s;
@@ -247,7 +253,7 @@ int64_t RepositoryMount::max_ttl_s() const {
 
 void RepositoryMount::set_max_ttl_s(int64_t seconds) {
   max_ttl_override_s_ = std::max<int64_t>(0, seconds);
-  const time_t next = ::time(nullptr) + TtlSeconds(fs_->revision());
+  const Clock::TimePoint next = After(TtlSeconds(fs_->revision()));
   {
     std::lock_guard<std::mutex> lock(wake_mu_);
     if (next >= next_check_) return;
@@ -258,7 +264,9 @@ void RepositoryMount::set_max_ttl_s(int64_t seconds) {
 
 int64_t RepositoryMount::SecondsUntilCheck() const {
   std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(wake_mu_));
-  int64_t left = static_cast<int64_t>(next_check_) - ::time(nullptr);
+  const int64_t left = std::chrono::ceil<std::chrono::seconds>(
+                           next_check_ - config_.clock->Now())
+                           .count();
   return left > 0 ? left : 0;
 }
 
@@ -323,8 +331,8 @@ Result<std::string> RepositoryMount::CheckForUpdate(bool sync) {
   std::lock_guard<std::mutex> update(update_mu_);
   auto result = UpdateLocked();
   std::lock_guard<std::mutex> lock(wake_mu_);
-  next_check_ = ::time(nullptr) + (result.ok() ? TtlSeconds(fs_->revision())
-                                               : kRetryAfterFailureSeconds);
+  next_check_ = After(result.ok() ? TtlSeconds(fs_->revision())
+                                  : kRetryAfterFailureSeconds);
   wake_cv_.notify_all();  // the updater may be waiting for a later deadline
   return result;
 }
@@ -349,9 +357,11 @@ void RepositoryMount::UpdaterLoop() {
       std::unique_lock<std::mutex> lock(wake_mu_);
       // next_check_ may move (cvmfs_talk max ttl set): wait for the
       // deadline as it is now, again after every notification.
-      while (!stop_ && !wake_ && ::time(nullptr) < next_check_)
-        wake_cv_.wait_until(
-            lock, std::chrono::system_clock::from_time_t(next_check_));
+      while (!stop_ && !wake_) {
+        const Clock::Duration left = next_check_ - config_.clock->Now();
+        if (left <= Clock::Duration::zero()) break;
+        wake_cv_.wait_for(lock, left);
+      }
       if (stop_) return;
       wake_ = false;
     }

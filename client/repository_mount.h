@@ -26,12 +26,13 @@
 #include <vector>
 
 #include "cache/posix_cache.h"
-#include "cvmfs/catalog/history_db.h"
 #include "client/file_system.h"
 #include "client/object_fetcher.h"
 #include "client/prefetch/open_recorder.h"
 #include "client/prefetch/prefetch_list_loader.h"
 #include "client/trust_chain.h"
+#include "cvmfs/catalog/history_db.h"
+#include "cvmfs/clock.h"
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/status.h"
 
@@ -53,6 +54,11 @@ struct MountConfig {
   // the program (cvmfs2 ends its FUSE session, which unmounts). Unset: the
   // check only fails.
   std::function<void(const Status&)> on_revision_blacklisted;
+  // Where the revision updater reads "now" (when the next check is due),
+  // and the object fetcher times downloads (what a miss costs); tests pass
+  // a ManualClock. Borrowed, never null. (Certificates and whitelists are
+  // checked against the calendar, not this clock.)
+  const Clock* clock = SteadyClock();
 };
 
 // How long to wait before checking again after a failed check (CVMFS's
@@ -90,7 +96,7 @@ class RepositoryMount {
   // destructor.
   void StartUpdater();
   void StopUpdater();
-  // Seconds until the next automatic check (for user.expires and talk).
+  // Seconds until the next automatic check (rounded up; 0 when due).
   int64_t SecondsUntilCheck() const;
 
   // CVMFS_MAX_TTL in seconds (0 = none): the configured value until
@@ -106,6 +112,8 @@ class RepositoryMount {
   Result<std::string> UpdateLocked();
   void UpdaterLoop();
   int64_t TtlSeconds(const MountedRevision& rev) const;
+  // config_.clock's now + `seconds`.
+  Clock::TimePoint After(int64_t seconds) const;
   // The verified manifest, trying the next host when one serves a bad one.
   Result<TrustedManifest> FetchManifest(const Blacklist& blacklist);
   Result<MountedRevision> ChooseRevision(
@@ -130,7 +138,7 @@ class RepositoryMount {
   std::mutex update_mu_;  // one revision check at a time; before wake_mu_
   std::mutex wake_mu_;    // guards next_check_, stop_, wake_
   std::condition_variable wake_cv_;
-  time_t next_check_ = 0;
+  Clock::TimePoint next_check_{};  // config_.clock
   bool stop_ = false, wake_ = false;
   std::thread updater_;
   std::atomic<int64_t> max_ttl_override_s_{-1};  // -1: config_.max_ttl_s

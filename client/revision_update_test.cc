@@ -4,19 +4,21 @@
 // content, refuses replayed (older) manifests and blacklisted revisions.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 
 #include "client/open_file.h"
 #include "client/repository_mount.h"
+#include "cvmfs/clock.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/signature.h"
-#include "testing/storage_fetcher.h"
-#include "testing/test_env.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
+#include "testing/storage_fetcher.h"
+#include "testing/test_env.h"
 
 namespace cvmfs::client {
 namespace {
@@ -72,6 +74,7 @@ class RevisionUpdateTest : public ::testing::Test {
     c.public_key_files = {paths_.KeysDir() + "/" + fqrn_ + ".pub"};
     c.blacklist_file = paths_.EtcCvmfs() + "/blacklist";
     c.fs.fqrn = fqrn_;
+    c.clock = clock_;
     auto fetcher = std::make_unique<StorageFetcher>(paths_.Storage(fqrn_));
     fetcher_ = fetcher.get();
     return RepositoryMount::Create(
@@ -107,7 +110,26 @@ class RevisionUpdateTest : public ::testing::Test {
   testing::TempDir root_, work_;
   SystemPaths paths_;
   StorageFetcher* fetcher_ = nullptr;
+  const Clock* clock_ = SteadyClock();  // the revision updater's
 };
+
+// The next automatic check is due a TTL after the mount, on the mount's
+// clock; a shorter CVMFS_MAX_TTL brings it forward.
+TEST_F(RevisionUpdateTest, NextCheckFollowsTheClock) {
+  Publish("echo one > f");
+  ManualClock clock;
+  clock_ = &clock;
+  auto mount = Mount();
+  ASSERT_TRUE(mount);
+  const int64_t ttl = mount->SecondsUntilCheck();
+  ASSERT_GT(ttl, 60);
+  clock.Advance(std::chrono::seconds(60));
+  EXPECT_EQ(ttl - 60, mount->SecondsUntilCheck());
+  mount->set_max_ttl_s(30);
+  EXPECT_EQ(30, mount->SecondsUntilCheck());
+  clock.Advance(std::chrono::seconds(31));
+  EXPECT_EQ(0, mount->SecondsUntilCheck());
+}
 
 TEST_F(RevisionUpdateTest, SwitchKeepsOpenFilesAndShowsNewContent) {
   Publish("mkdir a b && echo one > a/file && echo x > b/old");

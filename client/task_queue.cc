@@ -30,18 +30,28 @@ bool TaskQueue::Post(std::function<void()> job) {
   return true;
 }
 
+void TaskQueue::WaitIdle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_cv_.wait(lock,
+                [this] { return (stop_ || jobs_.empty()) && running_ == 0; });
+}
+
 void TaskQueue::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    std::function<void()> job;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
-      if (stop_) return;
-      job = std::move(jobs_.front());
-      jobs_.pop_front();
-    }
+    cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+    if (stop_) break;
+    std::function<void()> job = std::move(jobs_.front());
+    jobs_.pop_front();
+    ++running_;
+    lock.unlock();
     job();
+    job = nullptr;  // what it holds is released outside the lock
+    lock.lock();
+    --running_;
+    if (jobs_.empty() && running_ == 0) idle_cv_.notify_all();
   }
+  if (running_ == 0) idle_cv_.notify_all();
 }
 
 }  // namespace cvmfs::client

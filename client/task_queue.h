@@ -26,14 +26,19 @@ class TaskQueue {
   bool Post(std::function<void()> job);
   // Drops what is queued and waits for running jobs; idempotent.
   void Shutdown();
+  // Waits until no job is queued or running (jobs posted meanwhile, also
+  // by the jobs themselves, are waited for too).
+  void WaitIdle();
 
  private:
   void Run();
 
   const size_t max_pending_;
-  std::mutex mu_;  // guards jobs_, stop_
+  std::mutex mu_;  // guards jobs_, running_, stop_
   std::condition_variable cv_;
+  std::condition_variable idle_cv_;  // jobs_ empty and running_ == 0
   std::deque<std::function<void()>> jobs_;
+  int running_ = 0;
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };

@@ -7,8 +7,8 @@
 //                  stateless instance, valid for the life of the process
 //   ManualClock    stands still until Advance(), for deterministic tests
 //
-// Thread safety: Now() may be called from any thread, also while a test
-// thread calls ManualClock::Advance (one thread at a time advances).
+// Thread safety: Now() and ManualClock::Advance may be called from any
+// thread at once (a fake server may advance the clock from each request).
 #ifndef CVMFS_CLOCK_H_
 #define CVMFS_CLOCK_H_
 
@@ -36,7 +36,11 @@ class ManualClock : public Clock {
   ManualClock() : now_(TimePoint(std::chrono::hours(1000))) {}
 
   TimePoint Now() const override { return now_.load(); }
-  void Advance(Duration d) { now_.store(now_.load() + d); }
+  void Advance(Duration d) {
+    TimePoint t = now_.load();
+    while (!now_.compare_exchange_weak(t, t + d)) {
+    }
+  }
 
  private:
   std::atomic<TimePoint> now_;

@@ -28,15 +28,18 @@ Status Status::FromErrno(int err, const std::string& context) {
 }
 
 int Status::ToErrno() const {
+  // A read-only file system reports what a reader can act on: a missing
+  // entry, a full cache, a refused access, a bad argument; anything else
+  // (corruption, a failed download, ...) is an I/O error.
   switch (code_) {
     case Code::kOk: return 0;
     case Code::kNotFound: return ENOENT;
     case Code::kNoSpace: return ENOSPC;
     case Code::kPermission: return EACCES;
     case Code::kInvalidArgument: return EINVAL;
-    case Code::kAlreadyExists: return EEXIST;
-    case Code::kBusy: return EBUSY;
-    case Code::kNotSupported: return ENOTSUP;
+    case Code::kAlreadyExists:
+    case Code::kBusy:
+    case Code::kNotSupported:
     case Code::kCorruption:
     case Code::kIoError:
     case Code::kUnavailable: return EIO;

@@ -49,7 +49,8 @@ class Status {
   // (e.g. "open /srv/cvmfs/x/data/ab/cd").
   static Status FromErrno(int err, const std::string& context);
 
-  // The errno a FUSE reply should carry for this status (0 for ok).
+  // The errno a FUSE reply carries for this status (0 for ok): the FUSE
+  // adapter replies with it; nothing else maps a Status to an errno.
   int ToErrno() const;
 
   bool ok() const { return code_ == Code::kOk; }

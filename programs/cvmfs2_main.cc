@@ -6,21 +6,8 @@
 // from the files named by config=. Unless -f is given the program returns
 // once the repository is mounted (or with the reason it could not be), and
 // keeps serving in the background.
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <syslog.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <climits>
-#include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <iostream>
-#include <memory>
-#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -28,27 +15,15 @@
 
 #include "cache/cache_manager_launch.h"
 #include "cache/cache_manager_main.h"
-#include "client/fuse/fuse_adapter.h"
 #include "client/magic_xattrs.h"
-#include "client/repository_mount.h"
-#include "client/talk/talk_commands.h"
-#include "client/talk/talk_server.h"
-#include "client/talk/talk_socket.h"
-#include "client/client_settings.h"
-#include "cvmfs/config/options_manager.h"
-#include "cvmfs/system_paths.h"
-#include "cvmfs/time_format.h"
+#include "client/fuse/mount_daemon.h"
+#include "cvmfs/status.h"
 
 namespace {
 
 using cvmfs::Status;
 
-struct CommandLine {
-  std::string fqrn, mountpoint;
-  std::vector<std::string> config_files;
-  std::vector<std::string> fuse_options;
-  bool foreground = false, debug = false;
-};
+using CommandLine = cvmfs::client::MountDaemonOptions;
 
 void Usage(std::ostream& out) {
   out << "Usage: cvmfs2 [-f] [-d] -o config=FILE[:FILE...][,OPTION...] FQRN "
@@ -130,171 +105,6 @@ cvmfs::Result<CommandLine> ParseCommandLine(int argc, char** argv) {
   return cl;
 }
 
-// Where the daemon's messages go: CVMFS_DEBUGLOG if set, syslog for errors.
-class Log {
- public:
-  explicit Log(const std::string& debuglog) {
-    if (!debuglog.empty()) file_ = std::fopen(debuglog.c_str(), "a");
-    openlog("cvmfs2", LOG_PID, LOG_DAEMON);
-  }
-  ~Log() {
-    if (file_) std::fclose(file_);
-  }
-  void Info(const std::string& msg) { Write("info", msg); }
-  void Error(const std::string& msg) {
-    Write("error", msg);
-    syslog(LOG_ERR, "%s", msg.c_str());
-  }
-
- private:
-  void Write(const char* level, const std::string& msg) {
-    if (!file_) return;
-    std::lock_guard<std::mutex> lock(mu_);
-    const std::string stamp = cvmfs::FormatTime(
-        ::time(nullptr), cvmfs::kDateTimeFormat, cvmfs::TimeZone::kUtc);
-    std::fprintf(file_, "%s [%s] %s\n", stamp.c_str(), level, msg.c_str());
-    std::fflush(file_);
-  }
-  std::mutex mu_;  // guards file_ writes
-  FILE* file_ = nullptr;
-};
-
-// This program's path, to start it again as the cache manager.
-std::string SelfExecutable() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-}
-
-cvmfs::client::MountConfig ToMountConfig(const cvmfs::ClientSettings& s) {
-  cvmfs::client::MountConfig c;
-  c.fqrn = s.fqrn;
-  c.http.hosts = s.server_urls;
-  c.http.proxy_groups = s.proxy_groups;
-  for (const auto& g : s.fallback_proxy_groups)
-    c.http.proxy_groups.push_back(g);
-  c.http.timeout_s = s.timeout_s;
-  c.http.timeout_direct_s = s.timeout_direct_s;
-  c.http.low_speed_limit = static_cast<int>(s.low_speed_limit);
-  c.http.max_retries = s.max_retries;
-  c.http.backoff_init_ms = s.backoff_init_s * 1000;
-  c.http.backoff_max_ms = s.backoff_max_s * 1000;
-  c.http.proxy_reset_after_s = s.proxy_reset_after_s;
-  c.http.host_reset_after_s = s.host_reset_after_s;
-  c.http.max_connections = s.max_connections;
-  c.http.user_agent =
-      std::string("cvmfs Fuse ") + cvmfs::client::kClientVersion;
-  c.cache.dir = s.CacheDir();
-  c.cache.quota_limit =
-      s.quota_limit_mb < 0 ? -1 : s.quota_limit_mb * 1024 * 1024;
-  // CVMFS_SHARED_CACHE=yes: $CVMFS_CACHE_BASE/shared, one quota for every
-  // mount, kept by a cache manager that this program runs (`__cachemgr__`).
-  c.cache.shared = s.shared_cache;
-  c.cache.manager_exe = SelfExecutable();
-  c.cache.client_name = s.fqrn;
-  c.public_key_files = s.public_keys;
-  c.tag = s.repository_tag.value_or("");
-  c.root_hash = s.root_hash;
-  c.auto_update = s.auto_update;
-  c.max_ttl_s = s.max_ttl_min * 60;
-  c.fs.fqrn = s.fqrn;
-  c.fs.claim_ownership = s.claim_ownership;
-  c.fs.uid = ::getuid();
-  c.fs.gid = ::getgid();
-  c.fs.kcache_timeout = s.kcache_timeout_s;
-  c.fs.prefetch = cvmfs::client::PrefetchOptionsFrom(s);
-  c.fs.hide_magic_xattrs = s.hide_magic_xattrs;
-  c.fs.tag = c.tag;
-  auto env =
-      std::make_shared<std::map<std::string, std::string>>(s.Environment());
-  c.fs.variables =
-      [env](const std::string& name) -> std::optional<std::string> {
-    auto it = env->find(name);
-    if (it == env->end()) return std::nullopt;
-    return it->second;
-  };
-  return c;
-}
-
-// Forks; the parent waits until the child reports the mount (or its
-// failure) through a pipe and exits accordingly. Returns the write end in
-// the child.
-int Daemonize() {
-  int fds[2];
-  if (::pipe(fds) != 0) {
-    std::perror("cvmfs2: pipe");
-    std::exit(1);
-  }
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    std::perror("cvmfs2: fork");
-    std::exit(1);
-  }
-  if (pid > 0) {
-    ::close(fds[1]);
-    std::string report;
-    char buf[512];
-    ssize_t n;
-    while ((n = ::read(fds[0], buf, sizeof(buf))) > 0) report.append(buf, n);
-    if (report == "OK") std::exit(0);
-    std::cerr << "cvmfs2: " << (report.empty() ? "mount process died" : report)
-              << "\n";
-    std::exit(1);
-  }
-  ::close(fds[0]);
-  // No setsid() before the mount: see DetachStdio().
-  return fds[1];
-}
-
-void Report(int fd, const std::string& message) {
-  if (fd < 0) return;
-  (void)!::write(fd, message.data(), message.size());
-  ::close(fd);
-}
-
-// Leaves the caller's session once mounted. Not earlier: automount runs
-// mount(8) in its own process group, and the kernel makes every other
-// process that walks onto the mount point wait until the mount is done, so
-// a mount(2) from a new session would wait for itself forever.
-void DetachStdio() {
-  ::setsid();
-  int null = ::open("/dev/null", O_RDWR);
-  if (null < 0) return;
-  ::dup2(null, 0);
-  ::dup2(null, 1);
-  ::dup2(null, 2);
-  if (null > 2) ::close(null);
-}
-
-// The control socket cvmfs_talk speaks to (cvmfs_io.<fqrn> in the cache
-// directory). A mount without it still works; the failure is logged.
-std::unique_ptr<cvmfs::client::TalkServer> StartTalk(
-    cvmfs::client::RepositoryMount* mount,
-    const cvmfs::ClientSettings& settings, const cvmfs::OptionsManager& options,
-    const std::string& mountpoint, Log* log) {
-  cvmfs::client::TalkContext context;
-  context.mount = mount;
-  context.http = mount->http();
-  char resolved[PATH_MAX];
-  context.mountpoint =
-      ::realpath(mountpoint.c_str(), resolved) ? resolved : mountpoint;
-  context.parameters = options.Dump(/*with_sources=*/true);
-  auto commands =
-      std::make_shared<cvmfs::client::TalkCommands>(std::move(context));
-  const std::string path =
-      cvmfs::client::TalkSocketPath(settings.CacheDir(), settings.fqrn);
-  auto server = cvmfs::client::TalkServer::Start(
-      path,
-      [commands](const std::string& line) { return commands->Execute(line); });
-  if (!server.ok()) {
-    log->Error("no control socket (cvmfs_talk will not reach this mount): " +
-               server.status().ToString());
-    return nullptr;
-  }
-  log->Info("control socket " + path);
-  return std::move(server).value();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -318,96 +128,5 @@ int main(int argc, char** argv) {
     Usage(std::cerr);
     return 2;
   }
-  const cvmfs::SystemPaths paths = cvmfs::SystemPaths::FromEnvironment();
-  cvmfs::OptionsManager options;
-  Status st = options.LoadForRepository(paths, cl->fqrn);
-  for (const std::string& f : cl->config_files) {
-    if (!st.ok()) break;
-    st = options.ParseFile(f, cl->fqrn, paths);
-  }
-  if (!st.ok()) {
-    std::cerr << "cvmfs2: configuration: " << st.message() << "\n";
-    return 1;
-  }
-  auto settings = cvmfs::ClientSettings::FromOptions(options, cl->fqrn, paths);
-  if (!settings.ok()) {
-    std::cerr << "cvmfs2: configuration of " << cl->fqrn << ": "
-              << settings.status().message() << "\n";
-    return 1;
-  }
-  for (const std::string& w : settings->warnings)
-    std::cerr << "cvmfs2: warning: " << w << "\n";
-
-  struct rlimit rl;
-  rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(settings->nfiles);
-  if (::setrlimit(RLIMIT_NOFILE, &rl) != 0 &&
-      ::getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-    rl.rlim_cur = rl.rlim_max;  // raise the soft limit as far as allowed
-    (void)::setrlimit(RLIMIT_NOFILE, &rl);
-  }
-
-  // Fork before any thread exists (the HTTP fetcher starts one).
-  int report_fd = cl->foreground ? -1 : Daemonize();
-  Log log(settings->debuglog);
-  log.Info("mounting " + cl->fqrn + " on " + cl->mountpoint);
-
-  cvmfs::client::MountConfig mount_config = ToMountConfig(*settings);
-  mount_config.blacklist_file = paths.EtcCvmfs() + "/blacklist";
-  // As CVMFS (which aborts): a blacklisted mounted revision is not served
-  // any longer. SIGTERM ends the FUSE session, which unmounts.
-  mount_config.on_revision_blacklisted = [&log](const Status& why) {
-    log.Error("unmounting: " + why.message());
-    ::kill(::getpid(), SIGTERM);
-  };
-  auto mount = cvmfs::client::RepositoryMount::Create(
-      std::move(mount_config), [&log](const std::string& m) { log.Info(m); });
-  if (!mount.ok()) {
-    std::string msg =
-        "failed to mount " + cl->fqrn + ": " + mount.status().message();
-    log.Error(msg);
-    if (report_fd < 0) std::cerr << "cvmfs2: " << msg << "\n";
-    Report(report_fd, msg);
-    return 1;
-  }
-
-  cvmfs::client::FuseOptions fuse;
-  fuse.mountpoint = cl->mountpoint;
-  fuse.debug = cl->debug;
-  fuse.mount_options = {"ro", "nodev", "fsname=cvmfs2"};
-  if (::getuid() == 0) fuse.mount_options.push_back("allow_other");
-  if (settings->check_permissions)
-    fuse.mount_options.push_back("default_permissions");
-  fuse.enforce_acls = settings->enforce_acls;
-  // Every connection CVMFS_MAX_CONNECTIONS allows can serve a reader: the
-  // FUSE loop never caps demand concurrency below it.
-  fuse.max_threads = std::max(fuse.max_threads, settings->max_connections);
-  for (const std::string& o : cl->fuse_options)
-    if (o != "allow_other" || ::getuid() != 0) fuse.mount_options.push_back(o);
-  std::unique_ptr<cvmfs::client::TalkServer>
-      talk;  // from the mount to the unmount
-  fuse.on_mounted = [&](const Status& s) {
-    if (!s.ok()) {
-      log.Error(s.message());
-      if (report_fd < 0) std::cerr << "cvmfs2: " << s.message() << "\n";
-      Report(report_fd, s.message());
-      report_fd = -1;
-      return;
-    }
-    log.Info("mounted " + cl->fqrn + " on " + cl->mountpoint);
-    (*mount)->StartUpdater();
-    talk = StartTalk(mount->get(), *settings, options, cl->mountpoint, &log);
-    if (report_fd >= 0) {
-      DetachStdio();
-      Report(report_fd, "OK");
-      report_fd = -1;
-    }
-  };
-  fuse.on_stopping = [&] {
-    talk.reset();
-    (*mount)->StopUpdater();
-  };
-  st = cvmfs::client::RunFuseSession((*mount)->file_system(), fuse);
-  talk.reset();  // if the session ended without on_stopping
-  log.Info("unmounted " + cl->fqrn + (st.ok() ? "" : ": " + st.message()));
-  return st.ok() ? 0 : 1;
+  return cvmfs::client::RunMountDaemon(*cl);
 }

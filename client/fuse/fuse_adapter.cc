@@ -29,24 +29,6 @@ Session* State(fuse_req_t req) {
 }
 FileSystem* Fs(fuse_req_t req) { return State(req)->fs; }
 
-// Status → errno, in one place.
-int Errno(const Status& st) {
-  switch (st.code()) {
-    case Status::Code::kOk:
-      return 0;
-    case Status::Code::kNotFound:
-      return ENOENT;
-    case Status::Code::kNoSpace:
-      return ENOSPC;
-    case Status::Code::kPermission:
-      return EACCES;
-    case Status::Code::kInvalidArgument:
-      return EINVAL;
-    default:
-      return EIO;
-  }
-}
-
 double Timeout(fuse_req_t req) { return Fs(req)->options().kcache_timeout; }
 
 struct DirHandle {
@@ -84,7 +66,7 @@ void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   e.attr_timeout = e.entry_timeout = Timeout(req);
   if (!r.ok()) {
     if (r.status().code() != Status::Code::kNotFound) {
-      fuse_reply_err(req, Errno(r.status()));
+      fuse_reply_err(req, r.status().ToErrno());
       return;
     }
     e.ino = 0;  // a negative entry the kernel may cache
@@ -111,7 +93,7 @@ void OpForgetMulti(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
 void OpGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
   auto r = Fs(req)->GetAttr(ino);
   if (!r.ok()) {
-    fuse_reply_err(req, Errno(r.status()));
+    fuse_reply_err(req, r.status().ToErrno());
     return;
   }
   fuse_reply_attr(req, &*r, Timeout(req));
@@ -120,7 +102,7 @@ void OpGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
 void OpReadlink(fuse_req_t req, fuse_ino_t ino) {
   auto r = Fs(req)->ReadLink(ino);
   if (!r.ok()) {
-    fuse_reply_err(req, Errno(r.status()));
+    fuse_reply_err(req, r.status().ToErrno());
     return;
   }
   fuse_reply_readlink(req, r->c_str());
@@ -138,7 +120,7 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   bool keep_cache = false;
   auto r = Fs(req)->Open(ino, &keep_cache);
   if (!r.ok()) {
-    fuse_reply_err(req, Errno(r.status()));
+    fuse_reply_err(req, r.status().ToErrno());
     return;
   }
   fi->fh = reinterpret_cast<uint64_t>(*r);
@@ -153,7 +135,8 @@ void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
   auto r = file ? Fs(req)->Read(file, buf.get(), size, off)
                 : Fs(req)->ReadInode(ino, buf.get(), size, off);
   if (!r.ok()) {
-    fuse_reply_err(req, Errno(r.status()) == ENOENT ? EIO : Errno(r.status()));
+    const int err = r.status().ToErrno();
+    fuse_reply_err(req, err == ENOENT ? EIO : err);
     return;
   }
   fuse_reply_buf(req, buf.get(), *r);
@@ -171,7 +154,7 @@ void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   }
   auto r = Fs(req)->ReadDir(ino);
   if (!r.ok()) {
-    fuse_reply_err(req, Errno(r.status()));
+    fuse_reply_err(req, r.status().ToErrno());
     return;
   }
   auto* handle = new DirHandle{std::move(r).value()};
@@ -196,7 +179,7 @@ void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
   } else {
     auto r = Fs(req)->ListingFor(ino);
     if (!r.ok()) {
-      fuse_reply_err(req, Errno(r.status()));
+      fuse_reply_err(req, r.status().ToErrno());
       return;
     }
     listing = std::move(r).value();
@@ -251,7 +234,7 @@ void OpReleasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
 void OpStatfs(fuse_req_t req, fuse_ino_t) {
   auto r = Fs(req)->StatFs();
   if (!r.ok()) {
-    fuse_reply_err(req, Errno(r.status()));
+    fuse_reply_err(req, r.status().ToErrno());
     return;
   }
   fuse_reply_statfs(req, &*r);
@@ -290,7 +273,7 @@ void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
   if (!r.ok()) {
     fuse_reply_err(req, r.status().code() == Status::Code::kNotFound
                             ? MissingXattrErrno(req, name)
-                            : Errno(r.status()));
+                            : r.status().ToErrno());
     return;
   }
   ReplyXattr(req, *r, size);
@@ -299,7 +282,7 @@ void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
 void OpListxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
   auto r = Fs(req)->ListXattr(ino);
   if (!r.ok()) {
-    fuse_reply_err(req, Errno(r.status()));
+    fuse_reply_err(req, r.status().ToErrno());
     return;
   }
   std::string list;

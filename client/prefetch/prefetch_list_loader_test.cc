@@ -125,11 +125,9 @@ class PrefetchListTest : public ::testing::Test {
   // Waits until the lists and the prefetch engine have nothing left to do.
   static void WaitPrefetched(RepositoryMount* m) {
     ASSERT_TRUE(m->prefetch_lists()->WaitIdle(10000));
-    for (int i = 0; i < 1000; ++i) {
-      PrefetchCounters c = m->file_system()->prefetcher()->counters();
-      if (c.pending == 0 && c.in_flight == 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    m->file_system()->prefetch_triggers()->WaitIdle();
+    if (m->file_system()->prefetcher()->WaitIdle(std::chrono::seconds(10)))
+      return;
     FAIL() << "prefetch did not finish";
   }
 
@@ -341,6 +339,7 @@ TEST_F(PrefetchListTest, ListLongerThanTheBudgetFollowsTheWorkload) {
   auto f = m->file_system()->Open(Resolve(m->file_system(), "/t/start"), &keep);
   ASSERT_TRUE(f.ok());
   m->file_system()->Release(*f);
+  // The list's feeder thread signals no "fed as far as the budget goes".
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   int fetched = 0;
   for (size_t i = 1; i < objects.size(); ++i)

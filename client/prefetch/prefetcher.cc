@@ -48,8 +48,16 @@ void Prefetcher::Shutdown() {
     for (auto& b : backlog_) b.clear();
   }
   work_cv_.notify_all();
+  idle_cv_.notify_all();
   for (auto& t : threads_)
     if (t.joinable()) t.join();
+}
+
+bool Prefetcher::WaitIdle(std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return idle_cv_.wait_for(lock, timeout, [this] {
+    return stop_ || (active_ == 0 && QueuedItems() == 0);
+  });
 }
 
 size_t Prefetcher::Enqueue(const std::vector<ObjectRequest>& objects,
@@ -321,6 +329,7 @@ void Prefetcher::OnDemandLocked(const Digest& digest) {
 bool Prefetcher::TakeNext(Item* item) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
+    if (active_ == 0 && QueuedItems() == 0) idle_cv_.notify_all();
     work_cv_.wait(lock, [this] { return stop_ || QueuedItems() > 0; });
     if (stop_) return false;
     std::deque<Item>& lane = queue_[0].empty() ? queue_[1] : queue_[0];

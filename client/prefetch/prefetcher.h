@@ -209,6 +209,10 @@ class Prefetcher {
 
   PrefetchCounters counters() const;
 
+  // Waits up to `timeout` until nothing is queued or in flight (objects in
+  // the backlog wait for budget, not for a worker); false on timeout.
+  bool WaitIdle(std::chrono::milliseconds timeout) const;
+
  private:
   using TimePoint = Clock::TimePoint;
   enum class State { kQueued, kInFlight, kFetched, kDone };
@@ -255,7 +259,8 @@ class Prefetcher {
   // lookup excepted in CacheNearlyFull, which is rate limited).
   mutable std::mutex mu_;
   std::condition_variable work_cv_;  // a queue grew, or stopping
-  std::condition_variable idle_cv_;  // a download finished
+  // Nothing queued or in flight (a worker is about to wait), or stopping.
+  mutable std::condition_variable idle_cv_;
   bool stop_ = false;
   // By priority (index 0: kNext, 1: kLater). Workers take kNext work
   // first. Work over the budget waits in the backlogs.

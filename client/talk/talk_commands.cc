@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 
 #include "client/catalog_set.h"
@@ -356,18 +357,19 @@ std::string TalkCommands::TimeoutSet(const std::string& args) {
 }
 
 std::string TalkCommands::InternalAffairs() {
-  FileSystem* f = fs();
-  const FetchCounters fetch = f->objects()->counters();
+  const MountStatistics stats = fs()->Statistics();
+  const FetchCounters& fetch = stats.fetch;
   const cache::PosixCache::Usage usage = cache()->usage();
   std::vector<Counter> counters = {
-      {"cvmfs.n_fs_open", f->total_opens(), "overall number of open() calls"},
-      {"cvmfs.n_fs_open_files", f->open_files(), "files open now"},
-      {"cvmfs.n_fs_open_dirs", f->open_dirs(), "directories open now"},
-      {"cvmfs.n_io_error", f->io_errors(), "I/O errors reported to the kernel"},
-      {"inode_tracker.n_known", f->known_inodes(), "inodes the kernel holds"},
-      {"inode_tracker.inode_max", f->inode_max(),
+      {"cvmfs.n_fs_open", stats.total_opens, "overall number of open() calls"},
+      {"cvmfs.n_fs_open_files", stats.open_files, "files open now"},
+      {"cvmfs.n_fs_open_dirs", stats.open_dirs, "directories open now"},
+      {"cvmfs.n_io_error", stats.io_errors,
+       "I/O errors reported to the kernel"},
+      {"inode_tracker.n_known", stats.known_inodes, "inodes the kernel holds"},
+      {"inode_tracker.inode_max", stats.inode_max,
        "highest inode number handed out"},
-      {"catalog_mgr.n_loaded", f->catalogs()->size(), "catalogs attached"},
+      {"catalog_mgr.n_loaded", stats.catalogs, "catalogs attached"},
       {"fetch.n_hits", fetch.hits, "objects served from the cache"},
       {"fetch.n_downloads", fetch.downloads, "objects downloaded and verified"},
       {"fetch.n_collapsed", fetch.collapsed,
@@ -382,7 +384,7 @@ std::string TalkCommands::InternalAffairs() {
       {"cache.n_misses", usage.misses, "cache lookups that did not"},
       {"cache.n_evictions", usage.evictions, "objects evicted by cleanups"},
   };
-  for (Counter& c : PrefetchCounterList(f->prefetcher()->counters()))
+  for (Counter& c : PrefetchCounterList(stats.prefetch))
     counters.push_back(std::move(c));
   if (context_.http) {
     const HttpFetcher::Counters http = context_.http->counters();
@@ -397,13 +399,14 @@ std::string TalkCommands::InternalAffairs() {
         {"download.n_errors", http.errors, "requests failed after all routes"});
   }
   std::string out =
-      "Inode Generation:\n  next inode: " + std::to_string(f->inode_max()) +
+      "Inode Generation:\n  next inode: " + std::to_string(stats.inode_max) +
       "\n";
   out += "\nCache Mode: read-write\n";
   out += "Cache Directory: " + cache()->dir() + "\n";
-  out += "Revision: " + std::to_string(f->revision().revision) + "\n";
-  out += "Uptime: " + std::to_string((::time(nullptr) - f->mount_time()) / 60) +
-         " minutes\n";
+  const int64_t uptime_s =
+      std::chrono::duration_cast<std::chrono::seconds>(stats.uptime).count();
+  out += "Revision: " + std::to_string(stats.revision.revision) + "\n";
+  out += "Uptime: " + std::to_string(uptime_s / 60) + " minutes\n";
   return out + "\nRaw Counters:\n" + FormatCounters(counters);
 }
 

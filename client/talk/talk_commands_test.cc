@@ -73,12 +73,8 @@ class TalkCommandsTest : public ::testing::Test {
   // Reads trigger prefetching in the background; tests that count objects
   // or evict wait until it has settled.
   void SettlePrefetch() {
-    for (int i = 0; i < 100; ++i) {
-      const uint64_t queued = fs()->prefetcher()->counters().queued;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      const PrefetchCounters c = fs()->prefetcher()->counters();
-      if (c.queued == queued && c.pending == 0 && c.in_flight == 0) return;
-    }
+    fs()->prefetch_triggers()->WaitIdle();
+    fs()->prefetcher()->WaitIdle(std::chrono::seconds(10));
   }
   cache::PosixCache* cache() { return mount_->cache(); }
   std::string Talk(const std::string& command) {
