@@ -63,8 +63,8 @@ Status CacheDb::CheckOrCreateSchema() {
   };
   Status pragmas = db_->Exec(kPragmas);
   if (!pragmas.ok()) return corrupt(pragmas);
-  auto tables = db_->QueryInt64(
-      "SELECT count(*) FROM sqlite_master WHERE type='table';");
+  auto tables =
+      db_->QueryInt64("SELECT count(*) FROM sqlite_master WHERE type='table';");
   if (!tables.ok()) return corrupt(tables.status());
   if (*tables == 0) {
     CVMFS_RETURN_IF_ERROR(db_->Exec(kCreateSchema));

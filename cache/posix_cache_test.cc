@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "cache/cache_layout.h"
-#include "cvmfs/sqlite_db.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/sqlite_db.h"
 #include "testing/test_env.h"
 
 namespace cache {

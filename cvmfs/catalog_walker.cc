@@ -8,13 +8,14 @@
 
 namespace cvmfs {
 
-
 CatalogWalker::CatalogWalker(ObjectStore* store, std::string temp_dir)
     : store_(store), temp_dir_(std::move(temp_dir)) {}
 
 Result<std::unique_ptr<Catalog>> CatalogWalker::Load(const Digest& hash) {
   std::string name = ObjectPath(hash, ObjectSuffix::kCatalog);
-  CVMFS_ASSIGN_OR_RETURN(std::string raw, ReadVerifiedObject(store_, hash, ObjectSuffix::kCatalog));
+  CVMFS_ASSIGN_OR_RETURN(
+      std::string raw,
+      ReadVerifiedObject(store_, hash, ObjectSuffix::kCatalog));
   std::string file = temp_dir_ + "/walk." + std::to_string(++counter_) + ".db";
   CVMFS_RETURN_IF_ERROR(WriteFileAtomic(file, raw, 0600));
   auto catalog = Catalog::Open(file);
@@ -24,26 +25,31 @@ Result<std::unique_ptr<Catalog>> CatalogWalker::Load(const Digest& hash) {
   return catalog;
 }
 
-Status CatalogWalker::Walk(const Digest& root,
-                           const std::function<Status(const CatalogVisit&)>& visit) {
+Status CatalogWalker::Walk(
+    const Digest& root,
+    const std::function<Status(const CatalogVisit&)>& visit) {
   return WalkOne("", root, 0, 0, visit);
 }
 
-Status CatalogWalker::WalkOne(const std::string& mountpoint, const Digest& hash, uint64_t size,
-                              int depth, const std::function<Status(const CatalogVisit&)>& visit) {
+Status CatalogWalker::WalkOne(
+    const std::string& mountpoint, const Digest& hash, uint64_t size, int depth,
+    const std::function<Status(const CatalogVisit&)>& visit) {
   CVMFS_ASSIGN_OR_RETURN(auto catalog, Load(hash));
   CatalogVisit v{mountpoint, hash, size, depth, catalog.get()};
   CVMFS_RETURN_IF_ERROR(visit(v));
   CVMFS_ASSIGN_OR_RETURN(auto nested, catalog->NestedCatalogs());
   catalog.reset();
   for (auto& ref : nested) {
-    CVMFS_RETURN_IF_ERROR(WalkOne(ref.path, ref.hash, ref.size, depth + 1, visit));
+    CVMFS_RETURN_IF_ERROR(
+        WalkOne(ref.path, ref.hash, ref.size, depth + 1, visit));
   }
   return Status::Ok();
 }
 
-static Status ForEachBelow(Catalog* catalog, const std::string& dir,
-                           const std::function<Status(const std::string&, const DirectoryEntry&)>& visit) {
+static Status ForEachBelow(
+    Catalog* catalog, const std::string& dir,
+    const std::function<Status(const std::string&, const DirectoryEntry&)>&
+        visit) {
   CVMFS_ASSIGN_OR_RETURN(auto entries, catalog->List(dir));
   for (auto& e : entries) {
     std::string path = dir + "/" + e.name;
@@ -56,10 +62,12 @@ static Status ForEachBelow(Catalog* catalog, const std::string& dir,
 
 Status CatalogWalker::ForEachPath(
     Catalog* catalog,
-    const std::function<Status(const std::string&, const DirectoryEntry&)>& visit) {
+    const std::function<Status(const std::string&, const DirectoryEntry&)>&
+        visit) {
   std::string root = catalog->root_prefix();
   CVMFS_ASSIGN_OR_RETURN(auto entry, catalog->Lookup(root));
-  if (!entry) return Status::Corruption("catalog without its root entry " + root);
+  if (!entry)
+    return Status::Corruption("catalog without its root entry " + root);
   CVMFS_RETURN_IF_ERROR(visit(root, *entry));
   return ForEachBelow(catalog, root, visit);
 }

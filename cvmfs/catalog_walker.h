@@ -32,7 +32,8 @@ class CatalogWalker {
   CatalogWalker(ObjectStore* store, std::string temp_dir);
 
   // Returning a non-ok status from `visit` stops the walk with that status.
-  Status Walk(const Digest& root, const std::function<Status(const CatalogVisit&)>& visit);
+  Status Walk(const Digest& root,
+              const std::function<Status(const CatalogVisit&)>& visit);
 
   // Fetches, verifies and opens one catalog object. The file is removed
   // when the returned handle is destroyed.
@@ -40,12 +41,14 @@ class CatalogWalker {
 
   // Visits every entry below `catalog`'s root with its full path, in
   // directory order; does not descend into nested catalogs.
-  static Status ForEachPath(Catalog* catalog,
-                            const std::function<Status(const std::string& path,
-                                                       const DirectoryEntry& entry)>& visit);
+  static Status ForEachPath(
+      Catalog* catalog,
+      const std::function<Status(const std::string& path,
+                                 const DirectoryEntry& entry)>& visit);
 
  private:
-  Status WalkOne(const std::string& mountpoint, const Digest& hash, uint64_t size, int depth,
+  Status WalkOne(const std::string& mountpoint, const Digest& hash,
+                 uint64_t size, int depth,
                  const std::function<Status(const CatalogVisit&)>& visit);
   ObjectStore* store_;  // not owned
   std::string temp_dir_;

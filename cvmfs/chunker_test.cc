@@ -185,7 +185,8 @@ TEST(ChunkingParamsTest, ShouldChunk) {
 
 // /large/big.dat of sha1-zlib was published by CVMFS 2.12 as two chunks.
 TEST(Xor32ChunkerTest, KnownAnswerSha1ZlibBigDat) {
-  const std::string data = testing::FixturesDir() +
+  const std::string data =
+      testing::FixturesDir() +
       "/sha1-zlib.example.org/srv/cvmfs/sha1-zlib.example.org/";
   const char* kChunks[] = {"276b0345920137a6e9793509ac5282d707cb15cb",
                            "723229595078c68d8bdaeaf369b50addcca077dc"};
@@ -222,7 +223,8 @@ TEST(Xor32ChunkerTest, KnownAnswerSha1ZlibBigDat) {
 // catalog row has flags 2564 (regular file, SHAKE-128, no compression, *not*
 // chunked), no rows in `chunks`, and names the bulk object below.
 TEST(Xor32ChunkerTest, KnownAnswerShake128NoneBigDat) {
-  const std::string path = testing::FixturesDir() +
+  const std::string path =
+      testing::FixturesDir() +
       "/shake128-none.example.org/srv/cvmfs/shake128-none.example.org/";
   Digest digest =
       *Digest::Parse("45dfc9dfbeac5a34d50ea7298a5db1925e87dbe7-shake128");

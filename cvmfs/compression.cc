@@ -22,7 +22,8 @@ Compressor::~Compressor() { libdeflate_free_compressor(c_); }
 void Compressor::Compress(std::string_view in, std::string* out) {
   size_t bound = libdeflate_zlib_compress_bound(c_, in.size());
   out->resize(bound);
-  size_t n = libdeflate_zlib_compress(c_, in.data(), in.size(), out->data(), bound);
+  size_t n =
+      libdeflate_zlib_compress(c_, in.data(), in.size(), out->data(), bound);
   out->resize(n);
 }
 
@@ -49,7 +50,8 @@ Status Inflater::Feed(const void* data, size_t size, const Sink& sink) {
     z_->avail_out = sizeof(buf);
     int rc = inflate(z_.get(), Z_NO_FLUSH);
     if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-      return Status::Corruption(std::string("zlib: ") + (z_->msg ? z_->msg : "inflate failed"));
+      return Status::Corruption(std::string("zlib: ") +
+                                (z_->msg ? z_->msg : "inflate failed"));
     size_t produced = sizeof(buf) - z_->avail_out;
     if (produced > 0) CVMFS_RETURN_IF_ERROR(sink(buf, produced));
     if (rc == Z_STREAM_END) done_ = true;
@@ -66,14 +68,18 @@ Status Inflater::Feed(const void* data, size_t size, const Sink& sink) {
     int rc = inflate(z_.get(), Z_NO_FLUSH);
     size_t produced = sizeof(buf) - z_->avail_out;
     if (produced > 0) CVMFS_RETURN_IF_ERROR(sink(buf, produced));
-    if (rc == Z_STREAM_END) { done_ = true; break; }
+    if (rc == Z_STREAM_END) {
+      done_ = true;
+      break;
+    }
     if (rc != Z_OK || produced == 0) break;
   }
   return Status::Ok();
 }
 
 Status Inflater::Finish() const {
-  if (trailing_) return Status::Corruption("data after the end of the zlib stream");
+  if (trailing_)
+    return Status::Corruption("data after the end of the zlib stream");
   if (!done_) return Status::Corruption("truncated zlib stream");
   return Status::Ok();
 }
@@ -81,10 +87,11 @@ Status Inflater::Finish() const {
 Status Decompress(std::string_view in, std::string* out) {
   out->clear();
   Inflater inf;
-  CVMFS_RETURN_IF_ERROR(inf.Feed(in.data(), in.size(), [out](const char* d, size_t n) {
-    out->append(d, n);
-    return Status::Ok();
-  }));
+  CVMFS_RETURN_IF_ERROR(
+      inf.Feed(in.data(), in.size(), [out](const char* d, size_t n) {
+        out->append(d, n);
+        return Status::Ok();
+      }));
   return inf.Finish();
 }
 

@@ -55,7 +55,10 @@ TEST(CompressionTest, StreamingInSmallPieces) {
   Inflater inf;
   for (size_t i = 0; i < z.size(); i += 7) {
     ASSERT_TRUE(inf.Feed(z.data() + i, std::min<size_t>(7, z.size() - i),
-                         [&](const char* d, size_t n) { out.append(d, n); return Status::Ok(); })
+                         [&](const char* d, size_t n) {
+                           out.append(d, n);
+                           return Status::Ok();
+                         })
                     .ok());
   }
   EXPECT_TRUE(inf.Finish().ok());

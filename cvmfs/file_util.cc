@@ -35,7 +35,8 @@ Result<std::string> ReadFile(const std::string& path) {
   return out;
 }
 
-Status WriteAll(int fd, const void* data, size_t size, const std::string& what) {
+Status WriteAll(int fd, const void* data, size_t size,
+                const std::string& what) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {
     ssize_t n = ::write(fd, p, size);
@@ -49,7 +50,8 @@ Status WriteAll(int fd, const void* data, size_t size, const std::string& what) 
   return Status::Ok();
 }
 
-Result<size_t> ReadFull(int fd, void* buf, size_t size, const std::string& what) {
+Result<size_t> ReadFull(int fd, void* buf, size_t size,
+                        const std::string& what) {
   size_t done = 0;
   char* p = static_cast<char*>(buf);
   while (done < size) {
@@ -77,11 +79,14 @@ std::string TempNameFor(const std::string& path) {
 Status WriteFileAtomic(const std::string& path, std::string_view data, int mode,
                        bool sync) {
   std::string tmp = TempNameFor(path);
-  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
+  UniqueFd fd(
+      ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
   if (!fd.valid()) return Status::FromErrno(errno, "create " + tmp);
   Status st = WriteAll(fd.get(), data.data(), data.size(), tmp);
-  if (st.ok() && ::fchmod(fd.get(), mode) != 0) st = Status::FromErrno(errno, "chmod " + tmp);
-  if (st.ok() && sync && ::fsync(fd.get()) != 0) st = Status::FromErrno(errno, "fsync " + tmp);
+  if (st.ok() && ::fchmod(fd.get(), mode) != 0)
+    st = Status::FromErrno(errno, "chmod " + tmp);
+  if (st.ok() && sync && ::fsync(fd.get()) != 0)
+    st = Status::FromErrno(errno, "fsync " + tmp);
   fd.Reset();
   if (st.ok() && ::rename(tmp.c_str(), path.c_str()) != 0)
     st = Status::FromErrno(errno, "rename " + tmp + " to " + path);
@@ -100,7 +105,8 @@ Status MakeDirs(const std::string& path, int mode) {
     if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST)
       return Status::FromErrno(errno, "mkdir " + cur);
   }
-  if (!IsDirectory(path)) return Status::IoError(path + " exists and is not a directory");
+  if (!IsDirectory(path))
+    return Status::IoError(path + " exists and is not a directory");
   return Status::Ok();
 }
 
@@ -126,7 +132,8 @@ Result<std::vector<std::string>> ListDirectory(const std::string& path) {
   if (!dir) return Status::FromErrno(errno, "opendir " + path);
   std::vector<std::string> names;
   while (struct dirent* e = ::readdir(dir)) {
-    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0)
+      continue;
     names.emplace_back(e->d_name);
   }
   ::closedir(dir);

@@ -20,7 +20,10 @@ class UniqueFd {
   ~UniqueFd() { Reset(); }
   UniqueFd(UniqueFd&& o) noexcept : fd_(o.Release()) {}
   UniqueFd& operator=(UniqueFd&& o) noexcept {
-    if (this != &o) { Reset(); fd_ = o.Release(); }
+    if (this != &o) {
+      Reset();
+      fd_ = o.Release();
+    }
     return *this;
   }
   UniqueFd(const UniqueFd&) = delete;
@@ -28,7 +31,11 @@ class UniqueFd {
 
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
-  int Release() { int f = fd_; fd_ = -1; return f; }
+  int Release() {
+    int f = fd_;
+    fd_ = -1;
+    return f;
+  }
   void Reset(int fd = -1);
 
  private:
@@ -39,7 +46,8 @@ Result<std::string> ReadFile(const std::string& path);
 // Writes all of `data` to `fd`, retrying on EINTR and short writes.
 Status WriteAll(int fd, const void* data, size_t size, const std::string& what);
 // Reads exactly up to `size` bytes (fewer only at EOF); returns bytes read.
-Result<size_t> ReadFull(int fd, void* buf, size_t size, const std::string& what);
+Result<size_t> ReadFull(int fd, void* buf, size_t size,
+                        const std::string& what);
 
 // Writes `data` to a temporary file beside `path`, fsyncs it (if `sync`),
 // sets `mode` and renames it over `path`. Readers see the old or the new

@@ -13,16 +13,18 @@
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/signature.h"
+#include "cvmfs/whitelist.h"
 #include "testing/repository_listing.h"
 #include "testing/test_env.h"
-#include "cvmfs/whitelist.h"
 
 namespace cvmfs {
 namespace {
 
 class FixtureRepositoryTest : public ::testing::TestWithParam<std::string> {
  protected:
-  std::string Dir() const { return cvmfs::testing::FixturesDir() + "/" + GetParam(); }
+  std::string Dir() const {
+    return cvmfs::testing::FixturesDir() + "/" + GetParam();
+  }
   std::string Storage() const { return Dir() + "/srv/cvmfs/" + GetParam(); }
 };
 
@@ -40,7 +42,8 @@ TEST_P(FixtureRepositoryTest, VerifiesAndListsAsCvmfsDoes) {
   EXPECT_EQ(m.fqrn, GetParam());
 
   // Whitelist: signed by the master key, not expired, lists the certificate.
-  auto master = PublicKey::FromPem(ReadOrDie(Dir() + "/" + GetParam() + ".pub"));
+  auto master =
+      PublicKey::FromPem(ReadOrDie(Dir() + "/" + GetParam() + ".pub"));
   ASSERT_TRUE(master.ok());
   auto wl = Whitelist::Parse(ReadOrDie(Storage() + "/.cvmfswhitelist"));
   ASSERT_TRUE(wl.ok()) << wl.status().ToString();
@@ -53,7 +56,8 @@ TEST_P(FixtureRepositoryTest, VerifiesAndListsAsCvmfsDoes) {
   // Certificate object, hash-verified, listed in the whitelist; manifest
   // signature verifies with it.
   ASSERT_TRUE(m.certificate.has_value());
-  auto cert_obj = store.Get(ObjectPath(*m.certificate, ObjectSuffix::kCertificate));
+  auto cert_obj =
+      store.Get(ObjectPath(*m.certificate, ObjectSuffix::kCertificate));
   ASSERT_TRUE(cert_obj.ok());
   EXPECT_EQ(HashString(m.certificate->algorithm, *cert_obj), *m.certificate);
   std::string pem;
@@ -65,7 +69,8 @@ TEST_P(FixtureRepositoryTest, VerifiesAndListsAsCvmfsDoes) {
 
   // Every catalog and object, and the listing of the newest revision.
   cvmfs::testing::TempDir tmp;
-  auto listing = cvmfs::testing::ListRepository(&store, m.root_catalog, tmp.path());
+  auto listing =
+      cvmfs::testing::ListRepository(&store, m.root_catalog, tmp.path());
   ASSERT_TRUE(listing.ok()) << listing.status().ToString();
   auto expected = cvmfs::testing::ParseExpectedListing(Dir() + "/expected.tsv");
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();
@@ -91,9 +96,11 @@ TEST_P(FixtureRepositoryTest, VerifiesAndListsAsCvmfsDoes) {
   ASSERT_TRUE(history.ok()) << history.status().ToString();
   auto v1 = (*history)->Get("v1");
   ASSERT_TRUE(v1.ok() && v1->has_value());
-  auto listing_v1 = cvmfs::testing::ListRepository(&store, (*v1)->root_hash, tmp.path());
+  auto listing_v1 =
+      cvmfs::testing::ListRepository(&store, (*v1)->root_hash, tmp.path());
   ASSERT_TRUE(listing_v1.ok()) << listing_v1.status().ToString();
-  auto expected_v1 = cvmfs::testing::ParseExpectedListing(Dir() + "/expected-v1.tsv");
+  auto expected_v1 =
+      cvmfs::testing::ParseExpectedListing(Dir() + "/expected-v1.tsv");
   ASSERT_TRUE(expected_v1.ok());
   EXPECT_EQ(listing_v1->size(), expected_v1->size());
   for (auto& [path, line] : *expected_v1) {
@@ -112,23 +119,27 @@ TEST_P(FixtureRepositoryTest, DetectsACorruptedCatalogObject) {
   ASSERT_TRUE(manifest.ok());
   LocalObjectStore fixture(Storage());
   MemoryObjectStore store;
-  std::string name = ObjectPath(manifest->manifest.root_catalog, ObjectSuffix::kCatalog);
+  std::string name =
+      ObjectPath(manifest->manifest.root_catalog, ObjectSuffix::kCatalog);
   auto bytes = fixture.Get(name);
   ASSERT_TRUE(bytes.ok());
   (*bytes)[bytes->size() / 2] ^= 1;
   ASSERT_TRUE(store.Put(name, *bytes).ok());
   cvmfs::testing::TempDir tmp;
-  auto listing = cvmfs::testing::ListRepository(&store, manifest->manifest.root_catalog, tmp.path());
+  auto listing = cvmfs::testing::ListRepository(
+      &store, manifest->manifest.root_catalog, tmp.path());
   EXPECT_FALSE(listing.ok());
   EXPECT_TRUE(listing.status().IsCorruption()) << listing.status().ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureRepositoryTest,
-                         ::testing::Values("sha1-zlib.example.org", "shake128-none.example.org"),
+                         ::testing::Values("sha1-zlib.example.org",
+                                           "shake128-none.example.org"),
                          [](const auto& param_info) {
                            std::string n = param_info.param;
                            for (auto& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                             if (!isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
                            return n;
                          });
 

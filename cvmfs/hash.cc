@@ -12,27 +12,36 @@ size_t DigestSize(HashAlgorithm algo) {
 
 std::string_view AlgorithmId(HashAlgorithm algo) {
   switch (algo) {
-    case HashAlgorithm::kRmd160: return "-rmd160";
-    case HashAlgorithm::kShake128: return "-shake128";
-    default: return "";
+    case HashAlgorithm::kRmd160:
+      return "-rmd160";
+    case HashAlgorithm::kShake128:
+      return "-shake128";
+    default:
+      return "";
   }
 }
 
 std::string_view AlgorithmName(HashAlgorithm algo) {
   switch (algo) {
-    case HashAlgorithm::kMd5: return "md5";
-    case HashAlgorithm::kSha1: return "sha1";
-    case HashAlgorithm::kRmd160: return "rmd160";
-    case HashAlgorithm::kShake128: return "shake128";
+    case HashAlgorithm::kMd5:
+      return "md5";
+    case HashAlgorithm::kSha1:
+      return "sha1";
+    case HashAlgorithm::kRmd160:
+      return "rmd160";
+    case HashAlgorithm::kShake128:
+      return "shake128";
   }
   return "?";
 }
 
 Result<HashAlgorithm> ParseAlgorithmName(std::string_view name) {
-  if (name == "sha1" || name == "SHA1" || name == "sha-1") return HashAlgorithm::kSha1;
+  if (name == "sha1" || name == "SHA1" || name == "sha-1")
+    return HashAlgorithm::kSha1;
   if (name == "rmd160" || name == "RMD160") return HashAlgorithm::kRmd160;
   if (name == "shake128" || name == "SHAKE128") return HashAlgorithm::kShake128;
-  return Status::InvalidArgument("unknown hash algorithm '" + std::string(name) +
+  return Status::InvalidArgument("unknown hash algorithm '" +
+                                 std::string(name) +
                                  "' (expected sha1, rmd160 or shake128)");
 }
 
@@ -84,7 +93,8 @@ bool Digest::IsNull() const {
 Result<Digest> Digest::FromRaw(HashAlgorithm algo, std::string_view raw) {
   if (raw.size() != DigestSize(algo))
     return Status::Corruption("hash of " + std::to_string(raw.size()) +
-                              " bytes, expected " + std::to_string(DigestSize(algo)));
+                              " bytes, expected " +
+                              std::to_string(DigestSize(algo)));
   Digest d;
   d.algorithm = algo;
   std::memcpy(d.bytes.data(), raw.data(), raw.size());
@@ -97,9 +107,13 @@ Result<Digest> Digest::Parse(std::string_view text) {
   size_t dash = text.find('-');
   if (dash != std::string_view::npos) {
     std::string_view id = text.substr(dash);
-    if (id == "-rmd160") algo = HashAlgorithm::kRmd160;
-    else if (id == "-shake128") algo = HashAlgorithm::kShake128;
-    else return Status::Corruption("unknown hash algorithm id in '" + std::string(text) + "'");
+    if (id == "-rmd160")
+      algo = HashAlgorithm::kRmd160;
+    else if (id == "-shake128")
+      algo = HashAlgorithm::kShake128;
+    else
+      return Status::Corruption("unknown hash algorithm id in '" +
+                                std::string(text) + "'");
     hex = text.substr(0, dash);
   } else if (text.size() == 32) {
     algo = HashAlgorithm::kMd5;
@@ -107,7 +121,8 @@ Result<Digest> Digest::Parse(std::string_view text) {
   if (hex.size() != 2 * DigestSize(algo))
     return Status::Corruption("malformed hash '" + std::string(text) + "'");
   auto raw = FromHex(hex);
-  if (!raw.ok()) return raw.status().Annotate("hash '" + std::string(text) + "'");
+  if (!raw.ok())
+    return raw.status().Annotate("hash '" + std::string(text) + "'");
   return FromRaw(algo, *raw);
 }
 
@@ -118,10 +133,14 @@ struct Hasher::Impl {
 
 static const EVP_MD* EvpFor(HashAlgorithm algo) {
   switch (algo) {
-    case HashAlgorithm::kMd5: return EVP_md5();
-    case HashAlgorithm::kSha1: return EVP_sha1();
-    case HashAlgorithm::kRmd160: return EVP_ripemd160();
-    case HashAlgorithm::kShake128: return EVP_shake128();
+    case HashAlgorithm::kMd5:
+      return EVP_md5();
+    case HashAlgorithm::kSha1:
+      return EVP_sha1();
+    case HashAlgorithm::kRmd160:
+      return EVP_ripemd160();
+    case HashAlgorithm::kShake128:
+      return EVP_shake128();
   }
   return EVP_sha1();
 }

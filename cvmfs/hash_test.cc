@@ -25,7 +25,8 @@ TEST(HashTest, StreamingEqualsOneShot) {
 }
 
 TEST(HashTest, ParseRoundTrip) {
-  for (auto algo : {HashAlgorithm::kSha1, HashAlgorithm::kRmd160, HashAlgorithm::kShake128}) {
+  for (auto algo : {HashAlgorithm::kSha1, HashAlgorithm::kRmd160,
+                    HashAlgorithm::kShake128}) {
     Digest d = HashString(algo, "x");
     auto parsed = Digest::Parse(d.ToString());
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
@@ -36,7 +37,8 @@ TEST(HashTest, ParseRoundTrip) {
 TEST(HashTest, ParseRejectsGarbage) {
   EXPECT_FALSE(Digest::Parse("xyz").ok());
   EXPECT_FALSE(Digest::Parse("da39a3ee5e6b4b0d3255bfef95601890afd8070").ok());
-  EXPECT_FALSE(Digest::Parse("da39a3ee5e6b4b0d3255bfef95601890afd80709-sha256").ok());
+  EXPECT_FALSE(
+      Digest::Parse("da39a3ee5e6b4b0d3255bfef95601890afd80709-sha256").ok());
   EXPECT_FALSE(Digest::Parse("zz39a3ee5e6b4b0d3255bfef95601890afd80709").ok());
 }
 

@@ -21,8 +21,8 @@ std::string Excerpt(std::string_view s) {
 }
 
 Status BadValue(char key, std::string_view value, const std::string& why) {
-  return Status::Corruption("manifest key " + std::string(1, key) + ": " +
-                            why + " ('" + Excerpt(value) + "')");
+  return Status::Corruption("manifest key " + std::string(1, key) + ": " + why +
+                            " ('" + Excerpt(value) + "')");
 }
 
 Result<uint64_t> ParseUint(char key, std::string_view value) {

@@ -33,21 +33,21 @@ struct Manifest {
   static constexpr std::string_view kRootPathMd5 =
       "d41d8cd98f00b204e9800998ecf8427e";
 
-  Digest root_catalog;                 // C (hash without the 'C' suffix)
-  uint64_t catalog_size = 0;           // B, uncompressed bytes
+  Digest root_catalog;        // C (hash without the 'C' suffix)
+  uint64_t catalog_size = 0;  // B, uncompressed bytes
   std::string root_path_md5 = std::string(kRootPathMd5);  // R
-  uint64_t ttl = 240;                  // D, seconds
-  uint64_t revision = 0;               // S
-  bool garbage_collectable = false;    // G
-  bool has_alt_catalog_path = false;   // A
-  std::optional<Digest> micro_catalog;      // L (reserved)
-  std::string fqrn;                         // N, written if not empty
-  std::optional<Digest> certificate;        // X
-  std::optional<Digest> history;            // H
+  uint64_t ttl = 240;                                     // D, seconds
+  uint64_t revision = 0;                                  // S
+  bool garbage_collectable = false;                       // G
+  bool has_alt_catalog_path = false;                      // A
+  std::optional<Digest> micro_catalog;                    // L (reserved)
+  std::string fqrn;                           // N, written if not empty
+  std::optional<Digest> certificate;          // X
+  std::optional<Digest> history;              // H
   std::optional<uint64_t> publish_timestamp;  // T, unix seconds
-  std::optional<Digest> metainfo;           // M
-  std::optional<Digest> reflog;             // Y
-  std::vector<std::string> channel_tips;    // Z (reserved), one line each
+  std::optional<Digest> metainfo;             // M
+  std::optional<Digest> reflog;               // Y
+  std::vector<std::string> channel_tips;      // Z (reserved), one line each
 
   // The text part in CVMFS order: C B R D S G A, then the present optional
   // keys L N X H T M Y, then one Z line per channel tip. Every line ends in

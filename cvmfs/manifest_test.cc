@@ -17,8 +17,7 @@ std::string RepoDir(const std::string& fqrn) {
 }
 
 // The certificate object named by manifest X: hash-verified, decompressed.
-Result<Certificate> LoadCertificate(const std::string& fqrn,
-                                    const Digest& x) {
+Result<Certificate> LoadCertificate(const std::string& fqrn, const Digest& x) {
   const std::string path =
       RepoDir(fqrn) + "/" + ObjectPath(x, ObjectSuffix::kCertificate);
   CVMFS_ASSIGN_OR_RETURN(std::string stored, ReadFile(path));
@@ -90,9 +89,9 @@ TEST(ManifestTest, FixturesParseAndVerify) {
 
     // Export reproduces the signed bytes exactly.
     EXPECT_EQ(m.ExportText(), parsed->text);
-    EXPECT_EQ(parsed->text + "--\n" + parsed->hash_line + "\n" +
-                  parsed->signature,
-              *file);
+    EXPECT_EQ(
+        parsed->text + "--\n" + parsed->hash_line + "\n" + parsed->signature,
+        *file);
 
     auto cert = LoadCertificate(f.fqrn, *m.certificate);
     ASSERT_TRUE(cert.ok()) << cert.status().ToString();
@@ -297,10 +296,10 @@ TEST(ManifestTest, RequiredKeysAndBadValues) {
   }
 
   const char* bad_lines[] = {
-      "Cnothex\n",    "C68371afd8\n", "Cd41d8cd98f00b204e9800998ecf8427e\n",
-      "Dten\n",       "S-1\n",        "S99999999999999999999999\n",
-      "Gmaybe\n",     "Rxyz\n",       "X1234\n",
-      "N\n",          "T1e9\n",
+      "Cnothex\n", "C68371afd8\n", "Cd41d8cd98f00b204e9800998ecf8427e\n",
+      "Dten\n",    "S-1\n",        "S99999999999999999999999\n",
+      "Gmaybe\n",  "Rxyz\n",       "X1234\n",
+      "N\n",       "T1e9\n",
   };
   for (const char* line : bad_lines) {
     std::string text = base + line;

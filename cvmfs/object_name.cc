@@ -6,7 +6,8 @@ std::string ObjectPath(const Digest& digest, ObjectSuffix suffix) {
   std::string hex = digest.ToString();
   std::string path;
   path.reserve(hex.size() + 8);
-  path.append("data/").append(hex, 0, 2).append("/").append(hex, 2, std::string::npos);
+  path.append("data/").append(hex, 0, 2).append("/").append(hex, 2,
+                                                            std::string::npos);
   if (suffix != ObjectSuffix::kNone) path.push_back(static_cast<char>(suffix));
   return path;
 }

@@ -16,9 +16,9 @@ namespace cvmfs {
 
 // Object type suffix characters.
 enum class ObjectSuffix : char {
-  kNone = 0,         // whole file ("bulk")
+  kNone = 0,  // whole file ("bulk")
   kCatalog = 'C',
-  kPartial = 'P',    // file chunk
+  kPartial = 'P',  // file chunk
   kHistory = 'H',
   kCertificate = 'X',
   kMetainfo = 'M',

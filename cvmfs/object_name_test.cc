@@ -17,10 +17,11 @@ TEST(ObjectNameTest, PathsAndSuffixes) {
 }
 
 TEST(ObjectNameTest, ParseBack) {
-  for (auto suffix : {ObjectSuffix::kNone, ObjectSuffix::kCatalog, ObjectSuffix::kPartial,
-                      ObjectSuffix::kHistory, ObjectSuffix::kCertificate,
-                      ObjectSuffix::kMetainfo}) {
-    for (auto algo : {HashAlgorithm::kSha1, HashAlgorithm::kRmd160, HashAlgorithm::kShake128}) {
+  for (auto suffix : {ObjectSuffix::kNone, ObjectSuffix::kCatalog,
+                      ObjectSuffix::kPartial, ObjectSuffix::kHistory,
+                      ObjectSuffix::kCertificate, ObjectSuffix::kMetainfo}) {
+    for (auto algo : {HashAlgorithm::kSha1, HashAlgorithm::kRmd160,
+                      HashAlgorithm::kShake128}) {
       Digest d = HashString(algo, "content");
       auto parsed = ParseObjectPath(ObjectPath(d, suffix));
       ASSERT_TRUE(parsed.ok());

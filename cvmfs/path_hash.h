@@ -15,7 +15,9 @@ namespace cvmfs {
 struct PathHash {
   int64_t md5_1 = 0;
   int64_t md5_2 = 0;
-  bool operator==(const PathHash& o) const { return md5_1 == o.md5_1 && md5_2 == o.md5_2; }
+  bool operator==(const PathHash& o) const {
+    return md5_1 == o.md5_1 && md5_2 == o.md5_2;
+  }
   bool operator!=(const PathHash& o) const { return !(*this == o); }
 };
 

@@ -35,9 +35,9 @@ using PkeyCtxPtr = std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree>;
 
 // DER prefix of DigestInfo{sha1, OCTET STRING(20)} (RFC 8017 9.2, note 1);
 // the 20 digest bytes follow.
-constexpr unsigned char kSha1DigestInfo[] = {
-    0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e,
-    0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14};
+constexpr unsigned char kSha1DigestInfo[] = {0x30, 0x21, 0x30, 0x09, 0x06,
+                                             0x05, 0x2b, 0x0e, 0x03, 0x02,
+                                             0x1a, 0x05, 0x00, 0x04, 0x14};
 
 // Drains the thread's OpenSSL error queue into one line, so that a failure
 // never leaves stale errors behind for unrelated callers.
@@ -216,9 +216,9 @@ Result<PrivateKey> PrivateKey::FromPem(std::string_view pem) {
 
 std::string PrivateKey::ToPem() const {
   BioPtr bio(BIO_new(BIO_s_mem()));
-  if (!bio || PEM_write_bio_PrivateKey_traditional(bio.get(), pkey_.get(),
-                                                   nullptr, nullptr, 0,
-                                                   nullptr, nullptr) != 1) {
+  if (!bio ||
+      PEM_write_bio_PrivateKey_traditional(bio.get(), pkey_.get(), nullptr,
+                                           nullptr, 0, nullptr, nullptr) != 1) {
     ERR_clear_error();
     return "";
   }
@@ -260,8 +260,7 @@ Result<Certificate> Certificate::CreateSelfSigned(
   BIGNUM* bn = BN_bin2bn(serial_bytes, sizeof(serial_bytes), nullptr);
   ASN1_INTEGER* serial = bn ? BN_to_ASN1_INTEGER(bn, nullptr) : nullptr;
   BN_free(bn);
-  bool ok = serial != nullptr &&
-            X509_set_serialNumber(x509.get(), serial) == 1;
+  bool ok = serial != nullptr && X509_set_serialNumber(x509.get(), serial) == 1;
   ASN1_INTEGER_free(serial);
 
   // The CN is set as a UTF8String directly: with MBSTRING_* OpenSSL would
@@ -385,8 +384,8 @@ Result<Letter> SplitLetter(std::string_view file) {
   } else {
     size_t mark = file.find("\n--\n");
     if (mark == std::string_view::npos) {
-      if (file == "--" || (file.size() >= 3 &&
-                           file.substr(file.size() - 3) == "\n--"))
+      if (file == "--" ||
+          (file.size() >= 3 && file.substr(file.size() - 3) == "\n--"))
         return Status::Corruption("truncated after the '--' line");
       letter.text = file;
       return letter;
@@ -412,10 +411,9 @@ Result<Digest> CheckLetterHash(std::string_view text,
                               std::string(hash_line.substr(0, 80)) + "'");
   Digest computed = HashString(printed->algorithm, text);
   if (computed != *printed)
-    return Status::Corruption(std::string(what) + ": hash line " +
-                              printed->ToString() +
-                              " does not match the content (" +
-                              computed.ToString() + ")");
+    return Status::Corruption(
+        std::string(what) + ": hash line " + printed->ToString() +
+        " does not match the content (" + computed.ToString() + ")");
   return computed;
 }
 

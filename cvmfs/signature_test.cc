@@ -144,8 +144,8 @@ TEST(SignatureTest, Sha1EqualsEvpDigestSign) {
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   size_t len = 0;
   std::string expected;
-  if (EVP_DigestSignInit(ctx, nullptr, EVP_sha1(), nullptr,
-                         TestKey().get()) == 1 &&
+  if (EVP_DigestSignInit(ctx, nullptr, EVP_sha1(), nullptr, TestKey().get()) ==
+          1 &&
       EVP_DigestSign(ctx, nullptr, &len,
                      reinterpret_cast<const unsigned char*>(msg.data()),
                      msg.size()) == 1) {
@@ -253,8 +253,8 @@ TEST(SignatureTest, LoadsBothPublicKeyForms) {
   EXPECT_EQ(spki->bits(), 1024);
   EXPECT_TRUE(VerifySha1(*pkcs1, "hello", Unhex(kKatSha1SigHex)));
   // Leading text (comments) before the block is skipped.
-  EXPECT_TRUE(PublicKey::FromPem(std::string("# master key\n") + kKatPublic)
-                  .ok());
+  EXPECT_TRUE(
+      PublicKey::FromPem(std::string("# master key\n") + kKatPublic).ok());
 }
 
 TEST(SignatureTest, RefusesBadPublicKeys) {
@@ -336,8 +336,7 @@ TEST(SignatureCertificateTest, TwoCertificatesDiffer) {
 
 TEST(SignatureCertificateTest, LongCommonName) {
   // A 60-character fqrn makes the CVMFS CN longer than X.520's 64 limit.
-  const std::string cn =
-      std::string(60, 'a') + " CernVM-FS Release Managers";
+  const std::string cn = std::string(60, 'a') + " CernVM-FS Release Managers";
   auto cert = Certificate::CreateSelfSigned(TestKey(), cn, 365);
   ASSERT_TRUE(cert.ok()) << cert.status().ToString();
   auto loaded = Certificate::FromPem(cert->ToPem());
@@ -415,7 +414,8 @@ TEST(SignatureFingerprintTest, ParseAndFormat) {
   EXPECT_FALSE(ParseFingerprint("# comment").ok());
   EXPECT_FALSE(ParseFingerprint("72:0C:F3").ok());
   EXPECT_FALSE(ParseFingerprint("D4:1D:8C:D9:8F:00:B2:04:E9:80:09:98:EC:F8:"
-                                "42:7E").ok());  // MD5-sized
+                                "42:7E")
+                   .ok());  // MD5-sized
 }
 
 TEST(SignatureLetterTest, Split) {

@@ -88,7 +88,8 @@ SqliteStatement& SqliteStatement::BindBlob(int index, std::string_view value) {
   // A zero-length blob is still a blob, not NULL: pass a non-null pointer.
   static const char kEmpty = 0;
   const void* data = value.empty() ? &kEmpty : value.data();
-  int rc = sqlite3_bind_blob64(stmt_, index, data, value.size(), SQLITE_TRANSIENT);
+  int rc =
+      sqlite3_bind_blob64(stmt_, index, data, value.size(), SQLITE_TRANSIENT);
   if (rc != SQLITE_OK && bind_error_ == 0) bind_error_ = rc;
   return *this;
 }
@@ -100,7 +101,8 @@ SqliteStatement& SqliteStatement::BindNull(int index) {
 }
 
 Result<bool> SqliteStatement::Step() {
-  if (stmt_ == nullptr) return Status::InvalidArgument(db_name_ + ": no statement");
+  if (stmt_ == nullptr)
+    return Status::InvalidArgument(db_name_ + ": no statement");
   if (bind_error_ != 0) {
     Status s = Error(bind_error_).Annotate("bind");
     return s;
@@ -137,14 +139,16 @@ std::string SqliteStatement::ColumnText(int col) const {
   const unsigned char* text = sqlite3_column_text(stmt_, col);
   int size = sqlite3_column_bytes(stmt_, col);
   if (text == nullptr) return std::string();
-  return std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(size));
+  return std::string(reinterpret_cast<const char*>(text),
+                     static_cast<size_t>(size));
 }
 
 std::string_view SqliteStatement::ColumnBlob(int col) const {
   const void* data = sqlite3_column_blob(stmt_, col);
   int size = sqlite3_column_bytes(stmt_, col);
   if (data == nullptr) return std::string_view();
-  return std::string_view(static_cast<const char*>(data), static_cast<size_t>(size));
+  return std::string_view(static_cast<const char*>(data),
+                          static_cast<size_t>(size));
 }
 
 // ---------------------------------------------------------------------------
@@ -185,7 +189,8 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
   }
   int rc = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
-    std::string msg = path + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    std::string msg =
+        path + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     sqlite3_close(db);
     if ((rc & 0xff) == SQLITE_CANTOPEN && mode != OpenMode::kCreate)
       return Status::NotFound(msg);
@@ -203,23 +208,26 @@ Status SqliteDb::Exec(const std::string& sql) {
   char* err = nullptr;
   int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
   if (rc == SQLITE_OK) return Status::Ok();
-  std::string msg = path_ + ": " + (err ? err : sqlite3_errstr(rc)) + " (in: " + sql + ")";
+  std::string msg =
+      path_ + ": " + (err ? err : sqlite3_errstr(rc)) + " (in: " + sql + ")";
   sqlite3_free(err);
   return SqliteError(rc, msg);
 }
 
 Result<SqliteStatement> SqliteDb::Prepare(std::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt,
-                              nullptr);
+  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()),
+                              &stmt, nullptr);
   if (rc != SQLITE_OK) {
-    return SqliteError(rc, path_ + ": " + sqlite3_errmsg(db_) + " (in: " +
-                               std::string(sql) + ")");
+    return SqliteError(rc, path_ + ": " + sqlite3_errmsg(db_) +
+                               " (in: " + std::string(sql) + ")");
   }
   return SqliteStatement(stmt, path_);
 }
 
-int64_t SqliteDb::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+int64_t SqliteDb::LastInsertRowId() const {
+  return sqlite3_last_insert_rowid(db_);
+}
 
 int64_t SqliteDb::Changes() const { return sqlite3_changes64(db_); }
 
@@ -230,19 +238,23 @@ Result<int64_t> SqliteDb::QueryInt64(const std::string& sql) {
   return stmt.ColumnInt64(0);
 }
 
-Result<std::optional<std::string>> ReadProperty(SqliteDb* db, std::string_view key) {
-  CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
-                         db->Prepare("SELECT value FROM properties WHERE key = ?1;"));
+Result<std::optional<std::string>> ReadProperty(SqliteDb* db,
+                                                std::string_view key) {
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db->Prepare("SELECT value FROM properties WHERE key = ?1;"));
   stmt.BindText(1, key);
   CVMFS_ASSIGN_OR_RETURN(bool row, stmt.Step());
   if (!row) return std::optional<std::string>();
   return std::optional<std::string>(stmt.ColumnText(0));
 }
 
-Status WriteProperty(SqliteDb* db, std::string_view key, std::string_view value) {
+Status WriteProperty(SqliteDb* db, std::string_view key,
+                     std::string_view value) {
   CVMFS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
-      db->Prepare("INSERT OR REPLACE INTO properties (key, value) VALUES (?1, ?2);"));
+      db->Prepare(
+          "INSERT OR REPLACE INTO properties (key, value) VALUES (?1, ?2);"));
   stmt.BindText(1, key).BindText(2, value);
   return stmt.Run();
 }

@@ -111,9 +111,11 @@ Status SqliteError(int rc, const std::string& message);
 
 // The `properties (key TEXT, value TEXT)` table every CVMFS database has
 // (catalogs, history, reflog). Values are stored as text.
-Result<std::optional<std::string>> ReadProperty(SqliteDb* db, std::string_view key);
+Result<std::optional<std::string>> ReadProperty(SqliteDb* db,
+                                                std::string_view key);
 // INSERT OR REPLACE, as CVMFS does (a replaced key gets a new rowid).
-Status WriteProperty(SqliteDb* db, std::string_view key, std::string_view value);
+Status WriteProperty(SqliteDb* db, std::string_view key,
+                     std::string_view value);
 
 }  // namespace cvmfs
 

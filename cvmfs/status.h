@@ -28,22 +28,40 @@ class Status {
     kPermission,       // access denied
     kUnavailable,      // a remote service could not be reached
     kAlreadyExists,
-    kBusy,             // locked by someone else; try again later
+    kBusy,  // locked by someone else; try again later
     kNotSupported,
   };
 
   Status() = default;
   static Status Ok() { return Status(); }
-  static Status NotFound(std::string msg) { return {Code::kNotFound, std::move(msg)}; }
-  static Status Corruption(std::string msg) { return {Code::kCorruption, std::move(msg)}; }
-  static Status IoError(std::string msg) { return {Code::kIoError, std::move(msg)}; }
-  static Status InvalidArgument(std::string msg) { return {Code::kInvalidArgument, std::move(msg)}; }
-  static Status NoSpace(std::string msg) { return {Code::kNoSpace, std::move(msg)}; }
-  static Status Permission(std::string msg) { return {Code::kPermission, std::move(msg)}; }
-  static Status Unavailable(std::string msg) { return {Code::kUnavailable, std::move(msg)}; }
-  static Status AlreadyExists(std::string msg) { return {Code::kAlreadyExists, std::move(msg)}; }
+  static Status NotFound(std::string msg) {
+    return {Code::kNotFound, std::move(msg)};
+  }
+  static Status Corruption(std::string msg) {
+    return {Code::kCorruption, std::move(msg)};
+  }
+  static Status IoError(std::string msg) {
+    return {Code::kIoError, std::move(msg)};
+  }
+  static Status InvalidArgument(std::string msg) {
+    return {Code::kInvalidArgument, std::move(msg)};
+  }
+  static Status NoSpace(std::string msg) {
+    return {Code::kNoSpace, std::move(msg)};
+  }
+  static Status Permission(std::string msg) {
+    return {Code::kPermission, std::move(msg)};
+  }
+  static Status Unavailable(std::string msg) {
+    return {Code::kUnavailable, std::move(msg)};
+  }
+  static Status AlreadyExists(std::string msg) {
+    return {Code::kAlreadyExists, std::move(msg)};
+  }
   static Status Busy(std::string msg) { return {Code::kBusy, std::move(msg)}; }
-  static Status NotSupported(std::string msg) { return {Code::kNotSupported, std::move(msg)}; }
+  static Status NotSupported(std::string msg) {
+    return {Code::kNotSupported, std::move(msg)};
+  }
 
   // Maps an errno value to a Status; `context` says what was being done
   // (e.g. "open /srv/cvmfs/x/data/ab/cd").
@@ -79,7 +97,9 @@ class Result {
   const Status& status() const { return status_; }
   T& value() & { return *value_; }
   const T& value() const& { return *value_; }
-  T value() && { return std::move(*value_); }  // by value: no dangling temporaries
+  T value() && {
+    return std::move(*value_);
+  }  // by value: no dangling temporaries
   T* operator->() { return &*value_; }
   const T* operator->() const { return &*value_; }
   T& operator*() & { return *value_; }
@@ -93,10 +113,10 @@ class Result {
 }  // namespace cvmfs
 
 // Returns early from the enclosing function when `expr` is not ok.
-#define CVMFS_RETURN_IF_ERROR(expr)            \
-  do {                                         \
-    ::cvmfs::Status _st = (expr);              \
-    if (!_st.ok()) return _st;                 \
+#define CVMFS_RETURN_IF_ERROR(expr) \
+  do {                              \
+    ::cvmfs::Status _st = (expr);   \
+    if (!_st.ok()) return _st;      \
   } while (0)
 
 #define CVMFS_CONCAT_INNER_(a, b) a##b

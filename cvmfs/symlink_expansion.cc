@@ -21,8 +21,10 @@ std::string ExpandSymlink(std::string_view raw, const VariableLookup& lookup) {
       has_default = true;
     }
     std::optional<std::string> value = lookup(name);
-    if (value) out += *value;
-    else if (has_default) out += fallback;
+    if (value)
+      out += *value;
+    else if (has_default)
+      out += fallback;
     pos = end + 1;
   }
   out.append(raw.substr(pos));

@@ -12,7 +12,8 @@
 
 namespace cvmfs {
 
-using VariableLookup = std::function<std::optional<std::string>(const std::string& name)>;
+using VariableLookup =
+    std::function<std::optional<std::string>(const std::string& name)>;
 
 std::string ExpandSymlink(std::string_view raw, const VariableLookup& lookup);
 

@@ -18,12 +18,16 @@ struct SystemPaths {
   std::string Under(const std::string& abs) const { return root + abs; }
   std::string EtcCvmfs() const { return Under("/etc/cvmfs"); }
   std::string KeysDir() const { return Under("/etc/cvmfs/keys"); }
-  std::string RepositoriesD() const { return Under("/etc/cvmfs/repositories.d"); }
+  std::string RepositoriesD() const {
+    return Under("/etc/cvmfs/repositories.d");
+  }
   std::string ServerConfigDir(const std::string& fqrn) const {
     return RepositoriesD() + "/" + fqrn;
   }
   std::string SrvCvmfs() const { return Under("/srv/cvmfs"); }
-  std::string Storage(const std::string& fqrn) const { return SrvCvmfs() + "/" + fqrn; }
+  std::string Storage(const std::string& fqrn) const {
+    return SrvCvmfs() + "/" + fqrn;
+  }
   std::string Spool(const std::string& fqrn) const {
     return Under("/var/spool/cvmfs/" + fqrn);
   }

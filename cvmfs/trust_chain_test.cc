@@ -184,7 +184,8 @@ TEST_P(TrustChainTest, SourceErrorsPassThrough) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TrustChainTest,
-                         ::testing::ValuesIn(kFixtures), [](const auto& param_info) {
+                         ::testing::ValuesIn(kFixtures),
+                         [](const auto& param_info) {
                            std::string n = param_info.param;
                            return n.substr(0, n.find('.')) == "sha1-zlib"
                                       ? std::string("Sha1Zlib")

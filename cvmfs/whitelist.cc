@@ -42,16 +42,15 @@ std::string FormatWhitelistTime(time_t t) {
   struct tm tm {};
   if (gmtime_r(&t, &tm) == nullptr) return "";
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d%02d%02d%02d%02d%02d",
-                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                tm.tm_min, tm.tm_sec);
+  std::snprintf(buf, sizeof(buf), "%04d%02d%02d%02d%02d%02d", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
   return buf;
 }
 
 Result<time_t> ParseWhitelistTime(std::string_view text) {
-  const Status bad = Status::Corruption("whitelist: malformed timestamp '" +
-                                        Excerpt(text) +
-                                        "' (expected YYYYMMDDhhmmss)");
+  const Status bad =
+      Status::Corruption("whitelist: malformed timestamp '" + Excerpt(text) +
+                         "' (expected YYYYMMDDhhmmss)");
   if (text.size() != 14) return bad;
   for (char c : text) {
     if (c < '0' || c > '9') return bad;
@@ -107,14 +106,16 @@ Result<SignedWhitelist> Whitelist::Parse(std::string_view file) {
   if (lines.empty() || lines[0].size() != 14)
     return Status::Corruption(
         "not a CernVM-FS whitelist (first line is not a YYYYMMDDhhmmss "
-        "timestamp: '" + Excerpt(lines.empty() ? file : lines[0]) + "')");
+        "timestamp: '" +
+        Excerpt(lines.empty() ? file : lines[0]) + "')");
 
   SignedWhitelist result;
   Whitelist& w = result.whitelist;
   CVMFS_ASSIGN_OR_RETURN(w.created, ParseWhitelistTime(lines[0]));
   if (lines.size() < 2 || lines[1].size() != 15 || lines[1][0] != 'E')
-    return Status::Corruption("whitelist: second line is not the expiry "
-                              "EYYYYMMDDhhmmss");
+    return Status::Corruption(
+        "whitelist: second line is not the expiry "
+        "EYYYYMMDDhhmmss");
   CVMFS_ASSIGN_OR_RETURN(w.expires, ParseWhitelistTime(lines[1].substr(1)));
   if (lines.size() < 3 || lines[2].size() < 2 || lines[2][0] != 'N')
     return Status::Corruption("whitelist: third line is not N<fqrn>");

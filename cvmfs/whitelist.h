@@ -43,8 +43,7 @@ struct Whitelist {
 
   // A whitelist for one certificate, valid `days` days from `now`.
   static Whitelist Create(const std::string& fqrn,
-                          const std::string& fingerprint, time_t now,
-                          int days);
+                          const std::string& fingerprint, time_t now, int days);
 
   // Parses a whole `.cvmfswhitelist`. Fingerprint lines end at the "--" line;
   // text after a space, tab or '#' is ignored, and lines that are not a

@@ -112,8 +112,8 @@ TEST(WhitelistTest, FixturesParseAndVerify) {
     EXPECT_TRUE(VerifyRaw((*keys)[0], parsed->hash_line, parsed->signature));
 
     // A fresh key does not verify it; any matching key in a list does.
-    EXPECT_TRUE(VerifyWhitelist(*parsed, PublicKeysOf(MasterKey()))
-                    .IsCorruption());
+    EXPECT_TRUE(
+        VerifyWhitelist(*parsed, PublicKeysOf(MasterKey())).IsCorruption());
     std::vector<PublicKey> several = PublicKeysOf(MasterKey());
     several.push_back(std::move((*keys)[0]));
     EXPECT_TRUE(VerifyWhitelist(*parsed, several).ok());
@@ -169,12 +169,13 @@ TEST(WhitelistTest, SignVerifyRoundTrip) {
   const time_t now = Utc(2026, 1, 2, 3, 4, 5);
   for (HashAlgorithm algo : {HashAlgorithm::kSha1, HashAlgorithm::kRmd160,
                              HashAlgorithm::kShake128}) {
-    Whitelist w = Whitelist::Create("test.example.org",
-                                    cert->Fingerprint(algo), now, 30);
-    EXPECT_EQ(w.ExportText(), "20260102030405\n"
-                              "E20260201030405\n"
-                              "Ntest.example.org\n" +
-                                  cert->Fingerprint(algo) + "\n");
+    Whitelist w =
+        Whitelist::Create("test.example.org", cert->Fingerprint(algo), now, 30);
+    EXPECT_EQ(w.ExportText(),
+              "20260102030405\n"
+              "E20260201030405\n"
+              "Ntest.example.org\n" +
+                  cert->Fingerprint(algo) + "\n");
     auto file = SignWhitelist(w, MasterKey(), algo);
     ASSERT_TRUE(file.ok()) << file.status().ToString();
     auto parsed = Whitelist::Parse(*file);
@@ -223,8 +224,8 @@ TEST(WhitelistTest, LegacyFlagsAndComments) {
                 "\n" + w.fingerprints[1] + "\n");
   // Unsigned: parses, does not verify.
   EXPECT_TRUE(parsed->hash_line.empty());
-  EXPECT_TRUE(VerifyWhitelist(*parsed, PublicKeysOf(MasterKey()))
-                  .IsCorruption());
+  EXPECT_TRUE(
+      VerifyWhitelist(*parsed, PublicKeysOf(MasterKey())).IsCorruption());
 }
 
 TEST(WhitelistTest, ExpiryHourGranularity) {
@@ -245,9 +246,8 @@ TEST(WhitelistTest, TimeFormat) {
   EXPECT_EQ(ParseWhitelistTime("20991231235958").value(),
             Utc(2099, 12, 31, 23, 59, 58));
   for (const char* bad : {"", "2026010203040", "202601020304051",
-                          "2026010203040x", "20260230000000",
-                          "20261301000000", "20260101240000",
-                          "20260101006000"}) {
+                          "2026010203040x", "20260230000000", "20261301000000",
+                          "20260101240000", "20260101006000"}) {
     EXPECT_TRUE(ParseWhitelistTime(bad).status().IsCorruption()) << bad;
   }
 }

@@ -23,8 +23,10 @@ struct CheckReport {
   std::vector<std::string> problems;  // one line each
 };
 
-cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store, const cvmfs::Digest& root,
-                                         bool verify_content, const std::string& temp_dir);
+cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
+                                         const cvmfs::Digest& root,
+                                         bool verify_content,
+                                         const std::string& temp_dir);
 
 }  // namespace publisher
 

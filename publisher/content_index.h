@@ -33,10 +33,10 @@
 #include <string_view>
 #include <tuple>
 
-#include "cvmfs/sqlite_db.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/mutex.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/status.h"
 
 namespace publisher {

@@ -7,8 +7,8 @@
 
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_store.h"
-#include "testing/test_env.h"
 #include "publisher/ingest_pipeline.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {

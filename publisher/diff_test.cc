@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "testing/test_env.h"
 #include "publisher/repository.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {

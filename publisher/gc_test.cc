@@ -16,10 +16,10 @@
 #include "cvmfs/catalog/reflog_db.h"
 #include "cvmfs/catalog_walker.h"
 #include "cvmfs/file_util.h"
-#include "testing/test_env.h"
 #include "publisher/check.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {

@@ -5,11 +5,11 @@
 #include <memory>
 
 #include "cvmfs/catalog/catalog.h"
-#include "cvmfs/sqlite_db.h"
 #include "cvmfs/catalog_walker.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
+#include "cvmfs/sqlite_db.h"
 
 namespace publisher {
 

@@ -11,10 +11,10 @@
 #include "cvmfs/catalog/catalog.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
-#include "testing/test_env.h"
 #include "publisher/check.h"
 #include "publisher/gc.h"
 #include "publisher/tar_ingest.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {

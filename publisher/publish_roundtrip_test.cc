@@ -2,11 +2,10 @@
 // tar ingest, commit) and reads it back through the library: the listing of
 // the published revision equals the source tree.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <random>
@@ -15,12 +14,12 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/manifest.h"
 #include "cvmfs/object_name.h"
-#include "testing/repository_listing.h"
-#include "testing/test_env.h"
 #include "publisher/check.h"
 #include "publisher/dirtab_catalogs.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
+#include "testing/repository_listing.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {
@@ -28,7 +27,8 @@ namespace {
 using cvmfs::testing::ListingLine;
 using cvmfs::testing::TempDir;
 
-void WriteFile(const std::string& path, const std::string& data, int mode = 0644) {
+void WriteFile(const std::string& path, const std::string& data,
+               int mode = 0644) {
   ASSERT_TRUE(cvmfs::WriteFileAtomic(path, data, mode).ok()) << path;
 }
 
@@ -37,7 +37,8 @@ std::string RandomBytes(size_t n, unsigned seed) {
   std::string s(n, '\0');
   for (size_t i = 0; i < n; i += 8) {
     uint64_t v = rng();
-    for (size_t j = 0; j < 8 && i + j < n; ++j) s[i + j] = static_cast<char>(v >> (8 * j));
+    for (size_t j = 0; j < 8 && i + j < n; ++j)
+      s[i + j] = static_cast<char>(v >> (8 * j));
   }
   return s;
 }
@@ -113,23 +114,29 @@ class PublishRoundTripTest : public ::testing::Test {
     return std::move(*repo);
   }
 
-  cvmfs::Result<PublishStats> IngestDir(const std::string& dir, const std::string& base) {
+  cvmfs::Result<PublishStats> IngestDir(const std::string& dir,
+                                        const std::string& base) {
     std::string tar = work_.Sub("in.tar");
-    std::string cmd = "tar --xattrs --xattrs-include='user.*' -cf " + tar + " -C " + dir + " .";
+    std::string cmd = "tar --xattrs --xattrs-include='user.*' -cf " + tar +
+                      " -C " + dir + " .";
     EXPECT_EQ(std::system(cmd.c_str()), 0);
     auto repo = Open();
     TarIngestOptions t;
     t.tarball = tar;
     t.base_dir = base;
     return repo->Publish(
-        [&](CatalogTree* tree, IngestPipeline* p) { return IngestTar(t, tree, p); }, {});
+        [&](CatalogTree* tree, IngestPipeline* p) {
+          return IngestTar(t, tree, p);
+        },
+        {});
   }
 
   std::map<std::string, ListingLine> Published() {
     auto repo = Open();
     auto m = repo->CurrentManifest();
     EXPECT_TRUE(m.ok());
-    auto listing = cvmfs::testing::ListRepository(repo->store(), m->manifest.root_catalog, work_.path());
+    auto listing = cvmfs::testing::ListRepository(
+        repo->store(), m->manifest.root_catalog, work_.path());
     EXPECT_TRUE(listing.ok()) << listing.status().ToString();
     return *listing;
   }
@@ -193,7 +200,8 @@ TEST_F(PublishRoundTripTest, EveryEntryKindReadsBackEqual) {
   WriteFile(s + "/hl1", "hardlinked");
   ASSERT_EQ(link((s + "/hl1").c_str(), (s + "/hl2").c_str()), 0);
   WriteFile(s + "/xattr.txt", "attrs");
-  ASSERT_EQ(setxattr((s + "/xattr.txt").c_str(), "user.origin", "fixture", 7, 0), 0);
+  ASSERT_EQ(
+      setxattr((s + "/xattr.txt").c_str(), "user.origin", "fixture", 7, 0), 0);
   ASSERT_EQ(setxattr((s + "/xattr.txt").c_str(), "user.empty", "", 0, 0), 0);
 
   auto expected = ListSource(s);  // before tar touches anything
@@ -221,34 +229,42 @@ TEST_F(PublishRoundTripTest, EveryEntryKindReadsBackEqual) {
   ASSERT_TRUE(m.ok());
   std::vector<std::string> mountpoints;
   cvmfs::CatalogWalker walker(repo->store(), work_.path());
-  ASSERT_TRUE(walker.Walk(m->manifest.root_catalog, [&](const cvmfs::CatalogVisit& v) {
-    mountpoints.push_back(v.mountpoint);
-    if (v.mountpoint.empty()) {
-      auto big = v.catalog->Lookup("/big.dat");
-      EXPECT_TRUE(big.ok() && (*big)->chunked);
-      auto chunks = v.catalog->Chunks("/big.dat");
-      EXPECT_GE(chunks->size(), 2u);
-      auto h1 = v.catalog->Lookup("/hl1");
-      auto h2 = v.catalog->Lookup("/hl2");
-      EXPECT_NE((*h1)->hardlink_group, 0u);
-      EXPECT_EQ((*h1)->hardlink_group, (*h2)->hardlink_group);
-      EXPECT_EQ((*h1)->linkcount, 2u);
-      auto counters = v.catalog->ReadCounters();
-      EXPECT_EQ(counters->subtree.nested, 1);  // /nested/deeper below /nested
-      EXPECT_EQ(counters->self.nested, 1);
-    }
-    return cvmfs::Status::Ok();
-  }).ok());
-  EXPECT_EQ(mountpoints, (std::vector<std::string>{"", "/nested", "/nested/deeper"}));
+  ASSERT_TRUE(walker
+                  .Walk(m->manifest.root_catalog,
+                        [&](const cvmfs::CatalogVisit& v) {
+                          mountpoints.push_back(v.mountpoint);
+                          if (v.mountpoint.empty()) {
+                            auto big = v.catalog->Lookup("/big.dat");
+                            EXPECT_TRUE(big.ok() && (*big)->chunked);
+                            auto chunks = v.catalog->Chunks("/big.dat");
+                            EXPECT_GE(chunks->size(), 2u);
+                            auto h1 = v.catalog->Lookup("/hl1");
+                            auto h2 = v.catalog->Lookup("/hl2");
+                            EXPECT_NE((*h1)->hardlink_group, 0u);
+                            EXPECT_EQ((*h1)->hardlink_group,
+                                      (*h2)->hardlink_group);
+                            EXPECT_EQ((*h1)->linkcount, 2u);
+                            auto counters = v.catalog->ReadCounters();
+                            EXPECT_EQ(counters->subtree.nested,
+                                      1);  // /nested/deeper below /nested
+                            EXPECT_EQ(counters->self.nested, 1);
+                          }
+                          return cvmfs::Status::Ok();
+                        })
+                  .ok());
+  EXPECT_EQ(mountpoints,
+            (std::vector<std::string>{"", "/nested", "/nested/deeper"}));
 
-  auto report = CheckRevision(repo->store(), m->manifest.root_catalog, true, work_.path());
+  auto report = CheckRevision(repo->store(), m->manifest.root_catalog, true,
+                              work_.path());
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(report->problems.empty()) << report->problems.front();
 }
 
 TEST_F(PublishRoundTripTest, RepublishingTheSameTreeWritesNoDataObject) {
   std::string s = src_.path();
-  for (int i = 0; i < 50; ++i) WriteFile(s + "/f" + std::to_string(i), RandomBytes(1000 + i, i));
+  for (int i = 0; i < 50; ++i)
+    WriteFile(s + "/f" + std::to_string(i), RandomBytes(1000 + i, i));
   WriteFile(s + "/big", RandomBytes(9 << 20, 99));
   auto first = IngestDir(s, "sw");
   ASSERT_TRUE(first.ok()) << first.status().ToString();
@@ -264,22 +280,28 @@ TEST_F(PublishRoundTripTest, FailedPublishLeavesPreviousRevisionIntact) {
   std::string s = src_.path();
   WriteFile(s + "/a", "a");
   ASSERT_TRUE(IngestDir(s, "").ok());
-  auto before = cvmfs::ReadFile(root_.path() + "/srv/cvmfs/test.example.org/.cvmfspublished");
+  auto before = cvmfs::ReadFile(root_.path() +
+                                "/srv/cvmfs/test.example.org/.cvmfspublished");
   auto listing_before = Published();
 
   // A truncated tarball fails and changes nothing that clients see.
   std::string tar = work_.Sub("bad.tar");
   WriteFile(s + "/b", RandomBytes(100000, 3));
-  std::string cmd = "tar -cf " + tar + " -C " + s + " . && truncate -s 60000 " + tar;
+  std::string cmd =
+      "tar -cf " + tar + " -C " + s + " . && truncate -s 60000 " + tar;
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   {
     auto repo = Open();
     TarIngestOptions t;
     t.tarball = tar;
-    auto st = repo->Publish([&](CatalogTree* tree, IngestPipeline* p) { return IngestTar(t, tree, p); }, {});
+    auto st =
+        repo->Publish([&](CatalogTree* tree,
+                          IngestPipeline* p) { return IngestTar(t, tree, p); },
+                      {});
     EXPECT_FALSE(st.ok());
   }
-  auto after = cvmfs::ReadFile(root_.path() + "/srv/cvmfs/test.example.org/.cvmfspublished");
+  auto after = cvmfs::ReadFile(root_.path() +
+                               "/srv/cvmfs/test.example.org/.cvmfspublished");
   EXPECT_EQ(*before, *after);
   EXPECT_EQ(Published().size(), listing_before.size());
   // And the next publish works.
@@ -300,7 +322,10 @@ TEST_F(PublishRoundTripTest, DeleteAndReplaceAcrossRevisions) {
   t.tarball = work_.Sub("empty.tar");
   ASSERT_EQ(std::system(("tar -cf " + t.tarball + " -T /dev/null").c_str()), 0);
   t.delete_paths = {"base/d"};
-  auto st = repo->Publish([&](CatalogTree* tree, IngestPipeline* p) { return IngestTar(t, tree, p); }, {});
+  auto st =
+      repo->Publish([&](CatalogTree* tree,
+                        IngestPipeline* p) { return IngestTar(t, tree, p); },
+                    {});
   ASSERT_TRUE(st.ok()) << st.status().ToString();
   auto listing = Published();
   EXPECT_EQ(listing.count("base/d"), 0u);
@@ -324,9 +349,8 @@ TEST_F(PublishRoundTripTest, DirtabMakesNestedCatalogsShallowFirst) {
   WriteFile(s + "/docs/index.html", "docs");
   auto stats = IngestDir(s, "");
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
-  EXPECT_EQ(Mountpoints(),
-            (Paths{"", "/software/gcc", "/software/gcc/v1", "/software/gcc/v2",
-                   "/software/python"}));
+  EXPECT_EQ(Mountpoints(), (Paths{"", "/software/gcc", "/software/gcc/v1",
+                                  "/software/gcc/v2", "/software/python"}));
   auto listing = Published();
   for (const char* dir : {"software/gcc", "software/gcc/v1", "software/gcc/v2",
                           "software/python"}) {
@@ -345,21 +369,26 @@ TEST_F(PublishRoundTripTest, DirtabMakesNestedCatalogsShallowFirst) {
   auto m = repo->CurrentManifest();
   ASSERT_TRUE(m.ok());
   cvmfs::CatalogWalker walker(repo->store(), work_.path());
-  ASSERT_TRUE(walker.Walk(m->manifest.root_catalog, [&](const cvmfs::CatalogVisit& v) {
-    auto c = v.catalog->ReadCounters();
-    EXPECT_TRUE(c.ok());
-    if (v.mountpoint.empty()) {
-      EXPECT_EQ(c->self.nested, 2);
-      EXPECT_EQ(c->subtree.nested, 2);
-      EXPECT_EQ(c->Total().regular, 9);
-      EXPECT_EQ(c->self.regular, 2);  // the dirtab and docs/index.html
-    }
-    if (v.mountpoint == "/software/gcc/v1") {
-      EXPECT_EQ(c->self.regular, 2);  // bin/gcc and the marker
-      EXPECT_EQ(c->self.dir, 2);      // its root and bin
-    }
-    return cvmfs::Status::Ok();
-  }).ok());
+  ASSERT_TRUE(walker
+                  .Walk(m->manifest.root_catalog,
+                        [&](const cvmfs::CatalogVisit& v) {
+                          auto c = v.catalog->ReadCounters();
+                          EXPECT_TRUE(c.ok());
+                          if (v.mountpoint.empty()) {
+                            EXPECT_EQ(c->self.nested, 2);
+                            EXPECT_EQ(c->subtree.nested, 2);
+                            EXPECT_EQ(c->Total().regular, 9);
+                            EXPECT_EQ(c->self.regular,
+                                      2);  // the dirtab and docs/index.html
+                          }
+                          if (v.mountpoint == "/software/gcc/v1") {
+                            EXPECT_EQ(c->self.regular,
+                                      2);  // bin/gcc and the marker
+                            EXPECT_EQ(c->self.dir, 2);  // its root and bin
+                          }
+                          return cvmfs::Status::Ok();
+                        })
+                  .ok());
 
   // Next revision: the dirtab comes from the published revision; new
   // directories get catalogs, also inside the existing nested catalog.
@@ -395,11 +424,13 @@ TEST_F(PublishRoundTripTest, BadDirtabFailsThePublishNamingTheLine) {
   const std::string s = src_.path();
   WriteFile(s + "/.cvmfsdirtab", "/software/*\n# x\n! /software/*\n");
   MakeDirs({"software/a"});
-  const std::string manifest = root_.path() + "/srv/cvmfs/test.example.org/.cvmfspublished";
+  const std::string manifest =
+      root_.path() + "/srv/cvmfs/test.example.org/.cvmfspublished";
   auto before = cvmfs::ReadFile(manifest);
   auto stats = IngestDir(s, "");
   ASSERT_FALSE(stats.ok());
-  EXPECT_NE(stats.status().ToString().find("/.cvmfsdirtab line 3"), std::string::npos)
+  EXPECT_NE(stats.status().ToString().find("/.cvmfsdirtab line 3"),
+            std::string::npos)
       << stats.status().ToString();
   EXPECT_EQ(*before, *cvmfs::ReadFile(manifest));
 

@@ -25,7 +25,9 @@ class KeyValueFile {
   static KeyValueFile Parse(const std::string& text);
   bool Has(const std::string& key) const { return values_.count(key) > 0; }
   std::string Get(const std::string& key, const std::string& def = "") const;
-  void Set(const std::string& key, const std::string& value) { values_[key] = value; }
+  void Set(const std::string& key, const std::string& value) {
+    values_[key] = value;
+  }
   const std::map<std::string, std::string>& values() const { return values_; }
   std::string Serialize() const;
 
@@ -37,10 +39,10 @@ class KeyValueFile {
 struct ServerConfig {
   std::string fqrn;
   std::string owner = "root";
-  std::string stratum0_url;     // CVMFS_STRATUM0
-  std::string storage_dir;      // from CVMFS_UPSTREAM_STORAGE=local,<tmp>,<dir>
-  std::string spool_dir;        // CVMFS_SPOOL_DIR
-  std::string keys_dir;         // where <fqrn>.key/.crt/.pub live
+  std::string stratum0_url;  // CVMFS_STRATUM0
+  std::string storage_dir;   // from CVMFS_UPSTREAM_STORAGE=local,<tmp>,<dir>
+  std::string spool_dir;     // CVMFS_SPOOL_DIR
+  std::string keys_dir;      // where <fqrn>.key/.crt/.pub live
   cvmfs::HashAlgorithm hash_algorithm = cvmfs::HashAlgorithm::kSha1;
   cvmfs::Compression compression = cvmfs::Compression::kZlib;
   bool use_chunking = true;

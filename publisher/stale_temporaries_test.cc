@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "cvmfs/file_util.h"
-#include "testing/test_env.h"
 #include "publisher/repository.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {

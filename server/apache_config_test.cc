@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "cvmfs/file_util.h"
-#include "testing/test_env.h"
 #include "server/mkfs_configs.h"
+#include "testing/test_env.h"
 
 namespace server {
 namespace {

@@ -40,8 +40,8 @@ Catalog::Catalog(std::unique_ptr<SqliteDb> db, std::string file)
 Catalog::~Catalog() = default;
 
 Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& sqlite_file) {
-  CVMFS_ASSIGN_OR_RETURN(auto db,
-                         SqliteDb::Open(sqlite_file, SqliteDb::OpenMode::kReadOnly));
+  CVMFS_ASSIGN_OR_RETURN(
+      auto db, SqliteDb::Open(sqlite_file, SqliteDb::OpenMode::kReadOnly));
   std::unique_ptr<Catalog> catalog(new Catalog(std::move(db), sqlite_file));
   CVMFS_RETURN_IF_ERROR(catalog->Init());
   return catalog;
@@ -51,8 +51,8 @@ Status Catalog::Init() {
   {
     auto stmt = db_->Prepare("SELECT key, value FROM properties;");
     if (!stmt.ok()) {
-      return Status::Corruption(file_ + ": not a catalog (" + stmt.status().message() +
-                                ")");
+      return Status::Corruption(file_ + ": not a catalog (" +
+                                stmt.status().message() + ")");
     }
     while (true) {
       CVMFS_ASSIGN_OR_RETURN(bool row, stmt->Step());
@@ -66,7 +66,8 @@ Status Catalog::Init() {
 
   bool has_mtimens = false, has_xattr = false;
   {
-    CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt, db_->Prepare("PRAGMA table_info(catalog);"));
+    CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                           db_->Prepare("PRAGMA table_info(catalog);"));
     bool any = false;
     while (true) {
       CVMFS_ASSIGN_OR_RETURN(bool row, stmt.Step());
@@ -76,12 +77,14 @@ Status Catalog::Init() {
       if (column == "mtimens") has_mtimens = true;
       if (column == "xattr") has_xattr = true;
     }
-    if (!any) return Status::Corruption(file_ + ": catalog without catalog table");
+    if (!any)
+      return Status::Corruption(file_ + ": catalog without catalog table");
   }
   CVMFS_ASSIGN_OR_RETURN(
       int64_t bind_tables,
-      db_->QueryInt64("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-                      "name = 'bind_mountpoints';"));
+      db_->QueryInt64(
+          "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+          "name = 'bind_mountpoints';"));
   has_bind_mountpoints_ = bind_tables > 0;
   entry_columns_ = std::string("hash, size, mode, mtime, ") +
                    (has_mtimens ? "mtimens" : "NULL") +
@@ -112,7 +115,8 @@ void Catalog::SetCachedProperty(std::string_view key, std::string_view value) {
   if (key == "root_prefix") root_prefix_ = std::string(value);
 }
 
-Result<SqliteStatement*> Catalog::Cached(SqliteStatement* slot, const std::string& sql) {
+Result<SqliteStatement*> Catalog::Cached(SqliteStatement* slot,
+                                         const std::string& sql) {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
   if (!slot->valid()) {
     CVMFS_ASSIGN_OR_RETURN(*slot, db_->Prepare(sql));
@@ -132,7 +136,9 @@ std::optional<std::string> Catalog::Property(std::string_view key) const {
 
 uint64_t Catalog::revision() const { return ParseU64(Property("revision"), 0); }
 
-uint64_t Catalog::ttl() const { return ParseU64(Property("TTL"), kDefaultCatalogTtl); }
+uint64_t Catalog::ttl() const {
+  return ParseU64(Property("TTL"), kDefaultCatalogTtl);
+}
 
 int64_t Catalog::last_modified() const {
   return static_cast<int64_t>(ParseU64(Property("last_modified"), 0));
@@ -167,7 +173,8 @@ Result<DirectoryEntry> Catalog::ReadEntry(const SqliteStatement& stmt,
   if (e.hash_algorithm > HashAlgorithm::kShake128)
     return Status::Corruption(file_ + ": unknown hash algorithm in flags " +
                               std::to_string(flags));
-  if (e.compression != Compression::kZlib && e.compression != Compression::kNone)
+  if (e.compression != Compression::kZlib &&
+      e.compression != Compression::kNone)
     return Status::Corruption(file_ + ": unknown compression in flags " +
                               std::to_string(flags));
   e.name = stmt.ColumnText(col(kColName));
@@ -178,27 +185,31 @@ Result<DirectoryEntry> Catalog::ReadEntry(const SqliteStatement& stmt,
     e.mtime_ns = static_cast<int32_t>(stmt.ColumnInt64(col(kColMtimeNs)));
   e.uid = static_cast<uint32_t>(stmt.ColumnInt64(col(kColUid)));
   e.gid = static_cast<uint32_t>(stmt.ColumnInt64(col(kColGid)));
-  uint64_t hardlinks = static_cast<uint64_t>(stmt.ColumnInt64(col(kColHardlinks)));
+  uint64_t hardlinks =
+      static_cast<uint64_t>(stmt.ColumnInt64(col(kColHardlinks)));
   e.linkcount = static_cast<uint32_t>(hardlinks & 0xffffffffu);
   e.hardlink_group = static_cast<uint32_t>(hardlinks >> 32);
   std::string_view hash = stmt.ColumnBlob(col(kColHash));
   if (!hash.empty()) {
     auto digest = Digest::FromRaw(e.hash_algorithm, hash);
-    if (!digest.ok()) return digest.status().Annotate(file_ + ": entry '" + e.name + "'");
+    if (!digest.ok())
+      return digest.status().Annotate(file_ + ": entry '" + e.name + "'");
     e.content_hash = *digest;
   }
   e.symlink = stmt.ColumnText(col(kColSymlink));
   std::string_view xattr = stmt.ColumnBlob(col(kColXattr));
   if (!xattr.empty()) {
     auto list = ParseXattrs(xattr);
-    if (!list.ok()) return list.status().Annotate(file_ + ": entry '" + e.name + "'");
+    if (!list.ok())
+      return list.status().Annotate(file_ + ": entry '" + e.name + "'");
     e.xattrs = std::move(*list);
   }
   e.rowid = stmt.ColumnInt64(col(kColRowid));
   return e;
 }
 
-Result<std::vector<DirectoryEntry>> Catalog::ReadEntries(SqliteStatement* stmt) {
+Result<std::vector<DirectoryEntry>> Catalog::ReadEntries(
+    SqliteStatement* stmt) {
   std::vector<DirectoryEntry> entries;
   while (true) {
     CVMFS_ASSIGN_OR_RETURN(bool row, stmt->Step());
@@ -214,11 +225,13 @@ Result<std::optional<DirectoryEntry>> Catalog::Lookup(std::string_view path) {
   return LookupByKey(HashPath(path));
 }
 
-Result<std::optional<DirectoryEntry>> Catalog::LookupByKey(const PathHash& key) {
+Result<std::optional<DirectoryEntry>> Catalog::LookupByKey(
+    const PathHash& key) {
   CVMFS_ASSIGN_OR_RETURN(
       SqliteStatement * stmt,
-      Cached(&lookup_stmt_, "SELECT " + entry_columns_ +
-                                " FROM catalog WHERE md5path_1 = ?1 AND md5path_2 = ?2;"));
+      Cached(&lookup_stmt_,
+             "SELECT " + entry_columns_ +
+                 " FROM catalog WHERE md5path_1 = ?1 AND md5path_2 = ?2;"));
   stmt->BindInt64(1, key.md5_1).BindInt64(2, key.md5_2);
   CVMFS_ASSIGN_OR_RETURN(bool row, stmt->Step());
   if (!row) {
@@ -238,9 +251,10 @@ Result<std::vector<DirectoryEntry>> Catalog::List(std::string_view dir_path) {
 Result<std::vector<DirectoryEntry>> Catalog::ListByKey(const PathHash& parent) {
   CVMFS_ASSIGN_OR_RETURN(
       SqliteStatement * stmt,
-      Cached(&list_stmt_, "SELECT " + entry_columns_ +
-                              " FROM catalog WHERE parent_1 = ?1 AND parent_2 = ?2"
-                              " ORDER BY name;"));
+      Cached(&list_stmt_,
+             "SELECT " + entry_columns_ +
+                 " FROM catalog WHERE parent_1 = ?1 AND parent_2 = ?2"
+                 " ORDER BY name;"));
   stmt->BindInt64(1, parent.md5_1).BindInt64(2, parent.md5_2);
   return ReadEntries(stmt);
 }
@@ -250,7 +264,8 @@ Result<std::vector<FileChunk>> Catalog::Chunks(std::string_view path) {
   CVMFS_ASSIGN_OR_RETURN(
       SqliteStatement * stmt,
       Cached(&chunks_stmt_,
-             "SELECT chunks.offset, chunks.size, chunks.hash, catalog.flags FROM chunks "
+             "SELECT chunks.offset, chunks.size, chunks.hash, catalog.flags "
+             "FROM chunks "
              "LEFT JOIN catalog ON catalog.md5path_1 = chunks.md5path_1 AND "
              "catalog.md5path_2 = chunks.md5path_2 "
              "WHERE chunks.md5path_1 = ?1 AND chunks.md5path_2 = ?2 "
@@ -270,10 +285,12 @@ Result<std::vector<FileChunk>> Catalog::Chunks(std::string_view path) {
     FileChunk chunk;
     chunk.offset = static_cast<uint64_t>(stmt->ColumnInt64(0));
     chunk.size = static_cast<uint64_t>(stmt->ColumnInt64(1));
-    auto digest = Digest::FromRaw(flags_only.hash_algorithm, stmt->ColumnBlob(2));
+    auto digest =
+        Digest::FromRaw(flags_only.hash_algorithm, stmt->ColumnBlob(2));
     if (!digest.ok()) {
       stmt->Reset();
-      return digest.status().Annotate(file_ + ": chunk of '" + std::string(path) + "'");
+      return digest.status().Annotate(file_ + ": chunk of '" +
+                                      std::string(path) + "'");
     }
     chunk.hash = *digest;
     chunks.push_back(chunk);
@@ -282,7 +299,8 @@ Result<std::vector<FileChunk>> Catalog::Chunks(std::string_view path) {
   return chunks;
 }
 
-Result<std::vector<NestedCatalogRef>> Catalog::ReadRefs(const std::string& sql) {
+Result<std::vector<NestedCatalogRef>> Catalog::ReadRefs(
+    const std::string& sql) {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
   CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt, db_->Prepare(sql));
   std::vector<NestedCatalogRef> refs;
@@ -292,7 +310,8 @@ Result<std::vector<NestedCatalogRef>> Catalog::ReadRefs(const std::string& sql) 
     NestedCatalogRef ref;
     ref.path = stmt.ColumnText(0);
     auto digest = Digest::Parse(stmt.ColumnText(1));
-    if (!digest.ok()) return digest.status().Annotate(file_ + ": '" + ref.path + "'");
+    if (!digest.ok())
+      return digest.status().Annotate(file_ + ": '" + ref.path + "'");
     ref.hash = *digest;
     ref.size = static_cast<uint64_t>(stmt.ColumnInt64(2));
     refs.push_back(std::move(ref));
@@ -301,15 +320,18 @@ Result<std::vector<NestedCatalogRef>> Catalog::ReadRefs(const std::string& sql) 
 }
 
 Result<std::vector<NestedCatalogRef>> Catalog::NestedCatalogs() {
-  return ReadRefs("SELECT path, sha1, size FROM nested_catalogs ORDER BY path;");
+  return ReadRefs(
+      "SELECT path, sha1, size FROM nested_catalogs ORDER BY path;");
 }
 
 Result<std::vector<NestedCatalogRef>> Catalog::BindMountpoints() {
   if (!has_bind_mountpoints_) return std::vector<NestedCatalogRef>();
-  return ReadRefs("SELECT path, sha1, size FROM bind_mountpoints ORDER BY path;");
+  return ReadRefs(
+      "SELECT path, sha1, size FROM bind_mountpoints ORDER BY path;");
 }
 
-Result<std::optional<NestedCatalogRef>> Catalog::FindNested(std::string_view path) {
+Result<std::optional<NestedCatalogRef>> Catalog::FindNested(
+    std::string_view path) {
   CVMFS_ASSIGN_OR_RETURN(
       SqliteStatement * stmt,
       Cached(&find_nested_stmt_,
@@ -332,8 +354,9 @@ Result<std::optional<NestedCatalogRef>> Catalog::FindNested(std::string_view pat
 
 Result<CatalogCounters> Catalog::ReadCounters() {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
-  CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
-                         db_->Prepare("SELECT counter, value FROM statistics;"));
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db_->Prepare("SELECT counter, value FROM statistics;"));
   CatalogCounters counters;
   while (true) {
     CVMFS_ASSIGN_OR_RETURN(bool row, stmt.Step());
@@ -353,8 +376,8 @@ Status Catalog::ForEachEntry(const RowVisitor& visit) {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
   CVMFS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
-      db_->Prepare("SELECT md5path_1, md5path_2, parent_1, parent_2, " + entry_columns_ +
-                   " FROM catalog ORDER BY rowid;"));
+      db_->Prepare("SELECT md5path_1, md5path_2, parent_1, parent_2, " +
+                   entry_columns_ + " FROM catalog ORDER BY rowid;"));
   while (true) {
     CVMFS_ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) return Status::Ok();
@@ -366,9 +389,11 @@ Status Catalog::ForEachEntry(const RowVisitor& visit) {
 }
 
 Status Catalog::Walk(const PathVisitor& visit) {
-  CVMFS_ASSIGN_OR_RETURN(std::optional<DirectoryEntry> root, Lookup(root_prefix_));
+  CVMFS_ASSIGN_OR_RETURN(std::optional<DirectoryEntry> root,
+                         Lookup(root_prefix_));
   if (!root) {
-    return Status::Corruption(file_ + ": no root entry for '" + root_prefix_ + "'");
+    return Status::Corruption(file_ + ": no root entry for '" + root_prefix_ +
+                              "'");
   }
   // Explicit stack: paths can be deep.
   std::vector<std::pair<std::string, DirectoryEntry>> stack;
@@ -379,7 +404,8 @@ Status Catalog::Walk(const PathVisitor& visit) {
     CVMFS_RETURN_IF_ERROR(visit(item.first, item.second));
     const DirectoryEntry& e = item.second;
     if (!e.IsDirectory() || e.nested_mountpoint) continue;
-    CVMFS_ASSIGN_OR_RETURN(std::vector<DirectoryEntry> children, List(item.first));
+    CVMFS_ASSIGN_OR_RETURN(std::vector<DirectoryEntry> children,
+                           List(item.first));
     for (auto it = children.rbegin(); it != children.rend(); ++it) {
       std::string child_path = item.first + "/" + it->name;
       stack.emplace_back(std::move(child_path), std::move(*it));

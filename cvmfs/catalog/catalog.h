@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "cvmfs/catalog/dirent.h"
-#include "cvmfs/sqlite_db.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/path_hash.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs {
@@ -39,11 +39,12 @@ inline constexpr uint64_t kDefaultCatalogTtl = 240;  // seconds
 class Catalog {
  public:
   // Called for every row: the row's own key, its parent's key and the entry.
-  using RowVisitor = std::function<Status(const PathHash& key, const PathHash& parent,
-                                          const DirectoryEntry& entry)>;
+  using RowVisitor =
+      std::function<Status(const PathHash& key, const PathHash& parent,
+                           const DirectoryEntry& entry)>;
   // Called with the full repository path of an entry.
-  using PathVisitor =
-      std::function<Status(const std::string& path, const DirectoryEntry& entry)>;
+  using PathVisitor = std::function<Status(const std::string& path,
+                                           const DirectoryEntry& entry)>;
 
   // Corruption if the file is not an SQLite catalog.
   static Result<std::unique_ptr<Catalog>> Open(const std::string& sqlite_file);
@@ -105,10 +106,12 @@ class Catalog {
   SqliteDb* db() { return db_.get(); }
   void SetCachedProperty(std::string_view key, std::string_view value);
   // Prepares `sql` into *slot on first use and resets it for reuse.
-  Result<SqliteStatement*> Cached(SqliteStatement* slot, const std::string& sql);
+  Result<SqliteStatement*> Cached(SqliteStatement* slot,
+                                  const std::string& sql);
 
  private:
-  Result<DirectoryEntry> ReadEntry(const SqliteStatement& stmt, int first_col) const;
+  Result<DirectoryEntry> ReadEntry(const SqliteStatement& stmt,
+                                   int first_col) const;
   Result<std::vector<DirectoryEntry>> ReadEntries(SqliteStatement* stmt);
   Result<std::vector<NestedCatalogRef>> ReadRefs(const std::string& sql);
 

@@ -107,7 +107,8 @@ TEST_P(FixtureCatalogTest, Files) {
   EXPECT_EQ(f.compression, sha1() ? Compression::kZlib : Compression::kNone);
   EXPECT_EQ(EncodeFlags(f), sha1() ? 4u : 2564u);
   if (sha1()) {
-    EXPECT_EQ(f.content_hash->ToString(), "e23693e14f3ba613718ecd81d20f7118497f8e64");
+    EXPECT_EQ(f.content_hash->ToString(),
+              "e23693e14f3ba613718ecd81d20f7118497f8e64");
   }
 
   DirectoryEntry empty = MustLookup(root_.get(), "/empty");
@@ -159,8 +160,9 @@ TEST_P(FixtureCatalogTest, Symlinks) {
   ASSERT_TRUE(list.ok());
   std::vector<std::string> names;
   for (const auto& e : *list) names.push_back(e.name);
-  std::vector<std::string> expected = {"absolute", "dangling", "dirlink", "up-hello",
-                                       "variant", "variant-default"};
+  std::vector<std::string> expected = {"absolute", "dangling",
+                                       "dirlink",  "up-hello",
+                                       "variant",  "variant-default"};
   EXPECT_EQ(names, expected);
 }
 
@@ -190,10 +192,12 @@ TEST_P(FixtureCatalogTest, ChunkedFile) {
   ASSERT_EQ(chunks->size(), 2u);
   EXPECT_EQ((*chunks)[0].offset, 0u);
   EXPECT_EQ((*chunks)[0].size, 10146618u);
-  EXPECT_EQ((*chunks)[0].hash.ToString(), "276b0345920137a6e9793509ac5282d707cb15cb");
+  EXPECT_EQ((*chunks)[0].hash.ToString(),
+            "276b0345920137a6e9793509ac5282d707cb15cb");
   EXPECT_EQ((*chunks)[1].offset, 10146618u);
   EXPECT_EQ((*chunks)[1].size, 2436294u);
-  EXPECT_EQ((*chunks)[1].hash.ToString(), "723229595078c68d8bdaeaf369b50addcca077dc");
+  EXPECT_EQ((*chunks)[1].hash.ToString(),
+            "723229595078c68d8bdaeaf369b50addcca077dc");
   // The chunk objects exist with suffix P.
   for (const auto& c : *chunks) {
     EXPECT_TRUE(PathExists(FixtureRepo(GetParam()) + "/" +
@@ -207,7 +211,8 @@ TEST_P(FixtureCatalogTest, ChunkedFile) {
 TEST_P(FixtureCatalogTest, Xattrs) {
   DirectoryEntry t = MustLookup(root_.get(), "/xattr/tagged.txt");
   ASSERT_EQ(t.xattrs.entries.size(), 2u);
-  EXPECT_EQ(t.xattrs.entries[0], std::make_pair(std::string("user.empty"), std::string()));
+  EXPECT_EQ(t.xattrs.entries[0],
+            std::make_pair(std::string("user.empty"), std::string()));
   EXPECT_EQ(t.xattrs.entries[1],
             std::make_pair(std::string("user.origin"), std::string("fixture")));
   EXPECT_TRUE(MustLookup(root_.get(), "/hello.txt").xattrs.empty());
@@ -222,7 +227,8 @@ TEST_P(FixtureCatalogTest, NestedCatalogRefs) {
   EXPECT_EQ((*refs)[0].hash.algorithm, algo());
   EXPECT_EQ((*refs)[0].size, 65536u);
   if (sha1()) {
-    EXPECT_EQ((*refs)[0].hash.ToString(), "05240effb49bb8c16950f327ef91041879a6f7e6");
+    EXPECT_EQ((*refs)[0].hash.ToString(),
+              "05240effb49bb8c16950f327ef91041879a6f7e6");
   }
   auto found = root_->FindNested("/nested");
   ASSERT_TRUE(found.ok());
@@ -276,8 +282,9 @@ TEST_P(FixtureCatalogTest, CountersEqualStatisticsTable) {
 TEST_P(FixtureCatalogTest, ForEachEntryAndMaxRowId) {
   int64_t rows = 0, max_seen = 0;
   PathHash root_key = HashPath("");
-  Status s = root_->ForEachEntry(
-      [&](const PathHash& key, const PathHash& parent, const DirectoryEntry& e) {
+  Status s =
+      root_->ForEachEntry([&](const PathHash& key, const PathHash& parent,
+                              const DirectoryEntry& e) {
         ++rows;
         max_seen = std::max(max_seen, e.rowid);
         if (e.rowid == 1) {
@@ -302,17 +309,19 @@ TEST_P(FixtureCatalogTest, WalkMatchesClientListing) {
   for (const auto& unpacked : catalogs_) {
     auto catalog = Catalog::Open(unpacked.file);
     ASSERT_TRUE(catalog.ok());
-    Status s = (*catalog)->Walk([&](const std::string& path, const DirectoryEntry& e) {
-      if (path.empty()) return Status::Ok();
-      if (e.nested_root) {
-        auto mountpoint = tree.find(path.substr(1));  // parents come first
-        EXPECT_TRUE(mountpoint != tree.end() && mountpoint->second.nested_mountpoint)
-            << path;
-        return Status::Ok();
-      }
-      EXPECT_TRUE(tree.emplace(path.substr(1), e).second) << path;
-      return Status::Ok();
-    });
+    Status s =
+        (*catalog)->Walk([&](const std::string& path, const DirectoryEntry& e) {
+          if (path.empty()) return Status::Ok();
+          if (e.nested_root) {
+            auto mountpoint = tree.find(path.substr(1));  // parents come first
+            EXPECT_TRUE(mountpoint != tree.end() &&
+                        mountpoint->second.nested_mountpoint)
+                << path;
+            return Status::Ok();
+          }
+          EXPECT_TRUE(tree.emplace(path.substr(1), e).second) << path;
+          return Status::Ok();
+        });
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
   auto tsv = ReadFile(cvmfs::testing::FixturesDir() + "/" + GetParam() +
@@ -331,7 +340,10 @@ TEST_P(FixtureCatalogTest, WalkMatchesClientListing) {
     auto it = tree.find(f[0]);
     ASSERT_NE(it, tree.end()) << f[0];
     const DirectoryEntry& e = it->second;
-    char type = e.IsDirectory() ? 'd' : e.IsSymlink() ? 'l' : e.IsRegular() ? 'f' : 'p';
+    char type = e.IsDirectory() ? 'd'
+                : e.IsSymlink() ? 'l'
+                : e.IsRegular() ? 'f'
+                                : 'p';
     EXPECT_EQ(std::string(1, type), f[1]) << f[0];
     EXPECT_EQ(std::stoul(f[2], nullptr, 8), e.mode & 07777u) << f[0];
     // The client shows variant symlinks ($(VAR)) expanded; the catalog

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "cvmfs/catalog/catalog.h"
-#include "cvmfs/sqlite_db.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/object_name.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/status.h"
 #include "testing/test_env.h"
 
@@ -29,7 +29,8 @@ inline std::string FixtureRepo(const std::string& name) {
 }
 
 // The key/value lines of the manifest before "--".
-inline Result<std::map<char, std::string>> ReadManifest(const std::string& repo) {
+inline Result<std::map<char, std::string>> ReadManifest(
+    const std::string& repo) {
   CVMFS_ASSIGN_OR_RETURN(std::string text, ReadFile(repo + "/.cvmfspublished"));
   std::map<char, std::string> fields;
   size_t pos = 0;
@@ -45,8 +46,8 @@ inline Result<std::map<char, std::string>> ReadManifest(const std::string& repo)
 }
 
 // Decompresses object `hash` with `suffix` of `repo` into `dest`.
-inline Status UnpackObject(const std::string& repo, const Digest& hash, ObjectSuffix suffix,
-                           const std::string& dest) {
+inline Status UnpackObject(const std::string& repo, const Digest& hash,
+                           ObjectSuffix suffix, const std::string& dest) {
   CVMFS_ASSIGN_OR_RETURN(std::string compressed,
                          ReadFile(repo + "/" + ObjectPath(hash, suffix)));
   std::string raw;
@@ -65,7 +66,8 @@ struct UnpackedCatalog {
 // as text, for comparing databases.
 inline Result<std::vector<std::string>> DumpTable(const std::string& file,
                                                   const std::string& query) {
-  CVMFS_ASSIGN_OR_RETURN(auto db, SqliteDb::Open(file, SqliteDb::OpenMode::kReadOnly));
+  CVMFS_ASSIGN_OR_RETURN(auto db,
+                         SqliteDb::Open(file, SqliteDb::OpenMode::kReadOnly));
   CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt, db->Prepare(query));
   std::vector<std::string> rows;
   while (true) {
@@ -78,8 +80,8 @@ inline Result<std::vector<std::string>> DumpTable(const std::string& file,
 
 // Unpacks the root catalog and, following nested_catalogs rows, every
 // nested catalog of the newest revision into `dir`, parents first.
-inline Result<std::vector<UnpackedCatalog>> UnpackAllCatalogs(const std::string& name,
-                                                              const std::string& dir) {
+inline Result<std::vector<UnpackedCatalog>> UnpackAllCatalogs(
+    const std::string& name, const std::string& dir) {
   std::string repo = FixtureRepo(name);
   CVMFS_ASSIGN_OR_RETURN(auto manifest, ReadManifest(repo));
   CVMFS_ASSIGN_OR_RETURN(Digest root, Digest::Parse(manifest['C']));
@@ -87,7 +89,8 @@ inline Result<std::vector<UnpackedCatalog>> UnpackAllCatalogs(const std::string&
   std::vector<std::pair<std::string, Digest>> todo = {{"", root}};
   for (size_t i = 0; i < todo.size(); ++i) {
     std::string file = dir + "/catalog" + std::to_string(i) + ".db";
-    CVMFS_RETURN_IF_ERROR(UnpackObject(repo, todo[i].second, ObjectSuffix::kCatalog, file));
+    CVMFS_RETURN_IF_ERROR(
+        UnpackObject(repo, todo[i].second, ObjectSuffix::kCatalog, file));
     CVMFS_ASSIGN_OR_RETURN(auto catalog, Catalog::Open(file));
     CVMFS_ASSIGN_OR_RETURN(auto nested, catalog->NestedCatalogs());
     for (const auto& ref : nested) todo.emplace_back(ref.path, ref.hash);

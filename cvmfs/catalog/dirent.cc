@@ -14,13 +14,14 @@ bool DirectoryEntry::IsSpecial() const {
 }
 
 bool DirectoryEntry::operator==(const DirectoryEntry& o) const {
-  return name == o.name && mode == o.mode && size == o.size && mtime == o.mtime &&
-         mtime_ns == o.mtime_ns && uid == o.uid && gid == o.gid &&
-         linkcount == o.linkcount && hardlink_group == o.hardlink_group &&
-         content_hash == o.content_hash && hash_algorithm == o.hash_algorithm &&
-         compression == o.compression && symlink == o.symlink &&
-         nested_mountpoint == o.nested_mountpoint && nested_root == o.nested_root &&
-         chunked == o.chunked && external == o.external && hidden == o.hidden &&
+  return name == o.name && mode == o.mode && size == o.size &&
+         mtime == o.mtime && mtime_ns == o.mtime_ns && uid == o.uid &&
+         gid == o.gid && linkcount == o.linkcount &&
+         hardlink_group == o.hardlink_group && content_hash == o.content_hash &&
+         hash_algorithm == o.hash_algorithm && compression == o.compression &&
+         symlink == o.symlink && nested_mountpoint == o.nested_mountpoint &&
+         nested_root == o.nested_root && chunked == o.chunked &&
+         external == o.external && hidden == o.hidden &&
          direct_io == o.direct_io && bind_mountpoint == o.bind_mountpoint &&
          xattrs == o.xattrs;
 }
@@ -52,8 +53,10 @@ uint32_t EncodeFlags(const DirectoryEntry& e) {
 
   // The algorithm is recorded whenever there is content to verify.
   if (e.content_hash.has_value() || e.chunked) {
-    HashAlgorithm algo = e.content_hash ? e.content_hash->algorithm : e.hash_algorithm;
-    uint32_t stored = algo == HashAlgorithm::kMd5 ? 0 : static_cast<uint32_t>(algo) - 1;
+    HashAlgorithm algo =
+        e.content_hash ? e.content_hash->algorithm : e.hash_algorithm;
+    uint32_t stored =
+        algo == HashAlgorithm::kMd5 ? 0 : static_cast<uint32_t>(algo) - 1;
     flags |= (stored << kFlagPosHash) & kFlagHashMask;
   }
 
@@ -72,8 +75,8 @@ void DecodeFlags(uint32_t flags, DirectoryEntry* e) {
   e->direct_io = (flags & kFlagDirectIo) != 0;
   uint32_t algo = ((flags & kFlagHashMask) >> kFlagPosHash) + 1;
   e->hash_algorithm = static_cast<HashAlgorithm>(algo);
-  e->compression =
-      static_cast<Compression>((flags & kFlagCompressionMask) >> kFlagPosCompression);
+  e->compression = static_cast<Compression>((flags & kFlagCompressionMask) >>
+                                            kFlagPosCompression);
 }
 
 // ---------------------------------------------------------------------------

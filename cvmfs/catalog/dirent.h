@@ -22,7 +22,7 @@
 namespace cvmfs {
 
 struct DirectoryEntry {
-  std::string name;  // last path component; "" for the repository root
+  std::string name;   // last path component; "" for the repository root
   uint32_t mode = 0;  // full st_mode: type and permission bits
   // Regular files: uncompressed size. Symlinks: length of the raw target.
   // Directories: 4096 as CVMFS publishes them. Devices: rdev.
@@ -84,8 +84,8 @@ struct FileChunk {
 
 // A row of `nested_catalogs` (or `bind_mountpoints`).
 struct NestedCatalogRef {
-  std::string path;  // absolute mount path, e.g. "/software/1.0"
-  Digest hash;       // of the compressed catalog object, suffix 'C'
+  std::string path;   // absolute mount path, e.g. "/software/1.0"
+  Digest hash;        // of the compressed catalog object, suffix 'C'
   uint64_t size = 0;  // uncompressed catalog bytes
   bool operator==(const NestedCatalogRef& o) const {
     return path == o.path && hash == o.hash && size == o.size;
@@ -97,10 +97,10 @@ struct CounterSet {
   int64_t regular = 0;  // regular files, chunked and external ones included
   int64_t symlink = 0;
   int64_t special = 0;
-  int64_t dir = 0;  // directories, incl. catalog root and nested mountpoints
+  int64_t dir = 0;     // directories, incl. catalog root and nested mountpoints
   int64_t nested = 0;  // rows of nested_catalogs
   int64_t chunked = 0;
-  int64_t chunks = 0;  // rows of chunks
+  int64_t chunks = 0;     // rows of chunks
   int64_t file_size = 0;  // sum of sizes of regular files
   int64_t chunked_size = 0;
   int64_t xattr = 0;  // entries with a non-NULL xattr blob

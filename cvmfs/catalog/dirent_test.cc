@@ -72,8 +72,8 @@ TEST(DirentTest, DecodeInvertsEncode) {
   e.hidden = true;
   e.direct_io = true;
   uint32_t flags = EncodeFlags(e);
-  EXPECT_EQ(flags, kFlagFile | kFlagExternal | kFlagHidden | kFlagDirectIo | (1u << 8) |
-                       (1u << 11));
+  EXPECT_EQ(flags, kFlagFile | kFlagExternal | kFlagHidden | kFlagDirectIo |
+                       (1u << 8) | (1u << 11));
   DirectoryEntry d = Make(e.mode);
   d.content_hash = e.content_hash;
   DecodeFlags(flags, &d);

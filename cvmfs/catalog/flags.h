@@ -1,6 +1,7 @@
 // Bit values of the `flags` column of catalog rows (doc/format-catalog.md,
 // "Flags"). These numbers are part of the on-disk format.
 //
+// clang-format off
 //   bit  0  (1)       directory
 //   bit  1  (2)       nested catalog mountpoint (in the parent catalog)
 //   bit  2  (4)       "file": regular file, and also set for symlinks/specials
@@ -14,6 +15,7 @@
 //   bit 14  (0x4000)  bind mountpoint
 //   bit 15  (0x8000)  hidden
 //   bit 16  (0x10000) open with direct I/O
+// clang-format on
 #ifndef CVMFS_CATALOG_FLAGS_H_
 #define CVMFS_CATALOG_FLAGS_H_
 

@@ -12,7 +12,8 @@ namespace {
 const char* const kHistorySchemaSql[] = {
     "CREATE TABLE properties (key TEXT, value TEXT, "
     "CONSTRAINT pk_properties PRIMARY KEY (key));",
-    "CREATE TABLE branches (branch TEXT, parent TEXT, initial_revision INTEGER,  "
+    "CREATE TABLE branches (branch TEXT, parent TEXT, initial_revision "
+    "INTEGER,  "
     "CONSTRAINT pk_branch PRIMARY KEY (branch),   "
     "FOREIGN KEY (parent) REFERENCES branches (branch),   "
     "CHECK ((branch <> '') OR (parent IS NULL)),   "
@@ -26,7 +27,8 @@ const char* const kHistorySchemaSql[] = {
 };
 
 constexpr char kTagColumns[] =
-    "SELECT name, hash, revision, timestamp, description, size, branch FROM tags ";
+    "SELECT name, hash, revision, timestamp, description, size, branch FROM "
+    "tags ";
 
 }  // namespace
 
@@ -34,59 +36,70 @@ HistoryDb::~HistoryDb() = default;
 
 Result<std::unique_ptr<HistoryDb>> HistoryDb::Create(const std::string& file,
                                                      const std::string& fqrn) {
-  if (PathExists(file)) return Status::AlreadyExists(file + ": history database exists");
-  CVMFS_ASSIGN_OR_RETURN(auto db, SqliteDb::Open(file, SqliteDb::OpenMode::kCreate));
+  if (PathExists(file))
+    return Status::AlreadyExists(file + ": history database exists");
+  CVMFS_ASSIGN_OR_RETURN(auto db,
+                         SqliteDb::Open(file, SqliteDb::OpenMode::kCreate));
   std::unique_ptr<HistoryDb> history(new HistoryDb(std::move(db)));
   SqliteDb* sql = history->db_.get();
   CVMFS_RETURN_IF_ERROR(sql->Exec("PRAGMA synchronous = OFF; BEGIN;"));
-  for (const char* statement : kHistorySchemaSql) CVMFS_RETURN_IF_ERROR(sql->Exec(statement));
+  for (const char* statement : kHistorySchemaSql)
+    CVMFS_RETURN_IF_ERROR(sql->Exec(statement));
   CVMFS_RETURN_IF_ERROR(WriteProperty(sql, "schema", "1.0"));
   CVMFS_RETURN_IF_ERROR(WriteProperty(sql, "schema_revision", "3"));
   CVMFS_RETURN_IF_ERROR(WriteProperty(sql, "fqrn", fqrn));
-  CVMFS_RETURN_IF_ERROR(sql->Exec(
-      "INSERT INTO branches (branch, parent, initial_revision) VALUES ('', NULL, 0);"));
+  CVMFS_RETURN_IF_ERROR(
+      sql->Exec("INSERT INTO branches (branch, parent, initial_revision) "
+                "VALUES ('', NULL, 0);"));
   CVMFS_RETURN_IF_ERROR(sql->Exec("COMMIT;"));
   history->fqrn_ = fqrn;
   return history;
 }
 
-Result<std::unique_ptr<HistoryDb>> HistoryDb::Open(const std::string& file, bool writable) {
+Result<std::unique_ptr<HistoryDb>> HistoryDb::Open(const std::string& file,
+                                                   bool writable) {
   CVMFS_ASSIGN_OR_RETURN(
       auto db, SqliteDb::Open(file, writable ? SqliteDb::OpenMode::kReadWrite
                                              : SqliteDb::OpenMode::kReadOnly));
   std::unique_ptr<HistoryDb> history(new HistoryDb(std::move(db)));
   auto fqrn = ReadProperty(history->db_.get(), "fqrn");
   if (!fqrn.ok() || !fqrn->has_value()) {
-    return Status::Corruption(file + ": not a history database" +
-                              (fqrn.ok() ? "" : " (" + fqrn.status().message() + ")"));
+    return Status::Corruption(
+        file + ": not a history database" +
+        (fqrn.ok() ? "" : " (" + fqrn.status().message() + ")"));
   }
   history->fqrn_ = **fqrn;
-  if (writable) CVMFS_RETURN_IF_ERROR(history->db_->Exec("PRAGMA synchronous = OFF;"));
+  if (writable)
+    CVMFS_RETURN_IF_ERROR(history->db_->Exec("PRAGMA synchronous = OFF;"));
   return history;
 }
 
-Result<std::unique_ptr<HistoryDb>> HistoryDb::OpenReadOnly(const std::string& file) {
+Result<std::unique_ptr<HistoryDb>> HistoryDb::OpenReadOnly(
+    const std::string& file) {
   return Open(file, false);
 }
 
-Result<std::unique_ptr<HistoryDb>> HistoryDb::OpenForWriting(const std::string& file) {
+Result<std::unique_ptr<HistoryDb>> HistoryDb::OpenForWriting(
+    const std::string& file) {
   return Open(file, true);
 }
 
 Status HistoryDb::CheckWritable() const {
   if (!db_) return Status::InvalidArgument("history database is closed");
   if (db_->read_only())
-    return Status::InvalidArgument(db_->path() + ": history database is read-only");
+    return Status::InvalidArgument(db_->path() +
+                                   ": history database is read-only");
   return Status::Ok();
 }
 
 Status HistoryDb::Insert(const Tag& tag) {
   CVMFS_RETURN_IF_ERROR(CheckWritable());
   if (tag.name.empty()) return Status::InvalidArgument("empty tag name");
-  CVMFS_ASSIGN_OR_RETURN(
-      SqliteStatement stmt,
-      db_->Prepare("INSERT OR REPLACE INTO tags (name, hash, revision, timestamp, channel, "
-                   "description, size, branch) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7);"));
+  CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                         db_->Prepare("INSERT OR REPLACE INTO tags (name, "
+                                      "hash, revision, timestamp, channel, "
+                                      "description, size, branch) VALUES (?1, "
+                                      "?2, ?3, ?4, 0, ?5, ?6, ?7);"));
   stmt.BindText(1, tag.name)
       .BindText(2, tag.root_hash.ToString())
       .BindInt64(3, static_cast<int64_t>(tag.revision))
@@ -103,12 +116,14 @@ Status HistoryDb::Remove(std::string_view name) {
                          db_->Prepare("DELETE FROM tags WHERE name = ?1;"));
   stmt.BindText(1, name);
   CVMFS_RETURN_IF_ERROR(stmt.Run());
-  if (db_->Changes() == 0) return Status::NotFound("no tag '" + std::string(name) + "'");
+  if (db_->Changes() == 0)
+    return Status::NotFound("no tag '" + std::string(name) + "'");
   return Status::Ok();
 }
 
 Result<std::vector<Tag>> HistoryDb::Query(
-    const std::string& where_and_order, const std::function<void(SqliteStatement*)>& bind) {
+    const std::string& where_and_order,
+    const std::function<void(SqliteStatement*)>& bind) {
   if (!db_) return Status::InvalidArgument("history database is closed");
   CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                          db_->Prepare(kTagColumns + where_and_order));
@@ -120,7 +135,8 @@ Result<std::vector<Tag>> HistoryDb::Query(
     Tag tag;
     tag.name = stmt.ColumnText(0);
     auto hash = Digest::Parse(stmt.ColumnText(1));
-    if (!hash.ok()) return hash.status().Annotate(db_->path() + ": tag '" + tag.name + "'");
+    if (!hash.ok())
+      return hash.status().Annotate(db_->path() + ": tag '" + tag.name + "'");
     tag.root_hash = *hash;
     tag.revision = static_cast<uint64_t>(stmt.ColumnInt64(2));
     tag.timestamp = stmt.ColumnInt64(3);
@@ -133,9 +149,10 @@ Result<std::vector<Tag>> HistoryDb::Query(
 }
 
 Result<std::optional<Tag>> HistoryDb::Get(std::string_view name) {
-  CVMFS_ASSIGN_OR_RETURN(
-      std::vector<Tag> tags,
-      Query("WHERE name = ?1;", [name](SqliteStatement* s) { s->BindText(1, name); }));
+  CVMFS_ASSIGN_OR_RETURN(std::vector<Tag> tags,
+                         Query("WHERE name = ?1;", [name](SqliteStatement* s) {
+                           s->BindText(1, name);
+                         }));
   if (tags.empty()) return std::optional<Tag>();
   return std::optional<Tag>(std::move(tags.front()));
 }
@@ -148,13 +165,15 @@ Result<std::optional<Tag>> HistoryDb::GetByRevision(uint64_t revision) {
   CVMFS_ASSIGN_OR_RETURN(std::vector<Tag> tags,
                          Query("WHERE revision = ?1 ORDER BY name ASC LIMIT 1;",
                                [revision](SqliteStatement* s) {
-                                 s->BindInt64(1, static_cast<int64_t>(revision));
+                                 s->BindInt64(1,
+                                              static_cast<int64_t>(revision));
                                }));
   if (tags.empty()) return std::optional<Tag>();
   return std::optional<Tag>(std::move(tags.front()));
 }
 
-Result<std::optional<std::string>> HistoryDb::GetProperty(std::string_view key) {
+Result<std::optional<std::string>> HistoryDb::GetProperty(
+    std::string_view key) {
   if (!db_) return Status::InvalidArgument("history database is closed");
   return ReadProperty(db_.get(), key);
 }
@@ -169,7 +188,8 @@ Status HistoryDb::SetPreviousRevision(const Digest& hash) {
 }
 
 Result<std::optional<Digest>> HistoryDb::GetPreviousRevision() {
-  CVMFS_ASSIGN_OR_RETURN(std::optional<std::string> text, GetProperty("previous_revision"));
+  CVMFS_ASSIGN_OR_RETURN(std::optional<std::string> text,
+                         GetProperty("previous_revision"));
   if (!text) return std::optional<Digest>();
   CVMFS_ASSIGN_OR_RETURN(Digest hash, Digest::Parse(*text));
   return std::optional<Digest>(hash);

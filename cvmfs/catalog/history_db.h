@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cvmfs/sqlite_db.h"
 #include "cvmfs/hash.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs {
@@ -40,9 +40,9 @@ struct Tag {
   std::string branch;  // "" = trunk
 
   bool operator==(const Tag& o) const {
-    return name == o.name && root_hash == o.root_hash && revision == o.revision &&
-           timestamp == o.timestamp && description == o.description && size == o.size &&
-           branch == o.branch;
+    return name == o.name && root_hash == o.root_hash &&
+           revision == o.revision && timestamp == o.timestamp &&
+           description == o.description && size == o.size && branch == o.branch;
   }
 };
 
@@ -56,8 +56,10 @@ class HistoryDb {
   // and the properties schema/schema_revision/fqrn.
   static Result<std::unique_ptr<HistoryDb>> Create(const std::string& file,
                                                    const std::string& fqrn);
-  static Result<std::unique_ptr<HistoryDb>> OpenReadOnly(const std::string& file);
-  static Result<std::unique_ptr<HistoryDb>> OpenForWriting(const std::string& file);
+  static Result<std::unique_ptr<HistoryDb>> OpenReadOnly(
+      const std::string& file);
+  static Result<std::unique_ptr<HistoryDb>> OpenForWriting(
+      const std::string& file);
   ~HistoryDb();
   HistoryDb(const HistoryDb&) = delete;
   HistoryDb& operator=(const HistoryDb&) = delete;
@@ -84,10 +86,12 @@ class HistoryDb {
 
  private:
   explicit HistoryDb(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
-  static Result<std::unique_ptr<HistoryDb>> Open(const std::string& file, bool writable);
+  static Result<std::unique_ptr<HistoryDb>> Open(const std::string& file,
+                                                 bool writable);
   Status CheckWritable() const;
-  Result<std::vector<Tag>> Query(const std::string& where_and_order,
-                                 const std::function<void(SqliteStatement*)>& bind);
+  Result<std::vector<Tag>> Query(
+      const std::string& where_and_order,
+      const std::function<void(SqliteStatement*)>& bind);
 
   std::unique_ptr<SqliteDb> db_;
   std::string fqrn_;

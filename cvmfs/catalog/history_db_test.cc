@@ -11,20 +11,24 @@ using catalog_test::DumpTable;
 using catalog_test::FixtureRepo;
 
 std::vector<std::string> Schema(const std::string& file) {
-  return DumpTable(file,
-                   "SELECT type || '|' || name || '|' || tbl_name || '|' || rootpage || '|' "
-                   "|| COALESCE(sql, '<none>') FROM sqlite_master ORDER BY rowid;")
+  return DumpTable(
+             file,
+             "SELECT type || '|' || name || '|' || tbl_name || '|' || rootpage "
+             "|| '|' "
+             "|| COALESCE(sql, '<none>') FROM sqlite_master ORDER BY rowid;")
       .value();
 }
 
 // Unpacks the history object named by the fixture's manifest.
-std::string UnpackHistory(const std::string& name, const testing::TempDir& tmp) {
+std::string UnpackHistory(const std::string& name,
+                          const testing::TempDir& tmp) {
   std::string repo = FixtureRepo(name);
   auto manifest = catalog_test::ReadManifest(repo);
   EXPECT_TRUE(manifest.ok());
   std::string file = tmp.Sub(name + "-history.db");
-  Status s = catalog_test::UnpackObject(repo, Digest::Parse((*manifest)['H']).value(),
-                                        ObjectSuffix::kHistory, file);
+  Status s =
+      catalog_test::UnpackObject(repo, Digest::Parse((*manifest)['H']).value(),
+                                 ObjectSuffix::kHistory, file);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return file;
 }
@@ -42,7 +46,8 @@ TEST(HistoryDbTest, ReadsSha1FixtureTags) {
 
   auto v1 = h->Get("v1");
   ASSERT_TRUE(v1.ok() && v1->has_value());
-  EXPECT_EQ((*v1)->root_hash.ToString(), "9e318952e9171de82b515259fad9ef9af2430503");
+  EXPECT_EQ((*v1)->root_hash.ToString(),
+            "9e318952e9171de82b515259fad9ef9af2430503");
   EXPECT_EQ((*v1)->revision, 2u);
   EXPECT_EQ((*v1)->timestamp, 1795356100);
   EXPECT_EQ((*v1)->description, "first revision");
@@ -51,7 +56,8 @@ TEST(HistoryDbTest, ReadsSha1FixtureTags) {
 
   auto trunk = h->Get(kTagTrunk);
   ASSERT_TRUE(trunk.ok() && trunk->has_value());
-  EXPECT_EQ((*trunk)->root_hash.ToString(), "68371afd82205255c360019d2471c96cd7125cad");
+  EXPECT_EQ((*trunk)->root_hash.ToString(),
+            "68371afd82205255c360019d2471c96cd7125cad");
   EXPECT_EQ((*trunk)->revision, 3u);
   EXPECT_EQ((*trunk)->description, "current HEAD");
   // trunk names the manifest's root catalog.
@@ -67,8 +73,9 @@ TEST(HistoryDbTest, ReadsSha1FixtureTags) {
   ASSERT_TRUE(list.ok());
   std::vector<std::string> names;
   for (const Tag& t : *list) names.push_back(t.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"trunk", "v2", "trunk-previous", "v1",
-                                             "generic-2026-11-22T14:01:38Z"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"trunk", "v2", "trunk-previous", "v1",
+                                      "generic-2026-11-22T14:01:38Z"}));
   auto generic = h->GetByRevision(1);
   ASSERT_TRUE(generic.ok() && generic->has_value());
   EXPECT_EQ((*generic)->name, "generic-2026-11-22T14:01:38Z");
@@ -101,18 +108,25 @@ TEST(HistoryDbTest, CreateMatchesFixtureAndRoundTrips) {
     EXPECT_EQ((*history)->fqrn(), "test.example.org");
   }
   EXPECT_EQ(Schema(file), Schema(fixture));
-  EXPECT_EQ(DumpTable(file, "SELECT quote(branch) || quote(parent) || initial_revision FROM "
-                            "branches;")
-                .value(),
-            (std::vector<std::string>{"''NULL0"}));
-  EXPECT_EQ(DumpTable(file, "SELECT key || '=' || value FROM properties ORDER BY rowid;")
-                .value(),
-            (std::vector<std::string>{"schema=1.0", "schema_revision=3",
-                                      "fqrn=test.example.org"}));
-  EXPECT_EQ(HistoryDb::Create(file, "x").status().code(), Status::Code::kAlreadyExists);
+  EXPECT_EQ(
+      DumpTable(
+          file,
+          "SELECT quote(branch) || quote(parent) || initial_revision FROM "
+          "branches;")
+          .value(),
+      (std::vector<std::string>{"''NULL0"}));
+  EXPECT_EQ(
+      DumpTable(file,
+                "SELECT key || '=' || value FROM properties ORDER BY rowid;")
+          .value(),
+      (std::vector<std::string>{"schema=1.0", "schema_revision=3",
+                                "fqrn=test.example.org"}));
+  EXPECT_EQ(HistoryDb::Create(file, "x").status().code(),
+            Status::Code::kAlreadyExists);
 
   Digest a = Digest::Parse("9e318952e9171de82b515259fad9ef9af2430503").value();
-  Digest b = Digest::Parse("7f94a01c31742c961ab142e131f8324fe9c0aacf-shake128").value();
+  Digest b = Digest::Parse("7f94a01c31742c961ab142e131f8324fe9c0aacf-shake128")
+                 .value();
   Tag v1{"v1", a, 2, 1795356100, "first revision", 503808, ""};
   Tag trunk{"trunk", b, 3, 1795356101, "current HEAD", 503808, ""};
   {
@@ -143,10 +157,13 @@ TEST(HistoryDbTest, CreateMatchesFixtureAndRoundTrips) {
   EXPECT_EQ((*list)[1], v1);
   EXPECT_EQ((*history)->GetPreviousRevision().value(), a);
   // Stored as CVMFS stores them: hash text with algorithm id, channel 0.
-  EXPECT_EQ(DumpTable(file, "SELECT hash || '|' || channel || '|' || typeof(size) FROM tags "
-                            "WHERE name = 'trunk';")
-                .value(),
-            (std::vector<std::string>{b.ToString() + "|0|integer"}));
+  EXPECT_EQ(
+      DumpTable(
+          file,
+          "SELECT hash || '|' || channel || '|' || typeof(size) FROM tags "
+          "WHERE name = 'trunk';")
+          .value(),
+      (std::vector<std::string>{b.ToString() + "|0|integer"}));
 }
 
 TEST(HistoryDbTest, RejectsOtherFiles) {

@@ -23,11 +23,13 @@ ReflogDb::~ReflogDb() = default;
 Result<std::unique_ptr<ReflogDb>> ReflogDb::Create(const std::string& file,
                                                    const std::string& fqrn) {
   if (PathExists(file)) return Status::AlreadyExists(file + ": reflog exists");
-  CVMFS_ASSIGN_OR_RETURN(auto db, SqliteDb::Open(file, SqliteDb::OpenMode::kCreate));
+  CVMFS_ASSIGN_OR_RETURN(auto db,
+                         SqliteDb::Open(file, SqliteDb::OpenMode::kCreate));
   std::unique_ptr<ReflogDb> reflog(new ReflogDb(std::move(db)));
   SqliteDb* sql = reflog->db_.get();
   CVMFS_RETURN_IF_ERROR(sql->Exec("PRAGMA synchronous = OFF; BEGIN;"));
-  for (const char* statement : kReflogSchemaSql) CVMFS_RETURN_IF_ERROR(sql->Exec(statement));
+  for (const char* statement : kReflogSchemaSql)
+    CVMFS_RETURN_IF_ERROR(sql->Exec(statement));
   CVMFS_RETURN_IF_ERROR(WriteProperty(sql, "schema", "1.0"));
   CVMFS_RETURN_IF_ERROR(WriteProperty(sql, "schema_revision", "0"));
   CVMFS_RETURN_IF_ERROR(WriteProperty(sql, "fqrn", fqrn));
@@ -36,32 +38,38 @@ Result<std::unique_ptr<ReflogDb>> ReflogDb::Create(const std::string& file,
   return reflog;
 }
 
-Result<std::unique_ptr<ReflogDb>> ReflogDb::Open(const std::string& file, bool writable) {
+Result<std::unique_ptr<ReflogDb>> ReflogDb::Open(const std::string& file,
+                                                 bool writable) {
   CVMFS_ASSIGN_OR_RETURN(
       auto db, SqliteDb::Open(file, writable ? SqliteDb::OpenMode::kReadWrite
                                              : SqliteDb::OpenMode::kReadOnly));
   std::unique_ptr<ReflogDb> reflog(new ReflogDb(std::move(db)));
   auto fqrn = ReadProperty(reflog->db_.get(), "fqrn");
   if (!fqrn.ok() || !fqrn->has_value()) {
-    return Status::Corruption(file + ": not a reflog" +
-                              (fqrn.ok() ? "" : " (" + fqrn.status().message() + ")"));
+    return Status::Corruption(
+        file + ": not a reflog" +
+        (fqrn.ok() ? "" : " (" + fqrn.status().message() + ")"));
   }
   reflog->fqrn_ = **fqrn;
-  if (writable) CVMFS_RETURN_IF_ERROR(reflog->db_->Exec("PRAGMA synchronous = OFF;"));
+  if (writable)
+    CVMFS_RETURN_IF_ERROR(reflog->db_->Exec("PRAGMA synchronous = OFF;"));
   return reflog;
 }
 
-Result<std::unique_ptr<ReflogDb>> ReflogDb::OpenReadOnly(const std::string& file) {
+Result<std::unique_ptr<ReflogDb>> ReflogDb::OpenReadOnly(
+    const std::string& file) {
   return Open(file, false);
 }
 
-Result<std::unique_ptr<ReflogDb>> ReflogDb::OpenForWriting(const std::string& file) {
+Result<std::unique_ptr<ReflogDb>> ReflogDb::OpenForWriting(
+    const std::string& file) {
   return Open(file, true);
 }
 
 Status ReflogDb::CheckWritable() const {
   if (!db_) return Status::InvalidArgument("reflog is closed");
-  if (db_->read_only()) return Status::InvalidArgument(db_->path() + ": reflog is read-only");
+  if (db_->read_only())
+    return Status::InvalidArgument(db_->path() + ": reflog is read-only");
   return Status::Ok();
 }
 
@@ -79,8 +87,9 @@ Status ReflogDb::Add(const Digest& hash, ReflogType type, int64_t timestamp) {
 
 Result<std::vector<std::pair<Digest, int>>> ReflogDb::List() {
   if (!db_) return Status::InvalidArgument("reflog is closed");
-  CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
-                         db_->Prepare("SELECT hash, type FROM refs ORDER BY rowid;"));
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db_->Prepare("SELECT hash, type FROM refs ORDER BY rowid;"));
   std::vector<std::pair<Digest, int>> refs;
   while (true) {
     CVMFS_ASSIGN_OR_RETURN(bool row, stmt.Step());
@@ -92,7 +101,8 @@ Result<std::vector<std::pair<Digest, int>>> ReflogDb::List() {
   return refs;
 }
 
-Result<std::vector<Digest>> ReflogDb::ListOlderThan(ReflogType type, int64_t timestamp) {
+Result<std::vector<Digest>> ReflogDb::ListOlderThan(ReflogType type,
+                                                    int64_t timestamp) {
   if (!db_) return Status::InvalidArgument("reflog is closed");
   CVMFS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
@@ -121,15 +131,18 @@ Status ReflogDb::Remove(const Digest& hash) {
   return Status::Ok();
 }
 
-Result<std::optional<std::pair<ReflogType, int64_t>>> ReflogDb::Get(const Digest& hash) {
+Result<std::optional<std::pair<ReflogType, int64_t>>> ReflogDb::Get(
+    const Digest& hash) {
   if (!db_) return Status::InvalidArgument("reflog is closed");
-  CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
-                         db_->Prepare("SELECT type, timestamp FROM refs WHERE hash = ?1;"));
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db_->Prepare("SELECT type, timestamp FROM refs WHERE hash = ?1;"));
   stmt.BindText(1, hash.ToString());
   CVMFS_ASSIGN_OR_RETURN(bool row, stmt.Step());
   std::optional<std::pair<ReflogType, int64_t>> result;
   if (row) {
-    result.emplace(static_cast<ReflogType>(stmt.ColumnInt64(0)), stmt.ColumnInt64(1));
+    result.emplace(static_cast<ReflogType>(stmt.ColumnInt64(0)),
+                   stmt.ColumnInt64(1));
   }
   return result;
 }

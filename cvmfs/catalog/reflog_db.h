@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "cvmfs/sqlite_db.h"
 #include "cvmfs/hash.h"
+#include "cvmfs/sqlite_db.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs {
@@ -41,8 +41,10 @@ class ReflogDb {
   // schema/schema_revision/fqrn.
   static Result<std::unique_ptr<ReflogDb>> Create(const std::string& file,
                                                   const std::string& fqrn);
-  static Result<std::unique_ptr<ReflogDb>> OpenReadOnly(const std::string& file);
-  static Result<std::unique_ptr<ReflogDb>> OpenForWriting(const std::string& file);
+  static Result<std::unique_ptr<ReflogDb>> OpenReadOnly(
+      const std::string& file);
+  static Result<std::unique_ptr<ReflogDb>> OpenForWriting(
+      const std::string& file);
   ~ReflogDb();
   ReflogDb(const ReflogDb&) = delete;
   ReflogDb& operator=(const ReflogDb&) = delete;
@@ -77,7 +79,8 @@ class ReflogDb {
 
  private:
   explicit ReflogDb(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
-  static Result<std::unique_ptr<ReflogDb>> Open(const std::string& file, bool writable);
+  static Result<std::unique_ptr<ReflogDb>> Open(const std::string& file,
+                                                bool writable);
   Status CheckWritable() const;
 
   std::unique_ptr<SqliteDb> db_;

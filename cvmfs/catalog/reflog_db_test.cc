@@ -11,9 +11,11 @@ using catalog_test::DumpTable;
 using catalog_test::FixtureRepo;
 
 std::vector<std::string> Schema(const std::string& file) {
-  return DumpTable(file,
-                   "SELECT type || '|' || name || '|' || tbl_name || '|' || rootpage || '|' "
-                   "|| COALESCE(sql, '<none>') FROM sqlite_master ORDER BY rowid;")
+  return DumpTable(
+             file,
+             "SELECT type || '|' || name || '|' || tbl_name || '|' || rootpage "
+             "|| '|' "
+             "|| COALESCE(sql, '<none>') FROM sqlite_master ORDER BY rowid;")
       .value();
 }
 
@@ -28,7 +30,8 @@ TEST(ReflogDbTest, ReadsSha1Fixture) {
   auto refs = (*reflog)->List();
   ASSERT_TRUE(refs.ok()) << refs.status().ToString();
   std::vector<std::pair<std::string, int>> got;
-  for (const auto& [hash, type] : *refs) got.emplace_back(hash.ToString(), type);
+  for (const auto& [hash, type] : *refs)
+    got.emplace_back(hash.ToString(), type);
   std::vector<std::pair<std::string, int>> expected = {
       {"91ae420f82288ac9be26069c1bf56d223840c8b4", 0},
       {"c27331db8c3050fb7555c5e5d44331404399ca5e", 0},
@@ -53,7 +56,8 @@ TEST(ReflogDbTest, ReadsSha1Fixture) {
   ASSERT_TRUE(ref.ok() && ref->has_value());
   EXPECT_EQ((*ref)->first, ReflogType::kCatalog);
   EXPECT_EQ((*ref)->second, 1795356101);
-  auto old_catalogs = (*reflog)->ListOlderThan(ReflogType::kCatalog, 1795356100);
+  auto old_catalogs =
+      (*reflog)->ListOlderThan(ReflogType::kCatalog, 1795356100);
   ASSERT_TRUE(old_catalogs.ok());
   EXPECT_EQ(old_catalogs->size(), 2u);
   EXPECT_FALSE((*reflog)->AddCatalog(Digest(), 1).ok());  // read-only
@@ -65,7 +69,8 @@ TEST(ReflogDbTest, ReadsShake128Fixture) {
   auto refs = (*reflog)->List();
   ASSERT_TRUE(refs.ok());
   ASSERT_EQ(refs->size(), 7u);
-  for (const auto& [hash, type] : *refs) EXPECT_EQ(hash.algorithm, HashAlgorithm::kShake128);
+  for (const auto& [hash, type] : *refs)
+    EXPECT_EQ(hash.algorithm, HashAlgorithm::kShake128);
 }
 
 TEST(ReflogDbTest, CreateMatchesFixtureAndRoundTrips) {
@@ -76,16 +81,24 @@ TEST(ReflogDbTest, CreateMatchesFixtureAndRoundTrips) {
     ASSERT_TRUE(reflog.ok()) << reflog.status().ToString();
   }
   EXPECT_EQ(Schema(file), Schema(FixtureReflog("sha1-zlib")));
-  EXPECT_EQ(DumpTable(file, "SELECT key || '=' || value FROM properties ORDER BY rowid;")
-                .value(),
-            (std::vector<std::string>{"schema=1.0", "schema_revision=0",
-                                      "fqrn=test.example.org"}));
-  EXPECT_EQ(ReflogDb::Create(file, "x").status().code(), Status::Code::kAlreadyExists);
+  EXPECT_EQ(
+      DumpTable(file,
+                "SELECT key || '=' || value FROM properties ORDER BY rowid;")
+          .value(),
+      (std::vector<std::string>{"schema=1.0", "schema_revision=0",
+                                "fqrn=test.example.org"}));
+  EXPECT_EQ(ReflogDb::Create(file, "x").status().code(),
+            Status::Code::kAlreadyExists);
 
-  Digest catalog = Digest::Parse("68371afd82205255c360019d2471c96cd7125cad").value();
-  Digest cert = Digest::Parse("1112f3d7c016c572075fe4de8f43f0244f693659-shake128").value();
-  Digest history = Digest::Parse("833591903600851fd0389cecdbdc1d3ae06d8392").value();
-  Digest meta = Digest::Parse("85e4f386da0d5d77c7f66cf2f58e10951f24b653").value();
+  Digest catalog =
+      Digest::Parse("68371afd82205255c360019d2471c96cd7125cad").value();
+  Digest cert =
+      Digest::Parse("1112f3d7c016c572075fe4de8f43f0244f693659-shake128")
+          .value();
+  Digest history =
+      Digest::Parse("833591903600851fd0389cecdbdc1d3ae06d8392").value();
+  Digest meta =
+      Digest::Parse("85e4f386da0d5d77c7f66cf2f58e10951f24b653").value();
   {
     auto reflog = ReflogDb::OpenForWriting(file);
     ASSERT_TRUE(reflog.ok()) << reflog.status().ToString();
@@ -104,13 +117,17 @@ TEST(ReflogDbTest, CreateMatchesFixtureAndRoundTrips) {
   ASSERT_TRUE(reflog.ok());
   auto refs = (*reflog)->List();
   ASSERT_TRUE(refs.ok());
-  std::vector<std::pair<Digest, int>> expected = {{cert, 1}, {meta, 3}, {catalog, 0}};
+  std::vector<std::pair<Digest, int>> expected = {
+      {cert, 1}, {meta, 3}, {catalog, 0}};
   EXPECT_EQ(*refs, expected);
   EXPECT_EQ((*reflog)->Get(catalog).value()->second, 104);
-  EXPECT_EQ(DumpTable(file, "SELECT hash || '|' || typeof(type) || '|' || typeof(timestamp) "
-                            "FROM refs WHERE type = 1;")
-                .value(),
-            (std::vector<std::string>{cert.ToString() + "|integer|integer"}));
+  EXPECT_EQ(
+      DumpTable(
+          file,
+          "SELECT hash || '|' || typeof(type) || '|' || typeof(timestamp) "
+          "FROM refs WHERE type = 1;")
+          .value(),
+      (std::vector<std::string>{cert.ToString() + "|integer|integer"}));
 }
 
 }  // namespace

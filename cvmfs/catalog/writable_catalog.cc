@@ -16,13 +16,16 @@ namespace {
 const char* const kCatalogSchemaSql[] = {
     "CREATE TABLE properties (key TEXT, value TEXT, "
     "CONSTRAINT pk_properties PRIMARY KEY (key));",
-    "CREATE TABLE catalog (md5path_1 INTEGER, md5path_2 INTEGER, parent_1 INTEGER, "
-    "parent_2 INTEGER, hardlinks INTEGER, hash BLOB, size INTEGER, mode INTEGER, "
+    "CREATE TABLE catalog (md5path_1 INTEGER, md5path_2 INTEGER, parent_1 "
+    "INTEGER, "
+    "parent_2 INTEGER, hardlinks INTEGER, hash BLOB, size INTEGER, mode "
+    "INTEGER, "
     "mtime INTEGER, mtimens INTEGER, flags INTEGER, name TEXT, symlink TEXT, "
     "uid INTEGER, gid INTEGER, xattr BLOB,  "
     "CONSTRAINT pk_catalog PRIMARY KEY (md5path_1, md5path_2));",
     "CREATE INDEX idx_catalog_parent ON catalog (parent_1, parent_2);",
-    "CREATE TABLE chunks (md5path_1 INTEGER, md5path_2 INTEGER, offset INTEGER, "
+    "CREATE TABLE chunks (md5path_1 INTEGER, md5path_2 INTEGER, offset "
+    "INTEGER, "
     "size INTEGER,  hash BLOB,  "
     "CONSTRAINT pk_chunks PRIMARY KEY (md5path_1, md5path_2, offset, size),  "
     "FOREIGN KEY (md5path_1, md5path_2) REFERENCES    "
@@ -37,11 +40,14 @@ const char* const kCatalogSchemaSql[] = {
 
 // Parameters 1-16 in BindEntry order.
 const char kInsertSql[] =
-    "INSERT INTO catalog (md5path_1, md5path_2, parent_1, parent_2, hash, hardlinks, "
+    "INSERT INTO catalog (md5path_1, md5path_2, parent_1, parent_2, hash, "
+    "hardlinks, "
     "size, mode, mtime, mtimens, flags, name, symlink, uid, gid, xattr) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16);";
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+    "?16);";
 const char kUpdateSql[] =
-    "UPDATE catalog SET parent_1 = ?3, parent_2 = ?4, hash = ?5, hardlinks = ?6, "
+    "UPDATE catalog SET parent_1 = ?3, parent_2 = ?4, hash = ?5, hardlinks = "
+    "?6, "
     "size = ?7, mode = ?8, mtime = ?9, mtimens = ?10, flags = ?11, name = ?12, "
     "symlink = ?13, uid = ?14, gid = ?15, xattr = ?16 "
     "WHERE md5path_1 = ?1 AND md5path_2 = ?2;";
@@ -56,14 +62,17 @@ const char kCountSql[] =
     "COALESCE(SUM(flags & 1 != 0), 0), "
     "COALESCE(SUM(flags & 1 = 0 AND flags & 4 != 0 AND flags & 24 = 0 AND "
     "  flags & 64 != 0), 0), "
-    "COALESCE(SUM(CASE WHEN flags & 1 = 0 AND flags & 4 != 0 AND flags & 24 = 0 "
+    "COALESCE(SUM(CASE WHEN flags & 1 = 0 AND flags & 4 != 0 AND flags & 24 = "
+    "0 "
     "  THEN size ELSE 0 END), 0), "
-    "COALESCE(SUM(CASE WHEN flags & 1 = 0 AND flags & 4 != 0 AND flags & 24 = 0 AND "
+    "COALESCE(SUM(CASE WHEN flags & 1 = 0 AND flags & 4 != 0 AND flags & 24 = "
+    "0 AND "
     "  flags & 64 != 0 THEN size ELSE 0 END), 0), "
     "COALESCE(SUM(xattr IS NOT NULL), 0), "
     "COALESCE(SUM(flags & 1 = 0 AND flags & 4 != 0 AND flags & 24 = 0 AND "
     "  flags & 128 != 0), 0), "
-    "COALESCE(SUM(CASE WHEN flags & 1 = 0 AND flags & 4 != 0 AND flags & 24 = 0 AND "
+    "COALESCE(SUM(CASE WHEN flags & 1 = 0 AND flags & 4 != 0 AND flags & 24 = "
+    "0 AND "
     "  flags & 128 != 0 THEN size ELSE 0 END), 0), "
     "(SELECT count(*) FROM chunks), "
     "(SELECT count(*) FROM nested_catalogs) "
@@ -79,7 +88,8 @@ void BindKey(SqliteStatement* stmt, int first, const PathHash& key) {
 std::vector<std::string> StatisticsRowNames() {
   std::vector<std::string> names;
   for (const char* prefix : {"self_", "subtree_"})
-    for (const CounterField& f : kCounterFields) names.push_back(prefix + std::string(f.name));
+    for (const CounterField& f : kCounterFields)
+      names.push_back(prefix + std::string(f.name));
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -94,7 +104,8 @@ WritableCatalog::~WritableCatalog() {
 }
 
 Status WritableCatalog::Begin() {
-  CVMFS_RETURN_IF_ERROR(db()->Exec("PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;"));
+  CVMFS_RETURN_IF_ERROR(
+      db()->Exec("PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;"));
   CVMFS_RETURN_IF_ERROR(db()->Exec("BEGIN;"));
   in_transaction_ = true;
   return Status::Ok();
@@ -104,18 +115,23 @@ Result<std::unique_ptr<WritableCatalog>> WritableCatalog::Create(
     const std::string& file, const std::string& root_prefix,
     const DirectoryEntry& root_entry, bool is_nested) {
   if (is_nested == root_prefix.empty()) {
-    return Status::InvalidArgument(
-        "catalog root_prefix '" + root_prefix +
-        "' does not fit is_nested (the repository root catalog has prefix \"\")");
+    return Status::InvalidArgument("catalog root_prefix '" + root_prefix +
+                                   "' does not fit is_nested (the repository "
+                                   "root catalog has prefix \"\")");
   }
-  if (!root_prefix.empty() && (root_prefix[0] != '/' || root_prefix.back() == '/'))
-    return Status::InvalidArgument("malformed catalog root_prefix '" + root_prefix + "'");
+  if (!root_prefix.empty() &&
+      (root_prefix[0] != '/' || root_prefix.back() == '/'))
+    return Status::InvalidArgument("malformed catalog root_prefix '" +
+                                   root_prefix + "'");
   if (!root_entry.IsDirectory())
     return Status::InvalidArgument("catalog root entry must be a directory");
-  if (PathExists(file)) return Status::AlreadyExists(file + ": catalog file exists");
+  if (PathExists(file))
+    return Status::AlreadyExists(file + ": catalog file exists");
 
-  CVMFS_ASSIGN_OR_RETURN(auto db, SqliteDb::Open(file, SqliteDb::OpenMode::kCreate));
-  std::unique_ptr<WritableCatalog> catalog(new WritableCatalog(std::move(db), file));
+  CVMFS_ASSIGN_OR_RETURN(auto db,
+                         SqliteDb::Open(file, SqliteDb::OpenMode::kCreate));
+  std::unique_ptr<WritableCatalog> catalog(
+      new WritableCatalog(std::move(db), file));
   Status s = catalog->InitNew(root_prefix, root_entry, is_nested);
   if (!s.ok()) {
     catalog.reset();  // rolls back and closes
@@ -126,10 +142,12 @@ Result<std::unique_ptr<WritableCatalog>> WritableCatalog::Create(
 }
 
 Status WritableCatalog::InitNew(const std::string& root_prefix,
-                                const DirectoryEntry& root_entry, bool is_nested) {
+                                const DirectoryEntry& root_entry,
+                                bool is_nested) {
   SqliteDb* sql = db();
   CVMFS_RETURN_IF_ERROR(Begin());
-  for (const char* statement : kCatalogSchemaSql) CVMFS_RETURN_IF_ERROR(sql->Exec(statement));
+  for (const char* statement : kCatalogSchemaSql)
+    CVMFS_RETURN_IF_ERROR(sql->Exec(statement));
 
   // Property and row order as CVMFS's Database::Create + InsertInitialValues.
   CVMFS_RETURN_IF_ERROR(SetProperty("schema", kCatalogSchema));
@@ -149,7 +167,8 @@ Status WritableCatalog::InitNew(const std::string& root_prefix,
   }
   if (is_nested) CVMFS_RETURN_IF_ERROR(SetProperty("root_prefix", root_prefix));
   // A placeholder until Commit; deterministic instead of "now".
-  CVMFS_RETURN_IF_ERROR(SetProperty("last_modified", std::to_string(root.mtime)));
+  CVMFS_RETURN_IF_ERROR(
+      SetProperty("last_modified", std::to_string(root.mtime)));
 
   CatalogCounters initial;
   initial.self.dir = 1;
@@ -166,15 +185,17 @@ Status WritableCatalog::InitNew(const std::string& root_prefix,
 
 Result<std::unique_ptr<WritableCatalog>> WritableCatalog::OpenForWriting(
     const std::string& file) {
-  CVMFS_ASSIGN_OR_RETURN(auto db, SqliteDb::Open(file, SqliteDb::OpenMode::kReadWrite));
-  std::unique_ptr<WritableCatalog> catalog(new WritableCatalog(std::move(db), file));
+  CVMFS_ASSIGN_OR_RETURN(auto db,
+                         SqliteDb::Open(file, SqliteDb::OpenMode::kReadWrite));
+  std::unique_ptr<WritableCatalog> catalog(
+      new WritableCatalog(std::move(db), file));
   CVMFS_RETURN_IF_ERROR(catalog->Init());
   if (catalog->Property("schema") != std::string(kCatalogSchema) ||
       catalog->schema_revision() != kCatalogSchemaRevision) {
-    return Status::NotSupported(file + ": cannot write catalog schema " +
-                                catalog->Property("schema").value_or("?") + " revision " +
-                                std::to_string(catalog->schema_revision()) +
-                                " (only 2.5 revision 7)");
+    return Status::NotSupported(
+        file + ": cannot write catalog schema " +
+        catalog->Property("schema").value_or("?") + " revision " +
+        std::to_string(catalog->schema_revision()) + " (only 2.5 revision 7)");
   }
   CVMFS_ASSIGN_OR_RETURN(CatalogCounters counters, catalog->ReadCounters());
   catalog->subtree_ = counters.subtree;
@@ -184,11 +205,13 @@ Result<std::unique_ptr<WritableCatalog>> WritableCatalog::OpenForWriting(
 
 Status WritableCatalog::CheckPath(std::string_view path) const {
   const std::string& prefix = root_prefix();
-  bool inside = path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+  bool inside = path.size() > prefix.size() &&
+                path.compare(0, prefix.size(), prefix) == 0 &&
                 path[prefix.size()] == '/';
   if (!inside || path.back() == '/') {
     return Status::InvalidArgument("path '" + std::string(path) +
-                                   "' is not below the catalog root '" + prefix + "'");
+                                   "' is not below the catalog root '" +
+                                   prefix + "'");
   }
   return Status::Ok();
 }
@@ -225,20 +248,25 @@ Status WritableCatalog::BindEntry(SqliteStatement* stmt, std::string_view path,
   return Status::Ok();
 }
 
-Status WritableCatalog::AddEntry(std::string_view path, const DirectoryEntry& entry) {
+Status WritableCatalog::AddEntry(std::string_view path,
+                                 const DirectoryEntry& entry) {
   CVMFS_RETURN_IF_ERROR(CheckPath(path));
-  CVMFS_ASSIGN_OR_RETURN(SqliteStatement * stmt, Cached(&insert_stmt_, kInsertSql));
+  CVMFS_ASSIGN_OR_RETURN(SqliteStatement * stmt,
+                         Cached(&insert_stmt_, kInsertSql));
   CVMFS_RETURN_IF_ERROR(BindEntry(stmt, path, entry));
   Status s = stmt->Run();
   stmt->Reset();
   if (s.code() == Status::Code::kAlreadyExists)
-    return Status::AlreadyExists(file() + ": entry '" + std::string(path) + "' exists");
+    return Status::AlreadyExists(file() + ": entry '" + std::string(path) +
+                                 "' exists");
   return s;
 }
 
-Status WritableCatalog::UpdateEntry(std::string_view path, const DirectoryEntry& entry) {
+Status WritableCatalog::UpdateEntry(std::string_view path,
+                                    const DirectoryEntry& entry) {
   if (path != root_prefix()) CVMFS_RETURN_IF_ERROR(CheckPath(path));
-  CVMFS_ASSIGN_OR_RETURN(SqliteStatement * stmt, Cached(&update_stmt_, kUpdateSql));
+  CVMFS_ASSIGN_OR_RETURN(SqliteStatement * stmt,
+                         Cached(&update_stmt_, kUpdateSql));
   DirectoryEntry e = entry;
   if (path == root_prefix()) {
     // The catalog root keeps its role and, for the repository root, its
@@ -260,7 +288,8 @@ Status WritableCatalog::RemoveEntry(std::string_view path) {
   CVMFS_RETURN_IF_ERROR(SetChunks(path, {}));
   CVMFS_ASSIGN_OR_RETURN(
       SqliteStatement * stmt,
-      Cached(&delete_stmt_, "DELETE FROM catalog WHERE md5path_1 = ?1 AND md5path_2 = ?2;"));
+      Cached(&delete_stmt_,
+             "DELETE FROM catalog WHERE md5path_1 = ?1 AND md5path_2 = ?2;"));
   BindKey(stmt, 1, HashPath(path));
   Status s = stmt->Run();
   stmt->Reset();
@@ -300,14 +329,16 @@ Status WritableCatalog::SetChunks(std::string_view path,
 
 Status WritableCatalog::AddNestedCatalog(const NestedCatalogRef& ref) {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
-  CVMFS_ASSIGN_OR_RETURN(
-      SqliteStatement stmt,
-      db()->Prepare("INSERT INTO nested_catalogs (path, sha1, size) VALUES (?1, ?2, ?3);"));
-  stmt.BindText(1, ref.path).BindText(2, ref.hash.ToString())
+  CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                         db()->Prepare("INSERT INTO nested_catalogs (path, "
+                                       "sha1, size) VALUES (?1, ?2, ?3);"));
+  stmt.BindText(1, ref.path)
+      .BindText(2, ref.hash.ToString())
       .BindInt64(3, static_cast<int64_t>(ref.size));
   Status s = stmt.Run();
   if (s.code() == Status::Code::kAlreadyExists)
-    return Status::AlreadyExists(file() + ": nested catalog '" + ref.path + "' exists");
+    return Status::AlreadyExists(file() + ": nested catalog '" + ref.path +
+                                 "' exists");
   return s;
 }
 
@@ -315,8 +346,10 @@ Status WritableCatalog::UpdateNestedCatalog(const NestedCatalogRef& ref) {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
   CVMFS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
-      db()->Prepare("UPDATE nested_catalogs SET sha1 = ?2, size = ?3 WHERE path = ?1;"));
-  stmt.BindText(1, ref.path).BindText(2, ref.hash.ToString())
+      db()->Prepare(
+          "UPDATE nested_catalogs SET sha1 = ?2, size = ?3 WHERE path = ?1;"));
+  stmt.BindText(1, ref.path)
+      .BindText(2, ref.hash.ToString())
       .BindInt64(3, static_cast<int64_t>(ref.size));
   CVMFS_RETURN_IF_ERROR(stmt.Run());
   if (db()->Changes() == 0)
@@ -326,16 +359,19 @@ Status WritableCatalog::UpdateNestedCatalog(const NestedCatalogRef& ref) {
 
 Status WritableCatalog::RemoveNestedCatalog(std::string_view path) {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
-  CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
-                         db()->Prepare("DELETE FROM nested_catalogs WHERE path = ?1;"));
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db()->Prepare("DELETE FROM nested_catalogs WHERE path = ?1;"));
   stmt.BindText(1, path);
   CVMFS_RETURN_IF_ERROR(stmt.Run());
   if (db()->Changes() == 0)
-    return Status::NotFound(file() + ": no nested catalog '" + std::string(path) + "'");
+    return Status::NotFound(file() + ": no nested catalog '" +
+                            std::string(path) + "'");
   return Status::Ok();
 }
 
-Status WritableCatalog::SetProperty(std::string_view key, std::string_view value) {
+Status WritableCatalog::SetProperty(std::string_view key,
+                                    std::string_view value) {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
   CVMFS_RETURN_IF_ERROR(WriteProperty(db(), key, value));
   SetCachedProperty(key, value);
@@ -352,13 +388,16 @@ Result<CatalogCounters> WritableCatalog::ComputeCounters() {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
   CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt, db()->Prepare(kCountSql));
   CVMFS_ASSIGN_OR_RETURN(bool row, stmt.Step());
-  if (!row) return Status::Corruption(file() + ": counting rows returned nothing");
+  if (!row)
+    return Status::Corruption(file() + ": counting rows returned nothing");
   CatalogCounters c;
   CounterSet& s = c.self;
-  int64_t* order[] = {&s.regular,      &s.symlink,   &s.special,
-                      &s.dir,          &s.chunked,   &s.file_size,
-                      &s.chunked_size, &s.xattr,     &s.external,
-                      &s.external_file_size, &s.chunks, &s.nested};
+  int64_t* order[] = {&s.regular,      &s.symlink,
+                      &s.special,      &s.dir,
+                      &s.chunked,      &s.file_size,
+                      &s.chunked_size, &s.xattr,
+                      &s.external,     &s.external_file_size,
+                      &s.chunks,       &s.nested};
   for (int i = 0; i < 12; ++i) *order[i] = stmt.ColumnInt64(i);
   c.subtree = subtree_;
   return c;
@@ -371,7 +410,8 @@ Status WritableCatalog::WriteStatistics(const CatalogCounters& counters) {
       db()->Prepare("UPDATE statistics SET value = ?2 WHERE counter = ?1;"));
   CVMFS_ASSIGN_OR_RETURN(
       SqliteStatement insert,
-      db()->Prepare("INSERT INTO statistics (counter, value) VALUES (?1, ?2);"));
+      db()->Prepare(
+          "INSERT INTO statistics (counter, value) VALUES (?1, ?2);"));
   for (const std::string& name : StatisticsRowNames()) {
     int64_t value = *values.Find(name);
     update.Reset();
@@ -397,17 +437,21 @@ Status WritableCatalog::Commit(uint64_t revision, int64_t last_modified,
                                const std::optional<Digest>& previous_revision,
                                std::optional<uint64_t> ttl) {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
-  if (!in_transaction_) return Status::InvalidArgument(file() + ": not writable");
+  if (!in_transaction_)
+    return Status::InvalidArgument(file() + ": not writable");
   CVMFS_ASSIGN_OR_RETURN(CatalogCounters counters, ComputeCounters());
   CVMFS_RETURN_IF_ERROR(WriteStatistics(counters));
   // Order as in CVMFS: TTL, last_modified, revision, previous_revision.
   if (ttl) CVMFS_RETURN_IF_ERROR(SetProperty("TTL", std::to_string(*ttl)));
-  CVMFS_RETURN_IF_ERROR(SetProperty("last_modified", std::to_string(last_modified)));
+  CVMFS_RETURN_IF_ERROR(
+      SetProperty("last_modified", std::to_string(last_modified)));
   CVMFS_RETURN_IF_ERROR(SetProperty("revision", std::to_string(revision)));
   if (previous_revision) {
-    CVMFS_RETURN_IF_ERROR(SetProperty("previous_revision", previous_revision->ToString()));
+    CVMFS_RETURN_IF_ERROR(
+        SetProperty("previous_revision", previous_revision->ToString()));
   } else if (revision != 0) {
-    CVMFS_RETURN_IF_ERROR(SetProperty("previous_revision", std::string(40, '0')));
+    CVMFS_RETURN_IF_ERROR(
+        SetProperty("previous_revision", std::string(40, '0')));
   }
   CloseStatements();
   FinalizeStatements();
@@ -431,23 +475,27 @@ Status WritableCatalog::Abort() {
 
 Status WritableCatalog::VacuumIfWorthwhile() {
   CVMFS_ASSIGN_OR_RETURN(int64_t pages, db()->QueryInt64("PRAGMA page_count;"));
-  CVMFS_ASSIGN_OR_RETURN(int64_t free_pages, db()->QueryInt64("PRAGMA freelist_count;"));
-  CVMFS_ASSIGN_OR_RETURN(int64_t rows, db()->QueryInt64("SELECT count(*) FROM catalog;"));
+  CVMFS_ASSIGN_OR_RETURN(int64_t free_pages,
+                         db()->QueryInt64("PRAGMA freelist_count;"));
+  CVMFS_ASSIGN_OR_RETURN(int64_t rows,
+                         db()->QueryInt64("SELECT count(*) FROM catalog;"));
   CVMFS_ASSIGN_OR_RETURN(int64_t max_rowid, MaxRowId());
   double free_ratio = pages > 0 ? static_cast<double>(free_pages) / pages : 0.0;
-  double waste_ratio =
-      max_rowid > 0 ? 1.0 - static_cast<double>(rows) / static_cast<double>(max_rowid) : 0.0;
+  double waste_ratio = max_rowid > 0 ? 1.0 - static_cast<double>(rows) /
+                                                 static_cast<double>(max_rowid)
+                                     : 0.0;
   if (free_ratio <= kMaxFreePageRatio && waste_ratio <= kMaxRowIdWasteRatio)
     return Status::Ok();
   // Renumber rowids densely (they are inode numbers), then shrink the file;
   // CatalogDatabase::CompactDatabase + VACUUM in CVMFS.
-  CVMFS_RETURN_IF_ERROR(db()->Exec(
-      "BEGIN;"
-      "CREATE TEMPORARY TABLE duplicate AS SELECT * FROM catalog ORDER BY rowid ASC;"
-      "DELETE FROM catalog;"
-      "INSERT INTO catalog SELECT * FROM duplicate ORDER BY rowid;"
-      "DROP TABLE duplicate;"
-      "COMMIT;"));
+  CVMFS_RETURN_IF_ERROR(
+      db()->Exec("BEGIN;"
+                 "CREATE TEMPORARY TABLE duplicate AS SELECT * FROM catalog "
+                 "ORDER BY rowid ASC;"
+                 "DELETE FROM catalog;"
+                 "INSERT INTO catalog SELECT * FROM duplicate ORDER BY rowid;"
+                 "DROP TABLE duplicate;"
+                 "COMMIT;"));
   return db()->Exec("VACUUM;");
 }
 

@@ -41,12 +41,12 @@ class WritableCatalog : public Catalog {
   // `root_prefix`: parent key (0,0) and flags 1 for the repository root
   // ("" and !is_nested), the key of the parent path and flags 33 (nested
   // root) for a nested catalog. The root entry's name is taken from the path.
-  static Result<std::unique_ptr<WritableCatalog>> Create(const std::string& file,
-                                                         const std::string& root_prefix,
-                                                         const DirectoryEntry& root_entry,
-                                                         bool is_nested);
+  static Result<std::unique_ptr<WritableCatalog>> Create(
+      const std::string& file, const std::string& root_prefix,
+      const DirectoryEntry& root_entry, bool is_nested);
   // An existing schema 2.5 revision 7 catalog (NotSupported otherwise).
-  static Result<std::unique_ptr<WritableCatalog>> OpenForWriting(const std::string& file);
+  static Result<std::unique_ptr<WritableCatalog>> OpenForWriting(
+      const std::string& file);
   ~WritableCatalog() override;
 
   // `path` is the full repository path ("/a/b") at or below root_prefix();
@@ -61,8 +61,9 @@ class WritableCatalog : public Catalog {
   Status SetChunks(std::string_view path, const std::vector<FileChunk>& chunks);
 
   Status AddNestedCatalog(const NestedCatalogRef& ref);
-  Status UpdateNestedCatalog(const NestedCatalogRef& ref);  // NotFound if absent
-  Status RemoveNestedCatalog(std::string_view path);        // NotFound if absent
+  Status UpdateNestedCatalog(
+      const NestedCatalogRef& ref);                   // NotFound if absent
+  Status RemoveNestedCatalog(std::string_view path);  // NotFound if absent
 
   Status SetProperty(std::string_view key, std::string_view value);
   Status SetSubtreeCounters(const CounterSet& subtree);
@@ -87,8 +88,8 @@ class WritableCatalog : public Catalog {
   WritableCatalog(std::unique_ptr<SqliteDb> db, std::string file);
   Status Begin();
   // Schema, properties, statistics and root row of a new catalog.
-  Status InitNew(const std::string& root_prefix, const DirectoryEntry& root_entry,
-                 bool is_nested);
+  Status InitNew(const std::string& root_prefix,
+                 const DirectoryEntry& root_entry, bool is_nested);
   Status CheckPath(std::string_view path) const;
   Status BindEntry(SqliteStatement* stmt, std::string_view path,
                    const DirectoryEntry& entry);

@@ -27,7 +27,8 @@ Digest D(const char* text) { return Digest::Parse(text).value(); }
 Digest Fake(HashAlgorithm algo, uint8_t seed) {
   Digest d;
   d.algorithm = algo;
-  for (size_t i = 0; i < d.size(); ++i) d.bytes[i] = static_cast<uint8_t>(seed + i * 7);
+  for (size_t i = 0; i < d.size(); ++i)
+    d.bytes[i] = static_cast<uint8_t>(seed + i * 7);
   return d;
 }
 
@@ -53,9 +54,11 @@ DirectoryEntry File(uint64_t size, uint8_t seed,
 
 // All of sqlite_master, in creation order.
 std::vector<std::string> Schema(const std::string& file) {
-  return DumpTable(file,
-                   "SELECT type || '|' || name || '|' || tbl_name || '|' || rootpage || '|' "
-                   "|| COALESCE(sql, '<none>') FROM sqlite_master ORDER BY rowid;")
+  return DumpTable(
+             file,
+             "SELECT type || '|' || name || '|' || tbl_name || '|' || rootpage "
+             "|| '|' "
+             "|| COALESCE(sql, '<none>') FROM sqlite_master ORDER BY rowid;")
       .value();
 }
 
@@ -63,15 +66,23 @@ std::vector<std::string> Schema(const std::string& file) {
 std::vector<std::string> Contents(const std::string& file) {
   std::vector<std::string> all;
   for (const char* q :
-       {"SELECT rowid || '|' || key || '|' || value FROM properties ORDER BY rowid;",
-        "SELECT rowid || '|' || counter || '|' || value FROM statistics ORDER BY rowid;",
-        "SELECT rowid || '|' || quote(md5path_1) || '|' || quote(md5path_2) || '|' || "
-        "quote(parent_1) || '|' || quote(parent_2) || '|' || quote(hardlinks) || '|' || "
-        "quote(hash) || '|' || quote(size) || '|' || quote(mode) || '|' || quote(mtime) || "
-        "'|' || quote(mtimens) || '|' || quote(flags) || '|' || quote(name) || '|' || "
-        "quote(symlink) || '|' || quote(uid) || '|' || quote(gid) || '|' || quote(xattr) "
+       {"SELECT rowid || '|' || key || '|' || value FROM properties ORDER BY "
+        "rowid;",
+        "SELECT rowid || '|' || counter || '|' || value FROM statistics ORDER "
+        "BY rowid;",
+        "SELECT rowid || '|' || quote(md5path_1) || '|' || quote(md5path_2) || "
+        "'|' || "
+        "quote(parent_1) || '|' || quote(parent_2) || '|' || quote(hardlinks) "
+        "|| '|' || "
+        "quote(hash) || '|' || quote(size) || '|' || quote(mode) || '|' || "
+        "quote(mtime) || "
+        "'|' || quote(mtimens) || '|' || quote(flags) || '|' || quote(name) || "
+        "'|' || "
+        "quote(symlink) || '|' || quote(uid) || '|' || quote(gid) || '|' || "
+        "quote(xattr) "
         "FROM catalog ORDER BY rowid;",
-        "SELECT rowid || '|' || quote(md5path_1) || quote(md5path_2) || quote(offset) || "
+        "SELECT rowid || '|' || quote(md5path_1) || quote(md5path_2) || "
+        "quote(offset) || "
         "quote(size) || quote(hash) FROM chunks ORDER BY rowid;",
         "SELECT rowid || '|' || quote(path) || quote(sha1) || quote(size) FROM "
         "nested_catalogs ORDER BY rowid;",
@@ -97,7 +108,8 @@ TEST_F(WritableCatalogTest, SchemaEqualsFixture) {
   auto root = WritableCatalog::Create(tmp_.Sub("root.db"), "", Dir(), false);
   ASSERT_TRUE(root.ok()) << root.status().ToString();
   ASSERT_TRUE((*root)->Commit(1, 1, std::nullopt, 240).ok());
-  auto nested = WritableCatalog::Create(tmp_.Sub("nested.db"), "/nested", Dir(), true);
+  auto nested =
+      WritableCatalog::Create(tmp_.Sub("nested.db"), "/nested", Dir(), true);
   ASSERT_TRUE(nested.ok()) << nested.status().ToString();
   ASSERT_TRUE((*nested)->Commit(1, 1, std::nullopt, std::nullopt).ok());
 
@@ -105,8 +117,9 @@ TEST_F(WritableCatalogTest, SchemaEqualsFixture) {
   ASSERT_EQ(expected.size(), 13u);
   EXPECT_EQ(Schema(tmp_.Sub("root.db")), expected);
   EXPECT_EQ(Schema(tmp_.Sub("nested.db")), Schema((*unpacked)[1].file));
-  for (const char* pragma : {"PRAGMA page_size;", "PRAGMA auto_vacuum;", "PRAGMA user_version;",
-                             "PRAGMA journal_mode;", "PRAGMA encoding;"}) {
+  for (const char* pragma :
+       {"PRAGMA page_size;", "PRAGMA auto_vacuum;", "PRAGMA user_version;",
+        "PRAGMA journal_mode;", "PRAGMA encoding;"}) {
     EXPECT_EQ(DumpTable(tmp_.Sub("root.db"), pragma).value(),
               DumpTable((*unpacked)[0].file, pragma).value())
         << pragma;
@@ -117,7 +130,9 @@ TEST_F(WritableCatalogTest, SchemaEqualsFixture) {
 TEST_F(WritableCatalogTest, ReproducesMkfsCatalog) {
   std::string repo = FixtureRepo("sha1-zlib");
   std::string original = tmp_.Sub("mkfs.db");
-  ASSERT_TRUE(UnpackObject(repo, D(kMkfsCatalog), ObjectSuffix::kCatalog, original).ok());
+  ASSERT_TRUE(
+      UnpackObject(repo, D(kMkfsCatalog), ObjectSuffix::kCatalog, original)
+          .ok());
   auto fixture = Catalog::Open(original);
   ASSERT_TRUE(fixture.ok());
   DirectoryEntry root = (*fixture)->Lookup("").value().value();
@@ -125,13 +140,17 @@ TEST_F(WritableCatalogTest, ReproducesMkfsCatalog) {
   std::string made = tmp_.Sub("made.db");
   auto catalog = WritableCatalog::Create(made, "", root, false);
   ASSERT_TRUE(catalog.ok());
-  ASSERT_TRUE((*catalog)->Commit(0, 1795356097, std::nullopt, std::nullopt).ok());
+  ASSERT_TRUE(
+      (*catalog)->Commit(0, 1795356097, std::nullopt, std::nullopt).ok());
   // Same rows; only the properties' rowids differ (mkfs sets them once).
   auto sorted = [](const std::string& file) {
-    return DumpTable(file, "SELECT key || '=' || value FROM properties ORDER BY key;").value();
+    return DumpTable(file,
+                     "SELECT key || '=' || value FROM properties ORDER BY key;")
+        .value();
   };
   EXPECT_EQ(sorted(made), sorted(original));
-  std::vector<std::string> made_rows = Contents(made), original_rows = Contents(original);
+  std::vector<std::string> made_rows = Contents(made),
+                           original_rows = Contents(original);
   made_rows.erase(made_rows.begin(), made_rows.begin() + 4);
   original_rows.erase(original_rows.begin(), original_rows.begin() + 4);
   EXPECT_EQ(made_rows, original_rows);
@@ -142,13 +161,18 @@ TEST_F(WritableCatalogTest, ReproducesMkfsCatalog) {
 TEST_F(WritableCatalogTest, ReproducesRevision1FromMkfsCatalog) {
   std::string repo = FixtureRepo("sha1-zlib");
   std::string published = tmp_.Sub("rev1.db");
-  ASSERT_TRUE(
-      UnpackObject(repo, D(kRevision1Catalog), ObjectSuffix::kCatalog, published).ok());
-  DirectoryEntry added =
-      Catalog::Open(published).value()->Lookup("/new_repository").value().value();
+  ASSERT_TRUE(UnpackObject(repo, D(kRevision1Catalog), ObjectSuffix::kCatalog,
+                           published)
+                  .ok());
+  DirectoryEntry added = Catalog::Open(published)
+                             .value()
+                             ->Lookup("/new_repository")
+                             .value()
+                             .value();
 
   std::string work = tmp_.Sub("work.db");
-  ASSERT_TRUE(UnpackObject(repo, D(kMkfsCatalog), ObjectSuffix::kCatalog, work).ok());
+  ASSERT_TRUE(
+      UnpackObject(repo, D(kMkfsCatalog), ObjectSuffix::kCatalog, work).ok());
   auto catalog = WritableCatalog::OpenForWriting(work);
   ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
   ASSERT_TRUE((*catalog)->AddEntry("/new_repository", added).ok());
@@ -174,7 +198,8 @@ TEST_F(WritableCatalogTest, ComputeCountersReproducesCvmfs) {
     auto unpacked = catalog_test::UnpackAllCatalogs(name, dir.path());
     ASSERT_TRUE(unpacked.ok()) << unpacked.status().ToString();
     for (const auto& c : *unpacked) {
-      CatalogCounters stored = Catalog::Open(c.file).value()->ReadCounters().value();
+      CatalogCounters stored =
+          Catalog::Open(c.file).value()->ReadCounters().value();
       auto writable = WritableCatalog::OpenForWriting(c.file);
       ASSERT_TRUE(writable.ok()) << writable.status().ToString();
       auto computed = (*writable)->ComputeCounters();
@@ -183,7 +208,8 @@ TEST_F(WritableCatalogTest, ComputeCountersReproducesCvmfs) {
         EXPECT_EQ(computed->self.*f.member, stored.self.*f.member)
             << name << " " << c.mountpoint << " self_" << f.name;
       }
-      EXPECT_EQ(computed->subtree, stored.subtree) << name << " " << c.mountpoint;
+      EXPECT_EQ(computed->subtree, stored.subtree)
+          << name << " " << c.mountpoint;
       ASSERT_TRUE((*writable)->Abort().ok());
     }
   }
@@ -253,7 +279,8 @@ std::vector<Item> EveryKindOfEntry() {
   DirectoryEntry hidden = Dir();
   hidden.hidden = true;
   items.push_back({"/.hidden", hidden, {}});
-  for (Item& item : items) item.entry.name = item.path.substr(item.path.rfind('/') + 1);
+  for (Item& item : items)
+    item.entry.name = item.path.substr(item.path.rfind('/') + 1);
   return items;
 }
 
@@ -332,7 +359,8 @@ TEST_F(WritableCatalogTest, RoundTripEveryKindOfEntry) {
   for (const auto& e : *listing) names.push_back(e.name);
   std::vector<std::string> expected_names;
   for (const Item& item : items)
-    if (item.path.rfind('/') == 0) expected_names.push_back(item.path.substr(1));
+    if (item.path.rfind('/') == 0)
+      expected_names.push_back(item.path.substr(1));
   std::sort(expected_names.begin(), expected_names.end());
   EXPECT_EQ(names, expected_names);
 
@@ -343,14 +371,16 @@ TEST_F(WritableCatalogTest, RoundTripEveryKindOfEntry) {
                  return Status::Ok();
                }).ok());
   EXPECT_EQ(walked.size(), items.size() + 1);
-  for (const Item& item : items) EXPECT_EQ(walked.count(item.path), 1u) << item.path;
+  for (const Item& item : items)
+    EXPECT_EQ(walked.count(item.path), 1u) << item.path;
 
   // Stored conventions: empty strings, NULLs and flags as CVMFS writes them.
-  auto conv = DumpTable(
-      file,
-      "SELECT name || '|' || typeof(hash) || '|' || typeof(symlink) || quote(symlink) || '|' "
-      "|| typeof(xattr) || '|' || typeof(mtimens) || '|' || flags || '|' || hardlinks FROM "
-      "catalog ORDER BY rowid;");
+  auto conv = DumpTable(file,
+                        "SELECT name || '|' || typeof(hash) || '|' || "
+                        "typeof(symlink) || quote(symlink) || '|' "
+                        "|| typeof(xattr) || '|' || typeof(mtimens) || '|' || "
+                        "flags || '|' || hardlinks FROM "
+                        "catalog ORDER BY rowid;");
   ASSERT_TRUE(conv.ok());
   std::vector<std::string> expected_conv = {
       "|null|text''|null|null|1|7",
@@ -368,7 +398,8 @@ TEST_F(WritableCatalogTest, RoundTripEveryKindOfEntry) {
       "nested|null|text''|null|null|3|3",
   };
   ASSERT_GE(conv->size(), expected_conv.size());
-  for (size_t i = 0; i < expected_conv.size(); ++i) EXPECT_EQ((*conv)[i], expected_conv[i]);
+  for (size_t i = 0; i < expected_conv.size(); ++i)
+    EXPECT_EQ((*conv)[i], expected_conv[i]);
 }
 
 TEST_F(WritableCatalogTest, NestedCatalogRootAndProperties) {
@@ -383,36 +414,41 @@ TEST_F(WritableCatalogTest, NestedCatalogRootAndProperties) {
             Status::Code::kInvalidArgument);
   EXPECT_EQ((*catalog)->AddEntry("/a/b/", File(1, 1)).code(),
             Status::Code::kInvalidArgument);
-  ASSERT_TRUE((*catalog)->Commit(1, 1700000000, std::nullopt, std::nullopt).ok());
+  ASSERT_TRUE(
+      (*catalog)->Commit(1, 1700000000, std::nullopt, std::nullopt).ok());
 
   auto back = Catalog::Open(file);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ((*back)->root_prefix(), "/a/b");
   EXPECT_FALSE((*back)->Property("TTL").has_value());
   EXPECT_EQ((*back)->Property("previous_revision"), std::string(40, '0'));
-  EXPECT_EQ(DumpTable(file, "SELECT key FROM properties ORDER BY rowid;").value(),
-            (std::vector<std::string>{"schema", "schema_revision", "root_prefix",
-                                      "last_modified", "revision", "previous_revision"}));
+  EXPECT_EQ(
+      DumpTable(file, "SELECT key FROM properties ORDER BY rowid;").value(),
+      (std::vector<std::string>{"schema", "schema_revision", "root_prefix",
+                                "last_modified", "revision",
+                                "previous_revision"}));
   int rows = 0;
-  ASSERT_TRUE((*back)
-                  ->ForEachEntry([&](const PathHash& key, const PathHash& parent,
-                                     const DirectoryEntry& e) {
-                    if (rows++ == 0) {
-                      EXPECT_EQ(key, HashPath("/a/b"));
-                      EXPECT_EQ(parent, HashPath("/a"));
-                      EXPECT_EQ(e.name, "b");
-                      EXPECT_EQ(EncodeFlags(e), 33u);
-                    } else {
-                      EXPECT_EQ(parent, HashPath("/a/b"));
-                    }
-                    return Status::Ok();
-                  })
-                  .ok());
+  ASSERT_TRUE(
+      (*back)
+          ->ForEachEntry([&](const PathHash& key, const PathHash& parent,
+                             const DirectoryEntry& e) {
+            if (rows++ == 0) {
+              EXPECT_EQ(key, HashPath("/a/b"));
+              EXPECT_EQ(parent, HashPath("/a"));
+              EXPECT_EQ(e.name, "b");
+              EXPECT_EQ(EncodeFlags(e), 33u);
+            } else {
+              EXPECT_EQ(parent, HashPath("/a/b"));
+            }
+            return Status::Ok();
+          })
+          .ok());
   EXPECT_EQ(rows, 2);
   EXPECT_EQ((*back)->List("/a/b").value().size(), 1u);
 
   EXPECT_FALSE(WritableCatalog::Create(tmp_.Sub("x.db"), "", Dir(), true).ok());
-  EXPECT_FALSE(WritableCatalog::Create(tmp_.Sub("y.db"), "/a", Dir(), false).ok());
+  EXPECT_FALSE(
+      WritableCatalog::Create(tmp_.Sub("y.db"), "/a", Dir(), false).ok());
   EXPECT_EQ(WritableCatalog::Create(file, "/a/b", Dir(), true).status().code(),
             Status::Code::kAlreadyExists);
 }
@@ -445,7 +481,8 @@ TEST_F(WritableCatalogTest, ChangesUpdatesAndErrors) {
   EXPECT_EQ(b_back.size, 20u);
   EXPECT_TRUE(b_back.chunked);
   EXPECT_EQ(w->Chunks("/b").value().size(), 2u);
-  EXPECT_EQ(w->UpdateEntry("/missing", File(1, 1)).code(), Status::Code::kNotFound);
+  EXPECT_EQ(w->UpdateEntry("/missing", File(1, 1)).code(),
+            Status::Code::kNotFound);
   EXPECT_EQ(w->RemoveEntry("/missing").code(), Status::Code::kNotFound);
 
   ASSERT_TRUE(w->RemoveEntry("/b").ok());
@@ -459,7 +496,8 @@ TEST_F(WritableCatalogTest, ChangesUpdatesAndErrors) {
   ref.size = 20;
   ASSERT_TRUE(w->UpdateNestedCatalog(ref).ok());
   EXPECT_EQ(w->FindNested("/n").value().value(), ref);
-  EXPECT_EQ(w->UpdateNestedCatalog({"/zz", ref.hash, 1}).code(), Status::Code::kNotFound);
+  EXPECT_EQ(w->UpdateNestedCatalog({"/zz", ref.hash, 1}).code(),
+            Status::Code::kNotFound);
   ASSERT_TRUE(w->RemoveNestedCatalog("/n").ok());
   EXPECT_EQ(w->RemoveNestedCatalog("/n").code(), Status::Code::kNotFound);
 
@@ -468,13 +506,12 @@ TEST_F(WritableCatalogTest, ChangesUpdatesAndErrors) {
   ASSERT_TRUE(w->UpdateEntry("", root).ok());
   ASSERT_TRUE(w->ForEachEntry([](const PathHash& key, const PathHash& parent,
                                  const DirectoryEntry& e) {
-                   if (key == HashPath("")) {
-                     EXPECT_EQ(parent, (PathHash{0, 0}));
-                     EXPECT_EQ(e.linkcount, 9u);
-                   }
-                   return Status::Ok();
-                 })
-                  .ok());
+                 if (key == HashPath("")) {
+                   EXPECT_EQ(parent, (PathHash{0, 0}));
+                   EXPECT_EQ(e.linkcount, 9u);
+                 }
+                 return Status::Ok();
+               }).ok());
 
   auto counters = w->ComputeCounters().value();
   EXPECT_EQ(counters.self.regular, 2);
@@ -502,7 +539,9 @@ TEST_F(WritableCatalogTest, CommitCompactsWastedRowIds) {
     auto catalog = WritableCatalog::Create(file, "", Dir(), false);
     ASSERT_TRUE(catalog.ok());
     for (int i = 0; i < 2000; ++i)
-      ASSERT_TRUE((*catalog)->AddEntry("/f" + std::to_string(i), File(i, i % 200)).ok());
+      ASSERT_TRUE((*catalog)
+                      ->AddEntry("/f" + std::to_string(i), File(i, i % 200))
+                      .ok());
     ASSERT_TRUE((*catalog)->Commit(1, 1, std::nullopt, 240).ok());
   }
   std::vector<std::string> kept;
@@ -520,12 +559,14 @@ TEST_F(WritableCatalogTest, CommitCompactsWastedRowIds) {
   }
   auto catalog = Catalog::Open(file);
   ASSERT_TRUE(catalog.ok());
-  EXPECT_EQ((*catalog)->MaxRowId().value(), static_cast<int64_t>(kept.size()) + 1);
+  EXPECT_EQ((*catalog)->MaxRowId().value(),
+            static_cast<int64_t>(kept.size()) + 1);
   EXPECT_EQ(DumpTable(file, "PRAGMA freelist_count;").value()[0], "0");
   // Rows keep their order (root first) and content.
   EXPECT_EQ((*catalog)->Lookup("").value()->rowid, 1);
   EXPECT_EQ((*catalog)->Lookup(kept[0]).value()->rowid, 2);
-  for (const std::string& path : kept) EXPECT_TRUE((*catalog)->Lookup(path).value());
+  for (const std::string& path : kept)
+    EXPECT_TRUE((*catalog)->Lookup(path).value());
   EXPECT_EQ((*catalog)->ReadCounters().value().self.regular,
             static_cast<int64_t>(kept.size()));
 }
@@ -540,15 +581,18 @@ TEST_F(WritableCatalogTest, ManyInsertsAreFast) {
     std::string dir = "/dir" + std::to_string(d);
     ASSERT_TRUE((*catalog)->AddEntry(dir, Dir()).ok());
     for (int i = 0; i < kRows / 200 - 1; ++i) {
-      Status s = (*catalog)->AddEntry(dir + "/file" + std::to_string(i), File(i, i % 256));
+      Status s = (*catalog)->AddEntry(dir + "/file" + std::to_string(i),
+                                      File(i, i % 256));
       ASSERT_TRUE(s.ok()) << s.ToString();
     }
   }
   ASSERT_TRUE((*catalog)->Commit(1, 1, std::nullopt, 240).ok());
   double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   double rate = kRows / seconds;
-  std::printf("inserted %d rows in %.3f s (%.0f rows/s)\n", kRows, seconds, rate);
+  std::printf("inserted %d rows in %.3f s (%.0f rows/s)\n", kRows, seconds,
+              rate);
   // The target is >100k rows/s; the bound here leaves room for slow CI.
   EXPECT_GT(rate, 25000.0);
   auto back = Catalog::Open(file);

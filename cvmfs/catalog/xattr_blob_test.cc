@@ -44,7 +44,8 @@ TEST(XattrBlobTest, RoundTripsBinaryValuesAndLimits) {
   EXPECT_EQ(back->entries[1], list.entries[1]);
 
   XattrList many;
-  for (int i = 0; i < 255; ++i) many.entries.push_back({"user.k" + std::to_string(i), "v"});
+  for (int i = 0; i < 255; ++i)
+    many.entries.push_back({"user.k" + std::to_string(i), "v"});
   auto many_blob = SerializeXattrs(many);
   ASSERT_TRUE(many_blob.ok());
   EXPECT_EQ(static_cast<uint8_t>((*many_blob)[1]), 255);
@@ -61,14 +62,16 @@ TEST(XattrBlobTest, RejectsInvalidLists) {
   EXPECT_TRUE(invalid(XattrList{{{std::string("a\0b", 3), "v"}}}));
   EXPECT_TRUE(invalid(XattrList{{{"user.a", "1"}, {"user.a", "2"}}}));
   XattrList too_many;
-  for (int i = 0; i < 256; ++i) too_many.entries.push_back({"user.k" + std::to_string(i), ""});
+  for (int i = 0; i < 256; ++i)
+    too_many.entries.push_back({"user.k" + std::to_string(i), ""});
   EXPECT_TRUE(invalid(too_many));
 }
 
 TEST(XattrBlobTest, RejectsCorruptBlobs) {
   std::string blob = FixtureBlob();
   for (size_t len = 0; len < blob.size(); ++len) {
-    EXPECT_TRUE(ParseXattrs(blob.substr(0, len)).status().IsCorruption()) << len;
+    EXPECT_TRUE(ParseXattrs(blob.substr(0, len)).status().IsCorruption())
+        << len;
   }
   std::string bad_version = blob;
   bad_version[0] = 2;

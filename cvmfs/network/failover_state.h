@@ -37,8 +37,8 @@
 #include <string>
 #include <vector>
 
-#include "cvmfs/config/url_lists.h"  // kDirectProxy
 #include "cvmfs/clock.h"
+#include "cvmfs/config/url_lists.h"  // kDirectProxy
 #include "cvmfs/mutex.h"
 #include "cvmfs/status.h"
 

@@ -14,9 +14,9 @@
 #include "cvmfs/catalog_walker.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/manifest.h"
-#include "testing/memory_fetcher.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
+#include "testing/memory_fetcher.h"
 #include "testing/test_env.h"
 
 namespace replication::testing {

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "cvmfs/catalog/history_db.h"
-#include "testing/repository_listing.h"
 #include "server/replication/replication_test_util.h"
 #include "server/replication/source_verifier.h"
+#include "testing/repository_listing.h"
 
 namespace replication {
 namespace {
