@@ -6,9 +6,8 @@ namespace publisher {
 
 cvmfs::Result<cvmfs::Tag> RollbackTarget(Repository* repo,
                                          const std::string& tag_name) {
-  return FindTag(repo, tag_name.empty()
-                           ? std::string(cvmfs::kTagTrunkPrevious)
-                           : tag_name);
+  return FindTag(repo, tag_name.empty() ? std::string(cvmfs::kTagTrunkPrevious)
+                                        : tag_name);
 }
 
 cvmfs::Result<PublishStats> RollBack(Repository* repo,

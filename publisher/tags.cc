@@ -25,8 +25,7 @@ cvmfs::Result<Tag> TaggedRevision(cvmfs::HistoryDb* history,
   CVMFS_ASSIGN_OR_RETURN(std::vector<Tag> all, history->List());
   for (const Tag& t : all)
     if (t.root_hash == root) return t;
-  return Status::NotFound("no tagged revision with root hash " +
-                          tag.root_hash);
+  return Status::NotFound("no tagged revision with root hash " + tag.root_hash);
 }
 
 }  // namespace
@@ -45,8 +44,7 @@ Status AddTag(Repository* repo, const NewTag& tag) {
 
 Status RemoveTag(Repository* repo, const std::string& name) {
   if (name == cvmfs::kTagTrunk || name == cvmfs::kTagTrunkPrevious)
-    return Status::InvalidArgument("tag " + name +
-                                   " is maintained by publish");
+    return Status::InvalidArgument("tag " + name + " is maintained by publish");
   CVMFS_ASSIGN_OR_RETURN(auto history, repo->OpenHistory(true));
   CVMFS_ASSIGN_OR_RETURN(std::optional<Tag> existing, history->Get(name));
   if (!existing) return Status::NotFound("tag " + name + " does not exist");

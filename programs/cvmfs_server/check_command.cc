@@ -39,7 +39,8 @@ int RunCheck(const cvmfs::SystemPaths& paths, const CheckArgs& args) {
   std::printf("Verifying revision with root catalog %s%s\n",
               root.ToString().c_str(),
               args.content ? " (with content hashes)" : "");
-  auto report = publisher::CheckRevision(repo.store(), root, args.content, *tmp);
+  auto report =
+      publisher::CheckRevision(repo.store(), root, args.content, *tmp);
   if (!report.ok()) return FailMessage(report.status());
   for (const std::string& p : report->problems)
     std::fprintf(stderr, "ERROR: %s\n", p.c_str());
@@ -61,7 +62,7 @@ std::vector<Command> AddCheckCommand(CLI::App& app, const Paths& paths) {
   cmd->add_flag("-c", args->content, "also verify object content hashes");
   cmd->add_option("-t", args->tag, "check the revision of this tag");
   cmd->add_option("fqrn", args->fqrn, "repository name");
-  return {{cmd, [args, &paths] { return RunCheck(paths, *args); }}};
+  return {MakeCommand(cmd, paths, args, RunCheck)};
 }
 
 }  // namespace cvmfs_server

@@ -49,6 +49,22 @@ int FailMessage(const cvmfs::Status& st);
 // The exit status of a command that ends with `st`: 0, or FailMessage(st).
 int ExitCode(const cvmfs::Status& st);
 
+// The Command of `cli` that runs run(paths, *args), where `args` holds the
+// options CLI11 fills in; a Status result becomes ExitCode(status).
+template <typename Args>
+Command MakeCommand(const CLI::App* cli, const cvmfs::SystemPaths& paths,
+                    std::shared_ptr<Args> args,
+                    int (*run)(const cvmfs::SystemPaths&, const Args&)) {
+  return {cli, [p = &paths, args, run] { return run(*p, *args); }};
+}
+template <typename Args>
+Command MakeCommand(const CLI::App* cli, const cvmfs::SystemPaths& paths,
+                    std::shared_ptr<Args> args,
+                    cvmfs::Status (*run)(const cvmfs::SystemPaths&,
+                                         const Args&)) {
+  return {cli, [p = &paths, args, run] { return ExitCode(run(*p, *args)); }};
+}
+
 // After a failed publish: says on stderr which revision is still served
 // ("cvmfs_server: nothing was published; FQRN stays at revision N"); says
 // nothing when even the current manifest cannot be read.

@@ -93,9 +93,13 @@ Status RunDiff(const cvmfs::SystemPaths& paths, const DiffArgs& args) {
       publisher::DiffRevisions(
           repo->store(), from.root_hash, to.root_hash, temp_dir, options,
           [&](const PathChange& c) {
-            std::printf("%s\n", publisher::FormatChange(c, args.machine_readable).c_str());
+            std::printf(
+                "%s\n",
+                publisher::FormatChange(c, args.machine_readable).c_str());
           }));
-  std::printf("%s", publisher::FormatDelta(summary.delta, args.machine_readable).c_str());
+  std::printf(
+      "%s",
+      publisher::FormatDelta(summary.delta, args.machine_readable).c_str());
   return Status::Ok();
 }
 
@@ -111,7 +115,7 @@ std::vector<Command> AddDiffCommand(CLI::App& app, const Paths& paths) {
                 "tab-separated output");
   cmd->add_flag("-i", args->ignore_timestamps, "ignore timestamp-only changes");
   cmd->add_option("fqrn", args->fqrn, "repository name");
-  return {{cmd, [args, &paths] { return ExitCode(RunDiff(paths, *args)); }}};
+  return {MakeCommand(cmd, paths, args, RunDiff)};
 }
 
 }  // namespace cvmfs_server

@@ -165,7 +165,7 @@ std::vector<Command> AddGcCommand(CLI::App& app, const Paths& paths) {
                 "delete nothing, show what would be deleted");
   cmd->add_flag("-f", args->force, "do not ask for confirmation");
   cmd->add_option("fqrn", args->fqrn, "repository name");
-  return {{cmd, [args, &paths] { return ExitCode(RunGc(paths, *args)); }}};
+  return {MakeCommand(cmd, paths, args, RunGc)};
 }
 
 }  // namespace cvmfs_server

@@ -69,7 +69,7 @@ std::vector<Command> AddInfoCommand(CLI::App& app, const Paths& paths) {
   auto fqrn = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("info", "show repository information");
   cmd->add_option("fqrn", *fqrn, "repository name");
-  return {{cmd, [fqrn, &paths] { return RunInfo(paths, *fqrn); }}};
+  return {MakeCommand(cmd, paths, fqrn, RunInfo)};
 }
 
 }  // namespace cvmfs_server

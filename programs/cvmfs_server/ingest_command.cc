@@ -59,11 +59,11 @@ void PrintPublishStats(const publisher::PublishStats& s, double seconds) {
     std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
-int RunIngest(const cvmfs::SystemPaths& paths, IngestArgs& args) {
+int RunIngest(const cvmfs::SystemPaths& paths, const IngestArgs& args) {
   auto repo_or = OpenRepository(paths, args.fqrn);
   if (!repo_or.ok()) return FailMessage(repo_or.status());
   publisher::Repository& repo = **repo_or;
-  publisher::TarIngestOptions& ingest = args.options;
+  publisher::TarIngestOptions ingest = args.options;
   ingest.include_xattrs = repo.config().include_xattrs;
   ingest.ignore_special_files = repo.config().ignore_special_files;
   ingest.hash_algorithm = repo.config().hash_algorithm;
@@ -99,14 +99,13 @@ std::vector<Command> AddIngestCommand(CLI::App& app, const Paths& paths) {
       app.add_subcommand("ingest", "publish a tarball into a directory");
   cmd->add_option("-t,--tar_file", o.tarball, "tarball, or - for stdin")
       ->required();
-  cmd->add_option("-b,--base_dir", o.base_dir, "target directory")
-      ->required();
+  cmd->add_option("-b,--base_dir", o.base_dir, "target directory")->required();
   cmd->add_option("-d,--to_delete", o.delete_paths, "path to delete first")
       ->allow_extra_args(false);
   cmd->add_flag("-c,--catalog", args->catalog,
                 "make the base directory a nested catalog");
   cmd->add_option("fqrn", args->fqrn, "repository name");
-  return {{cmd, [args, &paths] { return RunIngest(paths, *args); }}};
+  return {MakeCommand(cmd, paths, args, RunIngest)};
 }
 
 }  // namespace cvmfs_server

@@ -35,8 +35,7 @@ std::string Line(const ListCatalogsArgs& args, const cvmfs::Manifest& m,
     auto c = v.catalog->ReadCounters();
     if (c.ok()) {
       const auto& s = c->self;
-      line += "  " +
-              std::to_string(s.regular + s.symlink + s.special + s.dir) +
+      line += "  " + std::to_string(s.regular + s.symlink + s.special + s.dir) +
               " entries";
     }
   }
@@ -54,8 +53,8 @@ int RunListCatalogs(const cvmfs::SystemPaths& paths,
   if (!tmp.ok()) return FailMessage(tmp.status());
   TreeRemover remove_tmp(*tmp);
   cvmfs::CatalogWalker walker((*repo)->store(), *tmp);
-  return ExitCode(walker.Walk(
-      m.root_catalog, [&](const cvmfs::CatalogVisit& v) -> Status {
+  return ExitCode(
+      walker.Walk(m.root_catalog, [&](const cvmfs::CatalogVisit& v) -> Status {
         std::printf("%s\n", Line(args, m, v).c_str());
         return Status::Ok();
       }));
@@ -63,8 +62,7 @@ int RunListCatalogs(const cvmfs::SystemPaths& paths,
 
 }  // namespace
 
-std::vector<Command> AddListCatalogsCommand(CLI::App& app,
-                                            const Paths& paths) {
+std::vector<Command> AddListCatalogsCommand(CLI::App& app, const Paths& paths) {
   auto args = std::make_shared<ListCatalogsArgs>();
   auto* cmd = app.add_subcommand("list-catalogs",
                                  "list the catalogs of the current revision");
@@ -72,7 +70,7 @@ std::vector<Command> AddListCatalogsCommand(CLI::App& app,
   cmd->add_flag("-e", args->entries, "print entry counts");
   cmd->add_flag("-x", args->hash, "print catalog hashes");
   cmd->add_option("fqrn", args->fqrn, "repository name");
-  return {{cmd, [args, &paths] { return RunListCatalogs(paths, *args); }}};
+  return {MakeCommand(cmd, paths, args, RunListCatalogs)};
 }
 
 }  // namespace cvmfs_server

@@ -40,7 +40,7 @@ int RunList(const cvmfs::SystemPaths& paths) {
 std::vector<Command> AddListCommand(CLI::App& app, const Paths& paths) {
   auto* cmd =
       app.add_subcommand("list", "list the repositories on this machine");
-  return {{cmd, [&paths] { return RunList(paths); }}};
+  return {{cmd, [p = &paths] { return RunList(*p); }}};
 }
 
 }  // namespace cvmfs_server

@@ -23,12 +23,12 @@ struct MkfsArgs {
   std::string compression = "zlib";
 };
 
-int RunMkfs(const cvmfs::SystemPaths& paths, MkfsArgs& args) {
+int RunMkfs(const cvmfs::SystemPaths& paths, const MkfsArgs& args) {
   auto algo = cvmfs::ParseAlgorithmName(args.hash);
   if (!algo.ok()) return FailMessage(algo.status());
   auto compression = cvmfs::ParseCompressionName(args.compression);
   if (!compression.ok()) return FailMessage(compression.status());
-  publisher::MkfsOptions& options = args.options;
+  publisher::MkfsOptions options = args.options;
   options.hash_algorithm = *algo;
   options.compression = *compression;
   cvmfs::Status st = publisher::Mkfs(paths, options);
@@ -53,7 +53,7 @@ std::vector<Command> AddMkfsCommand(CLI::App& app, const Paths& paths) {
   cmd->add_flag("-z", o.garbage_collection,
                 "make the repository garbage-collectable");
   cmd->add_option("fqrn", o.fqrn, "repository name")->required();
-  return {{cmd, [args, &paths] { return RunMkfs(paths, *args); }}};
+  return {MakeCommand(cmd, paths, args, RunMkfs)};
 }
 
 }  // namespace cvmfs_server

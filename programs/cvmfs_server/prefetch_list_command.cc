@@ -77,9 +77,9 @@ Status Add(const cvmfs::SystemPaths& paths, const ListArgs& args) {
         " lists no paths (record with: cvmfs_talk -i "
         "<repository> prefetch record start|stop)");
   CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepository(paths, args.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(
-      PrefetchListChange change,
-      publisher::AddPrefetchList(repo.get(), args.name, *recorded, Options(args)));
+  CVMFS_ASSIGN_OR_RETURN(PrefetchListChange change,
+                         publisher::AddPrefetchList(repo.get(), args.name,
+                                                    *recorded, Options(args)));
   for (const cvmfs::PrefetchList& l : change.lists)
     if (l.name == args.name)
       Report(change,
@@ -99,8 +99,9 @@ Status Remove(const cvmfs::SystemPaths& paths, const ListArgs& args) {
 
 Status Refresh(const cvmfs::SystemPaths& paths, const ListArgs& args) {
   CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepository(paths, args.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(PrefetchListChange change,
-                         publisher::RefreshPrefetchLists(repo.get(), Options(args)));
+  CVMFS_ASSIGN_OR_RETURN(
+      PrefetchListChange change,
+      publisher::RefreshPrefetchLists(repo.get(), Options(args)));
   Report(change, "Refreshed " + std::to_string(change.lists.size()) +
                      " prefetch lists");
   return Status::Ok();
@@ -108,28 +109,17 @@ Status Refresh(const cvmfs::SystemPaths& paths, const ListArgs& args) {
 
 Status List(const cvmfs::SystemPaths& paths, const ListArgs& args) {
   CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepository(paths, args.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(auto lists, publisher::CurrentPrefetchLists(repo.get()));
+  CVMFS_ASSIGN_OR_RETURN(auto lists,
+                         publisher::CurrentPrefetchLists(repo.get()));
   if (lists.empty())
     std::printf("No prefetch lists in %s\n", repo->config().fqrn.c_str());
   for (const cvmfs::PrefetchList& l : lists) {
-    CVMFS_ASSIGN_OR_RETURN(size_t stale, publisher::CountStaleFiles(repo.get(), l));
+    CVMFS_ASSIGN_OR_RETURN(size_t stale,
+                           publisher::CountStaleFiles(repo.get(), l));
     std::printf("%s: %s; %zu stale\n", l.name.c_str(), Describe(l).c_str(),
                 stale);
   }
   return Status::Ok();
-}
-
-// Adds one subcommand of prefetch-list to `parent` and its Command, which
-// runs `run`, to `commands`.
-CLI::App* Sub(CLI::App* parent, const std::string& name,
-              const std::string& help, const cvmfs::SystemPaths& paths,
-              const std::shared_ptr<ListArgs>& args,
-              Status (*run)(const cvmfs::SystemPaths&, const ListArgs&),
-              std::vector<Command>* commands) {
-  CLI::App* cmd = parent->add_subcommand(name, help);
-  commands->push_back(
-      {cmd, [&paths, args, run] { return ExitCode(run(paths, *args)); }});
-  return cmd;
 }
 
 void AddPublishOptions(CLI::App* cmd, const std::shared_ptr<ListArgs>& args) {
@@ -139,37 +129,36 @@ void AddPublishOptions(CLI::App* cmd, const std::shared_ptr<ListArgs>& args) {
 
 }  // namespace
 
-std::vector<Command> AddPrefetchListCommand(CLI::App& app,
-                                            const Paths& paths) {
+std::vector<Command> AddPrefetchListCommand(CLI::App& app, const Paths& paths) {
   auto args = std::make_shared<ListArgs>();
-  std::vector<Command> commands;
   CLI::App* cmd = app.add_subcommand(
       "prefetch-list",
       "store recorded prefetch lists in the repository (new revision)");
   cmd->require_subcommand(1);
-  CLI::App* add =
-      Sub(cmd, "add", "add or replace a list from a recorded path list", paths,
-          args, Add, &commands);
+  CLI::App* add = cmd->add_subcommand(
+      "add", "add or replace a list from a recorded path list");
   add->add_option("-n", args->name, "list name (default: default)");
   AddPublishOptions(add, args);
   add->add_option("file", args->file,
                   "recorded path list ('-': standard input)")
       ->required();
   add->add_option("fqrn", args->fqrn, "repository name");
-  CLI::App* remove = Sub(cmd, "remove", "remove a list", paths, args, Remove, &commands);
+  CLI::App* remove = cmd->add_subcommand("remove", "remove a list");
   remove->add_option("-n", args->name, "list name")->required();
   AddPublishOptions(remove, args);
   remove->add_option("fqrn", args->fqrn, "repository name");
-  CLI::App* refresh =
-      Sub(cmd, "refresh", "resolve every list again in the current revision",
-          paths, args, Refresh, &commands);
+  CLI::App* refresh = cmd->add_subcommand(
+      "refresh", "resolve every list again in the current revision");
   AddPublishOptions(refresh, args);
   refresh->add_option("fqrn", args->fqrn, "repository name");
-  CLI::App* list =
-      Sub(cmd, "list", "show the lists and how many files are stale", paths,
-          args, List, &commands);
+  CLI::App* list = cmd->add_subcommand(
+      "list", "show the lists and how many files are stale");
   list->add_option("fqrn", args->fqrn, "repository name");
-  return commands;
+  // The leaves run; prefetch-list alone is a usage error (CLI11).
+  return {MakeCommand(add, paths, args, Add),
+          MakeCommand(remove, paths, args, Remove),
+          MakeCommand(refresh, paths, args, Refresh),
+          MakeCommand(list, paths, args, List)};
 }
 
 }  // namespace cvmfs_server

@@ -19,6 +19,11 @@ namespace {
 using cvmfs::Status;
 using replication::SnapshotStats;
 
+struct SnapshotArgs {
+  bool all = false;  // -a
+  std::string name;
+};
+
 void PrintStats(const std::string& name, const SnapshotStats& s) {
   double mb = s.bytes_copied / 1e6;
   std::printf(
@@ -43,8 +48,9 @@ void PrintStats(const std::string& name, const SnapshotStats& s) {
 int SnapshotOne(const cvmfs::SystemPaths& paths, const std::string& name) {
   auto config = replication::ReplicaConfig::Load(paths, name);
   if (!config.ok()) return FailMessage(config.status());
-  auto fetcher = replication::MakeSourceFetcher(config->stratum0_url, config->http_timeout_s,
-                                   config->http_retries, config->num_workers);
+  auto fetcher = replication::MakeSourceFetcher(
+      config->stratum0_url, config->http_timeout_s, config->http_retries,
+      config->num_workers);
   if (!fetcher.ok()) return FailMessage(fetcher.status().Annotate(name));
   std::printf("%s: snapshot of %s from %s\n", name.c_str(),
               config->fqrn.c_str(), config->stratum0_url.c_str());
@@ -76,9 +82,8 @@ int AddReplica(const cvmfs::SystemPaths& paths,
   return 0;
 }
 
-int Snapshot(const cvmfs::SystemPaths& paths, bool all,
-             const std::string& name) {
-  if (all) {
+int Snapshot(const cvmfs::SystemPaths& paths, const SnapshotArgs& args) {
+  if (args.all) {
     // One replica failing (or busy) does not stop the others.
     int rc = 0;
     for (const std::string& n : replication::ListReplicas(paths)) {
@@ -87,7 +92,7 @@ int Snapshot(const cvmfs::SystemPaths& paths, bool all,
     }
     return rc;
   }
-  std::string target = name;
+  std::string target = args.name;
   if (target.empty()) {
     auto replicas = replication::ListReplicas(paths);
     if (replicas.size() != 1)
@@ -116,16 +121,14 @@ std::vector<Command> AddReplicaCommands(CLI::App& app, const Paths& paths) {
          "master public key of the repository, or a directory of *.pub keys")
       ->required();
 
-  auto all = std::make_shared<bool>(false);
-  auto name = std::make_shared<std::string>();
+  auto args = std::make_shared<SnapshotArgs>();
   auto* snapshot = app.add_subcommand(
       "snapshot", "update a Stratum 1 replica from its source");
-  snapshot->add_flag("-a", *all, "update every replica on this machine");
-  snapshot->add_option("name", *name, "replica name");
+  snapshot->add_flag("-a", args->all, "update every replica on this machine");
+  snapshot->add_option("name", args->name, "replica name");
 
-  return {{add, [options, &paths] { return AddReplica(paths, *options); }},
-          {snapshot,
-           [all, name, &paths] { return Snapshot(paths, *all, *name); }}};
+  return {MakeCommand(add, paths, options, AddReplica),
+          MakeCommand(snapshot, paths, args, Snapshot)};
 }
 
 }  // namespace cvmfs_server

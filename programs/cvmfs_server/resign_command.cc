@@ -33,11 +33,11 @@ int RunResign(const cvmfs::SystemPaths& paths, const ResignArgs& args) {
 
 std::vector<Command> AddResignCommand(CLI::App& app, const Paths& paths) {
   auto args = std::make_shared<ResignArgs>();
-  auto* cmd = app.add_subcommand("resign",
-                                 "re-sign the whitelist with the master key");
+  auto* cmd =
+      app.add_subcommand("resign", "re-sign the whitelist with the master key");
   cmd->add_option("-d", args->days, "validity in days");
   cmd->add_option("fqrn", args->fqrn, "repository name");
-  return {{cmd, [args, &paths] { return RunResign(paths, *args); }}};
+  return {MakeCommand(cmd, paths, args, RunResign)};
 }
 
 }  // namespace cvmfs_server

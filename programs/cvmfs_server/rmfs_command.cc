@@ -36,8 +36,8 @@ int RunRmfs(const cvmfs::SystemPaths& paths, const RmfsArgs& args) {
   if (!args.force && !Confirm(args.fqrn, cfg->storage_dir))
     return FailMessage(
         Status::InvalidArgument("not confirmed; nothing was removed"));
-  Status unmounted = TearDownTransactions(
-      paths, args.fqrn, cfg->spool_dir, args.force);
+  Status unmounted =
+      TearDownTransactions(paths, args.fqrn, cfg->spool_dir, args.force);
   if (!unmounted.ok()) return FailMessage(unmounted);
   for (const std::string& dir :
        {cfg->storage_dir, cfg->spool_dir, paths.ServerConfigDir(args.fqrn)}) {
@@ -52,11 +52,11 @@ int RunRmfs(const cvmfs::SystemPaths& paths, const RmfsArgs& args) {
 
 std::vector<Command> AddRmfsCommand(CLI::App& app, const Paths& paths) {
   auto args = std::make_shared<RmfsArgs>();
-  auto* cmd = app.add_subcommand("rmfs",
-                                 "remove a repository (storage, keys stay)");
+  auto* cmd =
+      app.add_subcommand("rmfs", "remove a repository (storage, keys stay)");
   cmd->add_flag("-f", args->force, "do not ask");
   cmd->add_option("fqrn", args->fqrn, "repository name")->required();
-  return {{cmd, [args, &paths] { return RunRmfs(paths, *args); }}};
+  return {MakeCommand(cmd, paths, args, RunRmfs)};
 }
 
 }  // namespace cvmfs_server

@@ -46,7 +46,7 @@ std::vector<Command> AddRollbackCommand(CLI::App& app, const Paths& paths) {
                   "tag to roll back to (default trunk-previous)");
   cmd->add_flag("-f", args->force, "do not ask");
   cmd->add_option("fqrn", args->fqrn, "repository name");
-  return {{cmd, [args, &paths] { return RunRollback(paths, *args); }}};
+  return {MakeCommand(cmd, paths, args, RunRollback)};
 }
 
 }  // namespace cvmfs_server

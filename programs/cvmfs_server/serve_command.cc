@@ -1,9 +1,9 @@
 // `cvmfs_server serve [-p PORT] [-a ADDRESS] [-l ACCESS_LOG] [-t THREADS]
 // [FQRN...]`: the embedded HTTP server (http_server.h) as a foreground
-// program, for the named repositories (default: every one on this machine). It prints one "serving FQRN at URL" line per
-// repository once it accepts connections, and stops cleanly on SIGTERM or
-// SIGINT: the listening socket closes, running responses end, the access
-// log is complete, exit status 0.
+// program, for the named repositories (default: every one on this machine). It
+// prints one "serving FQRN at URL" line per repository once it accepts
+// connections, and stops cleanly on SIGTERM or SIGINT: the listening socket
+// closes, running responses end, the access log is complete, exit status 0.
 #include <signal.h>
 
 #include <cstdio>
@@ -71,8 +71,8 @@ sigset_t BlockStopSignals() {
 // Serves until SIGTERM or SIGINT; returns the exit status.
 int Serve(const cvmfs::SystemPaths& paths, const ServeArgs& args) {
   if (args.port < 0 || args.port > 65535)
-    return FailMessage(Status::InvalidArgument("port " + std::to_string(args.port) +
-                                 " is not in 0..65535"));
+    return FailMessage(Status::InvalidArgument(
+        "port " + std::to_string(args.port) + " is not in 0..65535"));
   HttpServerOptions options;
   options.address = args.address;
   options.port = static_cast<uint16_t>(args.port);
@@ -118,7 +118,7 @@ std::vector<Command> AddServeCommand(CLI::App& app, const Paths& paths) {
       ->check(CLI::Range(1u, 256u));
   cmd->add_option("fqrn", args->fqrns,
                   "repositories (default: every one on this machine)");
-  return {{cmd, [args, &paths] { return Serve(paths, *args); }}};
+  return {MakeCommand(cmd, paths, args, Serve)};
 }
 
 }  // namespace cvmfs_server

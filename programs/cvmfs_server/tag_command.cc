@@ -87,7 +87,7 @@ std::vector<Command> AddTagCommand(CLI::App& app, const Paths& paths) {
   cmd->add_flag("-l", args->list, "list tags");
   cmd->add_flag("-f", args->force, "do not ask");
   cmd->add_option("fqrn", args->fqrn, "repository name");
-  return {{cmd, [args, &paths] { return RunTag(paths, *args); }}};
+  return {MakeCommand(cmd, paths, args, RunTag)};
 }
 
 }  // namespace cvmfs_server

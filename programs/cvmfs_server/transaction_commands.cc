@@ -243,12 +243,6 @@ void FollowCurrentRevision(const cvmfs::SystemPaths& paths, Repository* repo) {
 
 std::vector<Command> AddTransactionCommands(CLI::App& app, const Paths& paths) {
   auto args = std::make_shared<Args>();
-  // Each command's exit status: 0, or FailMessage of what went wrong.
-  auto command = [args, &paths](CLI::App* cmd, cvmfs::Status (*run)(
-                                                   const cvmfs::SystemPaths&,
-                                                   const Args&)) {
-    return Command{cmd, [args, &paths, run] { return ExitCode(run(paths, *args)); }};
-  };
 
   auto* txn = app.add_subcommand(
       "transaction", "open a transaction: make /cvmfs/FQRN writable");
@@ -272,8 +266,10 @@ std::vector<Command> AddTransactionCommands(CLI::App& app, const Paths& paths) {
   mount->add_flag("-a", args->all, "all repositories");
   mount->add_option("fqrn", args->fqrn, "repository name");
 
-  return {command(txn, RunOpen), command(publish, RunPublish),
-          command(abort, RunAbort), command(mount, RunMount)};
+  return {MakeCommand(txn, paths, args, RunOpen),
+          MakeCommand(publish, paths, args, RunPublish),
+          MakeCommand(abort, paths, args, RunAbort),
+          MakeCommand(mount, paths, args, RunMount)};
 }
 
 }  // namespace cvmfs_server
