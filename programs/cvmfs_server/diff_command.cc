@@ -5,25 +5,28 @@
 //   -d TAG  destination revision (default trunk)
 //   -m, --machine-readable  tab-separated lines (diff.h, FormatChange)
 //   -i      ignore changes of timestamps alone
-#include "programs/cvmfs_server/diff_command.h"
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <ctime>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cvmfs/catalog/history_db.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/time_format.h"
-#include "programs/cvmfs_server/command_util.h"
+#include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/commands.h"
 #include "publisher/diff.h"
 #include "publisher/repository.h"
 
-namespace publisher {
+namespace cvmfs_server {
 namespace {
 
 using cvmfs::Status;
+using publisher::DiffOptions;
+using publisher::DiffSummary;
+using publisher::PathChange;
 
 struct DiffArgs {
   std::string from = std::string(cvmfs::kTagTrunkPrevious);
@@ -70,35 +73,35 @@ void PrintHeader(const cvmfs::Tag& from, const cvmfs::Tag& to,
 }
 
 Status RunDiff(const cvmfs::SystemPaths& paths, const DiffArgs& args) {
-  CVMFS_ASSIGN_OR_RETURN(std::string fqrn, ResolveFqrn(paths, args.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(auto repo, Repository::Open(paths, fqrn));
+  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepository(paths, args.fqrn));
   CVMFS_ASSIGN_OR_RETURN(auto history, repo->OpenHistory(false));
   CVMFS_ASSIGN_OR_RETURN(cvmfs::Tag from, FindTag(history.get(), args.from));
   CVMFS_ASSIGN_OR_RETURN(cvmfs::Tag to, FindTag(history.get(), args.to));
   history.reset();
   CVMFS_ASSIGN_OR_RETURN(std::string temp_dir, repo->MakeTempDir());
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { (void)cvmfs::RemoveTree(dir); }
-  } cleanup{temp_dir};
+  TreeRemover remove_temp_dir(temp_dir);
 
   PrintHeader(from, to, args.machine_readable);
   DiffOptions options;
   options.ignore_timestamps = args.ignore_timestamps;
   CVMFS_ASSIGN_OR_RETURN(
       DiffSummary summary,
-      DiffRevisions(
+      publisher::DiffRevisions(
           repo->store(), from.root_hash, to.root_hash, temp_dir, options,
           [&](const PathChange& c) {
-            std::printf("%s\n", FormatChange(c, args.machine_readable).c_str());
+            std::printf(
+                "%s\n",
+                publisher::FormatChange(c, args.machine_readable).c_str());
           }));
-  std::printf("%s", FormatDelta(summary.delta, args.machine_readable).c_str());
+  std::printf(
+      "%s",
+      publisher::FormatDelta(summary.delta, args.machine_readable).c_str());
   return Status::Ok();
 }
 
 }  // namespace
 
-void AddDiffCommand(CLI::App& app, const cvmfs::SystemPaths& paths) {
+std::vector<Command> AddDiffCommand(CLI::App& app, const Paths& paths) {
   auto args = std::make_shared<DiffArgs>();
   auto* cmd = app.add_subcommand(
       "diff", "show what changed between two tagged revisions");
@@ -108,12 +111,7 @@ void AddDiffCommand(CLI::App& app, const cvmfs::SystemPaths& paths) {
                 "tab-separated output");
   cmd->add_flag("-i", args->ignore_timestamps, "ignore timestamp-only changes");
   cmd->add_option("fqrn", args->fqrn, "repository name");
-  cmd->callback([args, paths] {
-    Status st = RunDiff(paths, *args);
-    if (!st.ok()) ExitWith(FailMessage(st));
-    // Done: keep main() from going on with the commands defined there.
-    throw CLI::Success();
-  });
+  return {MakeCommand(cmd, paths, args, RunDiff)};
 }
 
-}  // namespace publisher
+}  // namespace cvmfs_server

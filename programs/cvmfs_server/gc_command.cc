@@ -9,25 +9,32 @@
 //            CVMFS_GC_DELETION_LOG from server.conf)
 //   -d, --dry-run  delete nothing, report what would be deleted
 //   -f       do not ask for confirmation
-#include "programs/cvmfs_server/gc_command.h"
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cvmfs/time_format.h"
-#include "programs/cvmfs_server/command_util.h"
+#include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/commands.h"
 #include "publisher/gc.h"
 #include "publisher/repository.h"
 #include "publisher/server_config.h"
 
-namespace publisher {
+namespace cvmfs_server {
 namespace {
 
 using cvmfs::Status;
+using publisher::CollectGarbage;
+using publisher::GcOptions;
+using publisher::GcPolicy;
+using publisher::GcReport;
+using publisher::KeptRevision;
+using publisher::KeyValueFile;
+using publisher::ParseGcTime;
 
 struct GcArgs {
   int64_t revisions = -1;
@@ -61,7 +68,7 @@ cvmfs::Result<GcPolicy> PolicyFor(const GcArgs& args,
       return t.status().Annotate("CVMFS_AUTO_GC_TIMESPAN in server.conf");
     policy.keep_since = *t;
   } else {
-    policy.keep_since = now - kDefaultGcTimespan;
+    policy.keep_since = now - publisher::kDefaultGcTimespan;
   }
   return policy;
 }
@@ -109,7 +116,7 @@ void PrintReport(const GcReport& r, bool dry_run) {
 
 Status RunGc(const cvmfs::SystemPaths& paths, const GcArgs& args) {
   CVMFS_ASSIGN_OR_RETURN(std::string fqrn, ResolveFqrn(paths, args.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(auto repo, Repository::Open(paths, fqrn));
+  CVMFS_ASSIGN_OR_RETURN(auto repo, publisher::Repository::Open(paths, fqrn));
   CVMFS_ASSIGN_OR_RETURN(KeyValueFile conf,
                          KeyValueFile::Load(repo->config().ConfigFile(paths)));
   GcOptions options;
@@ -138,7 +145,7 @@ Status RunGc(const cvmfs::SystemPaths& paths, const GcArgs& args) {
 
 }  // namespace
 
-void AddGcCommand(CLI::App& app, const cvmfs::SystemPaths& paths) {
+std::vector<Command> AddGcCommand(CLI::App& app, const Paths& paths) {
   auto args = std::make_shared<GcArgs>();
   auto* cmd = app.add_subcommand(
       "gc", "delete objects no kept revision or tag references");
@@ -154,12 +161,7 @@ void AddGcCommand(CLI::App& app, const cvmfs::SystemPaths& paths) {
                 "delete nothing, show what would be deleted");
   cmd->add_flag("-f", args->force, "do not ask for confirmation");
   cmd->add_option("fqrn", args->fqrn, "repository name");
-  cmd->callback([args, paths] {
-    Status st = RunGc(paths, *args);
-    if (!st.ok()) ExitWith(FailMessage(st));
-    // Done: keep main() from going on with the commands defined there.
-    throw CLI::Success();
-  });
+  return {MakeCommand(cmd, paths, args, RunGc)};
 }
 
-}  // namespace publisher
+}  // namespace cvmfs_server

@@ -6,25 +6,27 @@
 //   refresh [-a TAG] [-m MSG] [FQRN]              re-resolve every list
 //   list [FQRN]                                   the lists, with stale counts
 // Every change publishes a new revision (prefetch_lists.h).
-#include "programs/cvmfs_server/prefetch_list_command.h"
-
 #include <cstdio>
 #include <iostream>
 #include <iterator>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cvmfs/file_util.h"
 #include "cvmfs/prefetch_list.h"
-#include "programs/cvmfs_server/command_util.h"
+#include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/commands.h"
 #include "publisher/prefetch_lists.h"
 #include "publisher/repository.h"
 
-namespace publisher {
+namespace cvmfs_server {
 namespace {
 
 using cvmfs::Result;
 using cvmfs::Status;
+using publisher::PrefetchListChange;
+using publisher::PublishOptions;
 
 struct ListArgs {
   std::string name = "default";
@@ -32,12 +34,6 @@ struct ListArgs {
   std::string tag, message;
   std::string fqrn;
 };
-
-Result<std::unique_ptr<Repository>> OpenRepo(const cvmfs::SystemPaths& paths,
-                                             const std::string& given) {
-  CVMFS_ASSIGN_OR_RETURN(std::string fqrn, ResolveFqrn(paths, given));
-  return Repository::Open(paths, fqrn);
-}
 
 Result<std::string> ReadInput(const std::string& file) {
   if (file != "-") return cvmfs::ReadFile(file);
@@ -80,10 +76,10 @@ Status Add(const cvmfs::SystemPaths& paths, const ListArgs& args) {
         args.file +
         " lists no paths (record with: cvmfs_talk -i "
         "<repository> prefetch record start|stop)");
-  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(
-      PrefetchListChange change,
-      AddPrefetchList(repo.get(), args.name, *recorded, Options(args)));
+  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepository(paths, args.fqrn));
+  CVMFS_ASSIGN_OR_RETURN(PrefetchListChange change,
+                         publisher::AddPrefetchList(repo.get(), args.name,
+                                                    *recorded, Options(args)));
   for (const cvmfs::PrefetchList& l : change.lists)
     if (l.name == args.name)
       Report(change,
@@ -92,49 +88,38 @@ Status Add(const cvmfs::SystemPaths& paths, const ListArgs& args) {
 }
 
 Status Remove(const cvmfs::SystemPaths& paths, const ListArgs& args) {
-  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
+  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepository(paths, args.fqrn));
   CVMFS_ASSIGN_OR_RETURN(
       PrefetchListChange change,
-      RemovePrefetchList(repo.get(), args.name, Options(args)));
+      publisher::RemovePrefetchList(repo.get(), args.name, Options(args)));
   Report(change, "Removed prefetch list " + args.name + " (" +
                      std::to_string(change.lists.size()) + " left)");
   return Status::Ok();
 }
 
 Status Refresh(const cvmfs::SystemPaths& paths, const ListArgs& args) {
-  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(PrefetchListChange change,
-                         RefreshPrefetchLists(repo.get(), Options(args)));
+  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepository(paths, args.fqrn));
+  CVMFS_ASSIGN_OR_RETURN(
+      PrefetchListChange change,
+      publisher::RefreshPrefetchLists(repo.get(), Options(args)));
   Report(change, "Refreshed " + std::to_string(change.lists.size()) +
                      " prefetch lists");
   return Status::Ok();
 }
 
 Status List(const cvmfs::SystemPaths& paths, const ListArgs& args) {
-  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepo(paths, args.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(auto lists, CurrentPrefetchLists(repo.get()));
+  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepository(paths, args.fqrn));
+  CVMFS_ASSIGN_OR_RETURN(auto lists,
+                         publisher::CurrentPrefetchLists(repo.get()));
   if (lists.empty())
     std::printf("No prefetch lists in %s\n", repo->config().fqrn.c_str());
   for (const cvmfs::PrefetchList& l : lists) {
-    CVMFS_ASSIGN_OR_RETURN(size_t stale, CountStaleFiles(repo.get(), l));
+    CVMFS_ASSIGN_OR_RETURN(size_t stale,
+                           publisher::CountStaleFiles(repo.get(), l));
     std::printf("%s: %s; %zu stale\n", l.name.c_str(), Describe(l).c_str(),
                 stale);
   }
   return Status::Ok();
-}
-
-// Adds one subcommand whose callback runs `run` and ends the program.
-CLI::App* Sub(CLI::App* parent, const std::string& name,
-              const std::string& help, const cvmfs::SystemPaths& paths,
-              const std::shared_ptr<ListArgs>& args,
-              Status (*run)(const cvmfs::SystemPaths&, const ListArgs&)) {
-  CLI::App* cmd = parent->add_subcommand(name, help);
-  cmd->callback([paths, args, run] {
-    Status st = run(paths, *args);
-    if (!st.ok()) ExitWith(FailMessage(st));
-    ExitWith(0);
-  });
-  return cmd;
 }
 
 void AddPublishOptions(CLI::App* cmd, const std::shared_ptr<ListArgs>& args) {
@@ -144,34 +129,36 @@ void AddPublishOptions(CLI::App* cmd, const std::shared_ptr<ListArgs>& args) {
 
 }  // namespace
 
-void AddPrefetchListCommand(CLI::App& app, const cvmfs::SystemPaths& paths) {
+std::vector<Command> AddPrefetchListCommand(CLI::App& app, const Paths& paths) {
   auto args = std::make_shared<ListArgs>();
   CLI::App* cmd = app.add_subcommand(
       "prefetch-list",
       "store recorded prefetch lists in the repository (new revision)");
   cmd->require_subcommand(1);
-  CLI::App* add =
-      Sub(cmd, "add", "add or replace a list from a recorded path list", paths,
-          args, Add);
+  CLI::App* add = cmd->add_subcommand(
+      "add", "add or replace a list from a recorded path list");
   add->add_option("-n", args->name, "list name (default: default)");
   AddPublishOptions(add, args);
   add->add_option("file", args->file,
                   "recorded path list ('-': standard input)")
       ->required();
   add->add_option("fqrn", args->fqrn, "repository name");
-  CLI::App* remove = Sub(cmd, "remove", "remove a list", paths, args, Remove);
+  CLI::App* remove = cmd->add_subcommand("remove", "remove a list");
   remove->add_option("-n", args->name, "list name")->required();
   AddPublishOptions(remove, args);
   remove->add_option("fqrn", args->fqrn, "repository name");
-  CLI::App* refresh =
-      Sub(cmd, "refresh", "resolve every list again in the current revision",
-          paths, args, Refresh);
+  CLI::App* refresh = cmd->add_subcommand(
+      "refresh", "resolve every list again in the current revision");
   AddPublishOptions(refresh, args);
   refresh->add_option("fqrn", args->fqrn, "repository name");
-  CLI::App* list =
-      Sub(cmd, "list", "show the lists and how many files are stale", paths,
-          args, List);
+  CLI::App* list = cmd->add_subcommand(
+      "list", "show the lists and how many files are stale");
   list->add_option("fqrn", args->fqrn, "repository name");
+  // The leaves run; prefetch-list alone is a usage error (CLI11).
+  return {MakeCommand(add, paths, args, Add),
+          MakeCommand(remove, paths, args, Remove),
+          MakeCommand(refresh, paths, args, Refresh),
+          MakeCommand(list, paths, args, List)};
 }
 
-}  // namespace publisher
+}  // namespace cvmfs_server

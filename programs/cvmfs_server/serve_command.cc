@@ -1,8 +1,9 @@
-// cvmfs_server serve: the embedded HTTP server (http_server.h) as a
-// foreground program. It prints one "serving FQRN at URL" line per
-// repository once it accepts connections, and stops cleanly on SIGTERM or
-// SIGINT: the listening socket closes, running responses end, the access
-// log is complete, exit status 0.
+// `cvmfs_server serve [-p PORT] [-a ADDRESS] [-l ACCESS_LOG] [-t THREADS]
+// [FQRN...]`: the embedded HTTP server (http_server.h) as a foreground
+// program, for the named repositories (default: every one on this machine). It
+// prints one "serving FQRN at URL" line per repository once it accepts
+// connections, and stops cleanly on SIGTERM or SIGINT: the listening socket
+// closes, running responses end, the access log is complete, exit status 0.
 #include <signal.h>
 
 #include <cstdio>
@@ -12,14 +13,18 @@
 #include <vector>
 
 #include "cvmfs/file_util.h"
+#include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/commands.h"
 #include "server/http_server.h"
-#include "programs/cvmfs_server/serving_commands.h"
 
-namespace server {
+namespace cvmfs_server {
 namespace {
 
 using cvmfs::Result;
 using cvmfs::Status;
+using server::HttpServer;
+using server::HttpServerOptions;
+using server::ServedRepository;
 
 struct ServeArgs {
   int port = 8000;
@@ -28,11 +33,6 @@ struct ServeArgs {
   unsigned threads = 4;
   std::vector<std::string> fqrns;
 };
-
-[[noreturn]] void Fail(const Status& st) {
-  std::fprintf(stderr, "cvmfs_server: %s\n", st.ToString().c_str());
-  throw CLI::RuntimeError(st.code() == Status::Code::kInvalidArgument ? 2 : 1);
-}
 
 // The named repositories, or every one configured here; each must have a
 // published storage directory.
@@ -68,22 +68,23 @@ sigset_t BlockStopSignals() {
   return set;
 }
 
-void Serve(const cvmfs::SystemPaths& paths, const ServeArgs& args) {
+// Serves until SIGTERM or SIGINT; returns the exit status.
+int Serve(const cvmfs::SystemPaths& paths, const ServeArgs& args) {
   if (args.port < 0 || args.port > 65535)
-    Fail(Status::InvalidArgument("port " + std::to_string(args.port) +
-                                 " is not in 0..65535"));
+    return FailMessage(Status::InvalidArgument(
+        "port " + std::to_string(args.port) + " is not in 0..65535"));
   HttpServerOptions options;
   options.address = args.address;
   options.port = static_cast<uint16_t>(args.port);
   options.access_log = args.access_log;
   options.threads = args.threads;
   auto repos = Repositories(paths, args.fqrns);
-  if (!repos.ok()) Fail(repos.status());
+  if (!repos.ok()) return FailMessage(repos.status());
   options.repositories = std::move(*repos);
 
   sigset_t stop = BlockStopSignals();
   auto server = HttpServer::Start(options);
-  if (!server.ok()) Fail(server.status());
+  if (!server.ok()) return FailMessage(server.status());
   for (const ServedRepository& repo : options.repositories)
     std::printf("serving %s at %s\n", repo.fqrn.c_str(),
                 (*server)->RepositoryUrl(repo.fqrn).c_str());
@@ -96,11 +97,12 @@ void Serve(const cvmfs::SystemPaths& paths, const ServeArgs& args) {
   server->reset();
   std::printf("stopped\n");
   std::fflush(stdout);
+  return 0;
 }
 
 }  // namespace
 
-void AddServeCommand(CLI::App& app, const cvmfs::SystemPaths& paths) {
+std::vector<Command> AddServeCommand(CLI::App& app, const Paths& paths) {
   auto args = std::make_shared<ServeArgs>();
   auto* cmd = app.add_subcommand(
       "serve", "serve repositories over HTTP without Apache (until SIGTERM)");
@@ -116,7 +118,7 @@ void AddServeCommand(CLI::App& app, const cvmfs::SystemPaths& paths) {
       ->check(CLI::Range(1u, 256u));
   cmd->add_option("fqrn", args->fqrns,
                   "repositories (default: every one on this machine)");
-  cmd->callback([args, &paths] { Serve(paths, *args); });
+  return {MakeCommand(cmd, paths, args, Serve)};
 }
 
-}  // namespace server
+}  // namespace cvmfs_server

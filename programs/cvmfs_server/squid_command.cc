@@ -1,15 +1,20 @@
-// cvmfs_server squid-config: prints a squid.conf for a site proxy
-// (squid_config.h) to stdout or writes it to a file.
+// `cvmfs_server squid-config [-n NETWORK]... [-s STRATUM1]... [options]`:
+// prints a squid.conf for a site proxy (squid_config.h) to stdout or writes
+// it to a file.
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cvmfs/file_util.h"
-#include "programs/cvmfs_server/serving_commands.h"
+#include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/commands.h"
 #include "server/squid_config.h"
 
-namespace server {
+namespace cvmfs_server {
 namespace {
+
+using server::SquidConfigOptions;
 
 struct SquidArgs {
   SquidConfigOptions options;
@@ -17,25 +22,22 @@ struct SquidArgs {
   std::string output;
 };
 
-void PrintSquidConfig(const SquidArgs& args) {
+int PrintSquidConfig(const SquidArgs& args) {
   SquidConfigOptions options = args.options;
   if (!args.networks.empty()) options.client_networks = args.networks;
-  auto text = SquidConfigFor(options);
+  auto text = server::SquidConfigFor(options);
   cvmfs::Status st = text.status();
   if (st.ok() && !args.output.empty())
     st = cvmfs::WriteFileAtomic(args.output, *text, 0644);
   else if (st.ok())
     std::fputs(text->c_str(), stdout);
-  if (!st.ok()) {
-    std::fprintf(stderr, "cvmfs_server: %s\n", st.ToString().c_str());
-    throw CLI::RuntimeError(
-        st.code() == cvmfs::Status::Code::kInvalidArgument ? 2 : 1);
-  }
+  return ExitCode(st);
 }
 
 }  // namespace
 
-void AddSquidConfigCommand(CLI::App& app) {
+std::vector<Command> AddSquidConfigCommand(CLI::App& app,
+                                           const Paths& /*paths*/) {
   auto args = std::make_shared<SquidArgs>();
   SquidConfigOptions& o = args->options;
   auto* cmd = app.add_subcommand(
@@ -53,7 +55,7 @@ void AddSquidConfigCommand(CLI::App& app) {
   cmd->add_option("--mem-mb", o.cache_mem_mb, "memory cache size in MB")
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "write to this file");
-  cmd->callback([args] { PrintSquidConfig(*args); });
+  return {{cmd, [args] { return PrintSquidConfig(*args); }}};
 }
 
-}  // namespace server
+}  // namespace cvmfs_server

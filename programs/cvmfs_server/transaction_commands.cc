@@ -7,14 +7,25 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cvmfs/file_util.h"
-#include "programs/cvmfs_server/command_util.h"
+#include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/commands.h"
 #include "publisher/transaction.h"
 
-namespace publisher {
+namespace cvmfs_server {
 
 using cvmfs::Status;
+using publisher::PublishOptions;
+using publisher::PublishStats;
+using publisher::Repository;
+using publisher::RepositoryMounts;
+using publisher::SpoolLayout;
+using publisher::Transaction;
+using publisher::TransactionPublishResult;
+using publisher::UpperChanges;
 
 namespace {
 
@@ -31,11 +42,6 @@ Status WithTransaction(const cvmfs::SystemPaths& paths,
   CVMFS_ASSIGN_OR_RETURN(auto repo, Repository::Open(paths, fqrn));
   Transaction txn(paths, repo.get());
   return fn(*repo, txn);
-}
-
-void Finish(const Status& st) {
-  if (!st.ok()) ExitWith(FailMessage(st));
-  throw CLI::Success();  // keep main() from going on with its own commands
 }
 
 bool Confirm(const std::string& question) {
@@ -88,13 +94,7 @@ Status RunPublish(const cvmfs::SystemPaths& paths, const Args& args) {
         options.tag_description = args.message;
         auto result = txn.Publish(options);
         if (!result.ok()) {
-          auto m = repo.CurrentManifest();
-          if (m.ok())
-            std::fprintf(stderr,
-                         "cvmfs_server: nothing was published; %s stays at "
-                         "revision %llu\n",
-                         repo.config().fqrn.c_str(),
-                         static_cast<unsigned long long>(m->manifest.revision));
+          PrintNothingPublished(repo);
           return result.status();
         }
         if (result->finished_interrupted) {
@@ -162,46 +162,19 @@ Status RunMount(const cvmfs::SystemPaths& paths, const Args& args) {
   return first;
 }
 
-}  // namespace
-
-void AddTransactionCommands(CLI::App& app, const cvmfs::SystemPaths& paths) {
-  auto args = std::make_shared<Args>();
-  auto* txn = app.add_subcommand(
-      "transaction", "open a transaction: make /cvmfs/FQRN writable");
-  txn->add_option("fqrn", args->fqrn, "repository name");
-  txn->callback([args, paths] {
-    Finish(WithTransaction(
-        paths, args->fqrn, [](Repository& repo, Transaction& t) -> Status {
-          CVMFS_RETURN_IF_ERROR(t.Open());
-          std::printf(
-              "transaction of %s opened: change %s, then cvmfs_server "
-              "publish\n",
-              repo.config().fqrn.c_str(), t.layout().union_mount.c_str());
-          return Status::Ok();
-        }));
-  });
-
-  auto* publish = app.add_subcommand(
-      "publish", "publish the open transaction as a new revision");
-  publish->add_option("-a", args->tag, "name a tag for the new revision");
-  publish->add_option("-m", args->message, "description of the tag");
-  publish->add_option("fqrn", args->fqrn, "repository name");
-  publish->callback([args, paths] { Finish(RunPublish(paths, *args)); });
-
-  auto* abort =
-      app.add_subcommand("abort", "throw the open transaction's changes away");
-  abort->add_flag("-f", args->force, "do not ask");
-  abort->add_option("fqrn", args->fqrn, "repository name");
-  abort->callback([args, paths] { Finish(RunAbort(paths, *args)); });
-
-  auto* mount =
-      app.add_subcommand("mount",
-                         "mount a repository's read-only layer and union file "
-                         "system (e.g. after a reboot)");
-  mount->add_flag("-a", args->all, "all repositories");
-  mount->add_option("fqrn", args->fqrn, "repository name");
-  mount->callback([args, paths] { Finish(RunMount(paths, *args)); });
+Status RunOpen(const cvmfs::SystemPaths& paths, const Args& args) {
+  return WithTransaction(
+      paths, args.fqrn, [](Repository& repo, Transaction& t) -> Status {
+        CVMFS_RETURN_IF_ERROR(t.Open());
+        std::printf(
+            "transaction of %s opened: change %s, then cvmfs_server "
+            "publish\n",
+            repo.config().fqrn.c_str(), t.layout().union_mount.c_str());
+        return Status::Ok();
+      });
 }
+
+}  // namespace
 
 Status SetUpTransactions(const cvmfs::SystemPaths& paths,
                          const std::string& fqrn) {
@@ -268,4 +241,35 @@ void FollowCurrentRevision(const cvmfs::SystemPaths& paths, Repository* repo) {
         repo->config().fqrn.c_str());
 }
 
-}  // namespace publisher
+std::vector<Command> AddTransactionCommands(CLI::App& app, const Paths& paths) {
+  auto args = std::make_shared<Args>();
+
+  auto* txn = app.add_subcommand(
+      "transaction", "open a transaction: make /cvmfs/FQRN writable");
+  txn->add_option("fqrn", args->fqrn, "repository name");
+
+  auto* publish = app.add_subcommand(
+      "publish", "publish the open transaction as a new revision");
+  publish->add_option("-a", args->tag, "name a tag for the new revision");
+  publish->add_option("-m", args->message, "description of the tag");
+  publish->add_option("fqrn", args->fqrn, "repository name");
+
+  auto* abort =
+      app.add_subcommand("abort", "throw the open transaction's changes away");
+  abort->add_flag("-f", args->force, "do not ask");
+  abort->add_option("fqrn", args->fqrn, "repository name");
+
+  auto* mount =
+      app.add_subcommand("mount",
+                         "mount a repository's read-only layer and union file "
+                         "system (e.g. after a reboot)");
+  mount->add_flag("-a", args->all, "all repositories");
+  mount->add_option("fqrn", args->fqrn, "repository name");
+
+  return {MakeCommand(txn, paths, args, RunOpen),
+          MakeCommand(publish, paths, args, RunPublish),
+          MakeCommand(abort, paths, args, RunAbort),
+          MakeCommand(mount, paths, args, RunMount)};
+}
+
+}  // namespace cvmfs_server

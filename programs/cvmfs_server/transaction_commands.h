@@ -1,25 +1,17 @@
-// The transaction commands of cvmfs_server (transaction_commands.cc):
-//
-//   transaction [FQRN]                    open a transaction
-//   publish [-a TAG] [-m MSG] [FQRN]      publish it
-//   abort [-f] [FQRN]                     throw its changes away
-//   mount [-a | FQRN]                     re-establish the mounts (reboot)
-//
-// and the transaction parts of mkfs, rmfs, list, ingest and rollback, which
-// main() calls.
+// The transaction parts of other cvmfs_server commands: mkfs, rmfs, list,
+// ingest and rollback call them. The transaction commands themselves
+// (transaction, publish, abort, mount) are AddTransactionCommands in
+// commands.h; both live in transaction_commands.cc.
 #ifndef PROGRAMS_CVMFS_SERVER_TRANSACTION_COMMANDS_H_
 #define PROGRAMS_CVMFS_SERVER_TRANSACTION_COMMANDS_H_
 
-#include <CLI/CLI.hpp>
 #include <string>
 
 #include "cvmfs/status.h"
 #include "cvmfs/system_paths.h"
 #include "publisher/repository.h"
 
-namespace publisher {
-
-void AddTransactionCommands(CLI::App& app, const cvmfs::SystemPaths& paths);
+namespace cvmfs_server {
 
 // mkfs: sets up the spool area and the mounts; skipped with a warning on
 // stderr when this machine cannot mount (not root, no FUSE or overlayfs) or
@@ -40,8 +32,9 @@ std::string DescribeTransactionState(const cvmfs::SystemPaths& paths,
 
 // After ingest and rollback: the read-only layer follows the new revision.
 // Problems are printed as warnings (the revision is published already).
-void FollowCurrentRevision(const cvmfs::SystemPaths& paths, Repository* repo);
+void FollowCurrentRevision(const cvmfs::SystemPaths& paths,
+                           publisher::Repository* repo);
 
-}  // namespace publisher
+}  // namespace cvmfs_server
 
 #endif  // PROGRAMS_CVMFS_SERVER_TRANSACTION_COMMANDS_H_

@@ -1,0 +1,64 @@
+#include "programs/cvmfs_server/command.h"
+
+#include <cstdio>
+#include <ctime>
+
+#include "cvmfs/file_util.h"
+#include "cvmfs/time_format.h"
+
+namespace cvmfs_server {
+
+using cvmfs::Status;
+
+int RunGivenCommand(const std::vector<Command>& commands) {
+  for (const Command& command : commands)
+    if (command.cli->parsed()) return command.run();
+  return 0;
+}
+
+int FailMessage(const Status& st) {
+  std::fprintf(stderr, "cvmfs_server: %s\n", st.ToString().c_str());
+  return st.code() == Status::Code::kInvalidArgument ? 2 : 1;
+}
+
+int ExitCode(const Status& st) { return st.ok() ? 0 : FailMessage(st); }
+
+void PrintNothingPublished(publisher::Repository& repo) {
+  auto m = repo.CurrentManifest();
+  if (m.ok())
+    std::fprintf(
+        stderr,
+        "cvmfs_server: nothing was published; %s stays at revision %llu\n",
+        repo.config().fqrn.c_str(),
+        static_cast<unsigned long long>(m->manifest.revision));
+}
+
+int FailPublish(publisher::Repository& repo, const Status& st) {
+  int rc = FailMessage(st);
+  PrintNothingPublished(repo);
+  return rc;
+}
+
+cvmfs::Result<std::string> ResolveFqrn(const cvmfs::SystemPaths& paths,
+                                       const std::string& given) {
+  if (!given.empty()) return given;
+  auto names = cvmfs::ListDirectory(paths.RepositoriesD());
+  if (names.ok() && names->size() == 1) return names->front();
+  return Status::InvalidArgument(
+      "name the repository (there is not exactly one here)");
+}
+
+cvmfs::Result<std::unique_ptr<publisher::Repository>> OpenRepository(
+    const cvmfs::SystemPaths& paths, const std::string& given) {
+  CVMFS_ASSIGN_OR_RETURN(std::string fqrn, ResolveFqrn(paths, given));
+  return publisher::Repository::Open(paths, fqrn);
+}
+
+std::string FormatLocalTime(int64_t unix_seconds) {
+  return cvmfs::FormatTime(unix_seconds, "%a %b %d %H:%M:%S %Y",
+                           cvmfs::TimeZone::kLocal);
+}
+
+TreeRemover::~TreeRemover() { (void)cvmfs::RemoveTree(dir_); }
+
+}  // namespace cvmfs_server

@@ -1,0 +1,111 @@
+// `cvmfs_server ingest -t TARBALL -b BASE_DIR [-d PATH]... [-c] [FQRN]`:
+// publishes a tarball (tar_ingest.h) into a directory of the repository as a
+// new revision, and prints what the publish did.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/commands.h"
+#include "programs/cvmfs_server/transaction_commands.h"
+#include "publisher/repository.h"
+#include "publisher/tar_ingest.h"
+
+namespace cvmfs_server {
+namespace {
+
+using cvmfs::Status;
+
+struct IngestArgs {
+  publisher::TarIngestOptions options;
+  bool catalog = false;  // -c
+  std::string fqrn;
+};
+
+long PeakRssKb() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+void PrintPublishStats(const publisher::PublishStats& s, double seconds) {
+  double mb = s.bytes_in / 1e6;
+  std::printf(
+      "published revision %llu (root catalog %s, %zu catalogs written)\n",
+      static_cast<unsigned long long>(s.revision),
+      s.root_hash.ToString().c_str(), s.catalogs_written);
+  std::printf(
+      "files: %llu, input: %.1f MB, new objects: %llu (%.1f MB), existing "
+      "objects: %llu\n",
+      static_cast<unsigned long long>(s.files), mb,
+      static_cast<unsigned long long>(s.objects_stored), s.bytes_stored / 1e6,
+      static_cast<unsigned long long>(s.objects_existing));
+  std::printf("time: %.2f s, %.1f MB/s, %.0f files/s, peak RSS %ld MB\n",
+              seconds, seconds > 0 ? mb / seconds : 0.0,
+              seconds > 0 ? s.files / seconds : 0.0, PeakRssKb() / 1024);
+  if (s.stale_temporaries_removed > 0)
+    std::printf("removed %zu temporaries left by killed publishes\n",
+                s.stale_temporaries_removed);
+  if (s.objects_recognized > 0)
+    std::printf(
+        "%llu existing objects recognized without compressing (content "
+        "index)\n",
+        static_cast<unsigned long long>(s.objects_recognized));
+  for (const std::string& w : s.warnings)
+    std::fprintf(stderr, "warning: %s\n", w.c_str());
+}
+
+int RunIngest(const cvmfs::SystemPaths& paths, const IngestArgs& args) {
+  auto repo_or = OpenRepository(paths, args.fqrn);
+  if (!repo_or.ok()) return FailMessage(repo_or.status());
+  publisher::Repository& repo = **repo_or;
+  publisher::TarIngestOptions ingest = args.options;
+  ingest.include_xattrs = repo.config().include_xattrs;
+  ingest.ignore_special_files = repo.config().ignore_special_files;
+  ingest.hash_algorithm = repo.config().hash_algorithm;
+  ingest.compression = repo.config().compression;
+  auto start = std::chrono::steady_clock::now();
+  auto stats = repo.Publish(
+      [&](publisher::CatalogTree* tree,
+          publisher::IngestPipeline* pipeline) -> Status {
+        CVMFS_RETURN_IF_ERROR(publisher::IngestTar(ingest, tree, pipeline));
+        if (args.catalog) {
+          auto base = publisher::NormalizeRepoPath(ingest.base_dir);
+          if (!base.ok()) return base.status();
+          return tree->CreateNestedCatalog(*base);
+        }
+        return Status::Ok();
+      },
+      publisher::PublishOptions{});
+  if (!stats.ok()) return FailPublish(repo, stats.status());
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  PrintPublishStats(*stats, secs);
+  FollowCurrentRevision(paths, &repo);
+  return 0;
+}
+
+}  // namespace
+
+std::vector<Command> AddIngestCommand(CLI::App& app, const Paths& paths) {
+  auto args = std::make_shared<IngestArgs>();
+  publisher::TarIngestOptions& o = args->options;
+  auto* cmd =
+      app.add_subcommand("ingest", "publish a tarball into a directory");
+  cmd->add_option("-t,--tar_file", o.tarball, "tarball, or - for stdin")
+      ->required();
+  cmd->add_option("-b,--base_dir", o.base_dir, "target directory")->required();
+  cmd->add_option("-d,--to_delete", o.delete_paths, "path to delete first")
+      ->allow_extra_args(false);
+  cmd->add_flag("-c,--catalog", args->catalog,
+                "make the base directory a nested catalog");
+  cmd->add_option("fqrn", args->fqrn, "repository name");
+  return {MakeCommand(cmd, paths, args, RunIngest)};
+}
+
+}  // namespace cvmfs_server

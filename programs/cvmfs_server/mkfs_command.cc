@@ -1,0 +1,59 @@
+// `cvmfs_server mkfs [-o OWNER] [-w URL] [-a HASH] [-Z COMPRESSION] [-z]
+// FQRN`: creates a repository (publisher::Mkfs), then its serving
+// configuration (mkfs_configs.h) and its transaction mounts.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cvmfs/compression.h"
+#include "cvmfs/hash.h"
+#include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/commands.h"
+#include "programs/cvmfs_server/transaction_commands.h"
+#include "publisher/repository.h"
+#include "server/mkfs_configs.h"
+
+namespace cvmfs_server {
+namespace {
+
+struct MkfsArgs {
+  publisher::MkfsOptions options;
+  std::string hash = "sha1";
+  std::string compression = "zlib";
+};
+
+int RunMkfs(const cvmfs::SystemPaths& paths, const MkfsArgs& args) {
+  auto algo = cvmfs::ParseAlgorithmName(args.hash);
+  if (!algo.ok()) return FailMessage(algo.status());
+  auto compression = cvmfs::ParseCompressionName(args.compression);
+  if (!compression.ok()) return FailMessage(compression.status());
+  publisher::MkfsOptions options = args.options;
+  options.hash_algorithm = *algo;
+  options.compression = *compression;
+  cvmfs::Status st = publisher::Mkfs(paths, options);
+  if (!st.ok()) return FailMessage(st);
+  std::printf("created repository %s (storage %s)\n", options.fqrn.c_str(),
+              paths.Storage(options.fqrn).c_str());
+  if (int rc = server::WriteServingConfigsAfterMkfs(paths, options.fqrn))
+    return rc;
+  return ExitCode(SetUpTransactions(paths, options.fqrn));
+}
+
+}  // namespace
+
+std::vector<Command> AddMkfsCommand(CLI::App& app, const Paths& paths) {
+  auto args = std::make_shared<MkfsArgs>();
+  publisher::MkfsOptions& o = args->options;
+  auto* cmd = app.add_subcommand("mkfs", "create a new repository");
+  cmd->add_option("-o", o.owner, "owner of the repository");
+  cmd->add_option("-w", o.stratum0_url, "stratum 0 URL");
+  cmd->add_option("-a", args->hash, "hash algorithm: sha1, rmd160, shake128");
+  cmd->add_option("-Z", args->compression, "compression: zlib, none");
+  cmd->add_flag("-z", o.garbage_collection,
+                "make the repository garbage-collectable");
+  cmd->add_option("fqrn", o.fqrn, "repository name")->required();
+  return {MakeCommand(cmd, paths, args, RunMkfs)};
+}
+
+}  // namespace cvmfs_server
