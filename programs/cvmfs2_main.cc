@@ -15,8 +15,8 @@
 
 #include "cache/cache_manager_launch.h"
 #include "cache/cache_manager_main.h"
-#include "client/magic_xattrs.h"
 #include "client/fuse/mount_daemon.h"
+#include "client/magic_xattrs.h"
 #include "cvmfs/status.h"
 
 namespace {
