@@ -405,8 +405,11 @@ Status Repository::Resign(int days) {
   return store_.Put(std::string(cvmfs::kWhitelistName), bytes);
 }
 
-Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
-  CVMFS_RETURN_IF_ERROR(ValidateFqrn(options.fqrn));
+namespace {
+
+// The configuration of a new repository, from mkfs's options.
+ServerConfig MkfsConfig(const cvmfs::SystemPaths& paths,
+                        const MkfsOptions& options) {
   ServerConfig config;
   config.fqrn = options.fqrn;
   config.owner = options.owner;
@@ -419,16 +422,18 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
   config.hash_algorithm = options.hash_algorithm;
   config.compression = options.compression;
   config.garbage_collection = options.garbage_collection;
-  std::string config_file = config.ConfigFile(paths);
-  if (cvmfs::PathExists(config_file))
-    return Status::AlreadyExists("repository " + options.fqrn +
-                                 " already exists (" + config_file +
-                                 "); remove it first with cvmfs_server rmfs");
-  if (cvmfs::PathExists(config.storage_dir + "/.cvmfspublished"))
-    return Status::AlreadyExists("storage " + config.storage_dir +
-                                 " already holds a repository");
+  return config;
+}
 
-  // Keys: a master key is reused if one exists for this name.
+// The signing keys of a new repository, written to its keys directory: a
+// master key is reused if one exists for this name; the repository key and
+// its certificate are new.
+struct MkfsKeys {
+  cvmfs::PrivateKey master;
+  cvmfs::Certificate certificate;
+};
+
+Result<MkfsKeys> CreateKeys(const ServerConfig& config) {
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.keys_dir));
   KeyFiles keys = KeyFiles::In(config.keys_dir, config.fqrn);
   std::optional<cvmfs::PrivateKey> master;
@@ -448,28 +453,90 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
   CVMFS_ASSIGN_OR_RETURN(
       auto cert,
       cvmfs::Certificate::CreateSelfSigned(
-          repo_key, options.fqrn + " CernVM-FS Release Managers", 365));
+          repo_key, config.fqrn + " CernVM-FS Release Managers", 365));
   CVMFS_RETURN_IF_ERROR(
       cvmfs::WriteFileAtomic(keys.repo_key, repo_key.ToPem(), 0400));
   CVMFS_RETURN_IF_ERROR(
       cvmfs::WriteFileAtomic(keys.repo_crt, cert.ToPem(), 0444));
+  return MkfsKeys{std::move(*master), std::move(cert)};
+}
 
-  // Storage layout and spool.
-  cvmfs::LocalObjectStore store(config.storage_dir);
-  CVMFS_RETURN_IF_ERROR(store.CreateLayout());
+// The storage layout, the spool, the replication marker and the whitelist.
+Status CreateStorage(const ServerConfig& config, const MkfsKeys& keys,
+                     int whitelist_days, cvmfs::LocalObjectStore* store) {
+  CVMFS_RETURN_IF_ERROR(store->CreateLayout());
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir + "/tmp", 0700));
-  CVMFS_RETURN_IF_ERROR(store.Put(
+  CVMFS_RETURN_IF_ERROR(store->Put(
       std::string(cvmfs::kMasterReplicaName),
       "This file marks the repository as replicatable to stratum 1 servers\n"));
-
-  // Whitelist.
-  auto wl = cvmfs::Whitelist::Create(options.fqrn, cert.Fingerprint(),
-                                     ::time(nullptr), options.whitelist_days);
+  auto wl =
+      cvmfs::Whitelist::Create(config.fqrn, keys.certificate.Fingerprint(),
+                               ::time(nullptr), whitelist_days);
   CVMFS_ASSIGN_OR_RETURN(
       std::string wl_bytes,
-      cvmfs::SignWhitelist(wl, *master, config.hash_algorithm));
+      cvmfs::SignWhitelist(wl, keys.master, config.hash_algorithm));
+  return store->Put(std::string(cvmfs::kWhitelistName), wl_bytes);
+}
+
+// CVMFS's template of the repository's meta information, stored as an
+// object.
+Result<Digest> StoreMetainfo(const ServerConfig& config,
+                             cvmfs::LocalObjectStore* store) {
+  std::string metainfo =
+      "{\n  \"administrator\" : \"Your Name\",\n  \"email\"         : "
+      "\"you@organisation.org\",\n"
+      "  \"organisation\"  : \"Your Organisation\",\n  \"description\"   : "
+      "\"Repository content\",\n"
+      "  \"url\"           : \"Project website\",\n  \"recommended-stratum0\": "
+      " \"stratum 0 url\",\n"
+      "  \"recommended-stratum1s\" : [ \"stratum1 url\", \"stratum1 url\" "
+      "],\n\n"
+      "  \"custom\" : {\n    \"_comment\" : \"Put arbitrary structured data "
+      "here\"\n  }\n}\n";
+  return cvmfs::StoreObject(store, metainfo, cvmfs::ObjectSuffix::kMetainfo,
+                            config.hash_algorithm);
+}
+
+// The history of revision 1 (its trunk tag), stored as an object.
+Result<Digest> StoreFirstHistory(const ServerConfig& config,
+                                 const CommitResult& commit, int64_t now,
+                                 const std::string& tmp,
+                                 cvmfs::LocalObjectStore* store) {
+  std::string history_file = tmp + "/history.db";
+  CVMFS_ASSIGN_OR_RETURN(auto history,
+                         cvmfs::HistoryDb::Create(history_file, config.fqrn));
+  cvmfs::Tag trunk;
+  trunk.name = "trunk";
+  trunk.root_hash = commit.root_hash;
+  trunk.revision = 1;
+  trunk.timestamp = now;
+  trunk.description = "current HEAD";
+  trunk.size = commit.root_size;
+  CVMFS_RETURN_IF_ERROR(history->Insert(trunk));
+  history.reset();
+  CVMFS_ASSIGN_OR_RETURN(std::string hbytes, cvmfs::ReadFile(history_file));
+  return cvmfs::StoreObject(store, hbytes, cvmfs::ObjectSuffix::kHistory,
+                            config.hash_algorithm);
+}
+
+}  // namespace
+
+Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
+  CVMFS_RETURN_IF_ERROR(ValidateFqrn(options.fqrn));
+  ServerConfig config = MkfsConfig(paths, options);
+  std::string config_file = config.ConfigFile(paths);
+  if (cvmfs::PathExists(config_file))
+    return Status::AlreadyExists("repository " + options.fqrn +
+                                 " already exists (" + config_file +
+                                 "); remove it first with cvmfs_server rmfs");
+  if (cvmfs::PathExists(config.storage_dir + "/.cvmfspublished"))
+    return Status::AlreadyExists("storage " + config.storage_dir +
+                                 " already holds a repository");
+
+  CVMFS_ASSIGN_OR_RETURN(MkfsKeys keys, CreateKeys(config));
+  cvmfs::LocalObjectStore store(config.storage_dir);
   CVMFS_RETURN_IF_ERROR(
-      store.Put(std::string(cvmfs::kWhitelistName), wl_bytes));
+      CreateStorage(config, keys, options.whitelist_days, &store));
 
   // Revision 1: an empty root directory, its history and the manifest.
   std::string tmp = TempDirTemplate(config.spool_dir + "/tmp", "mkfs");
@@ -486,56 +553,23 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
                          CatalogTree::CreateEmpty(&store, root, tree_options));
   const int64_t now = ::time(nullptr);
   CVMFS_ASSIGN_OR_RETURN(CommitResult commit, tree->Commit(1, now));
-
-  std::string metainfo =
-      "{\n  \"administrator\" : \"Your Name\",\n  \"email\"         : "
-      "\"you@organisation.org\",\n"
-      "  \"organisation\"  : \"Your Organisation\",\n  \"description\"   : "
-      "\"Repository content\",\n"
-      "  \"url\"           : \"Project website\",\n  \"recommended-stratum0\": "
-      " \"stratum 0 url\",\n"
-      "  \"recommended-stratum1s\" : [ \"stratum1 url\", \"stratum1 url\" "
-      "],\n\n"
-      "  \"custom\" : {\n    \"_comment\" : \"Put arbitrary structured data "
-      "here\"\n  }\n}\n";
-  CVMFS_ASSIGN_OR_RETURN(
-      Digest meta_hash,
-      cvmfs::StoreObject(&store, metainfo, cvmfs::ObjectSuffix::kMetainfo,
-                         config.hash_algorithm));
+  CVMFS_ASSIGN_OR_RETURN(Digest meta_hash, StoreMetainfo(config, &store));
 
   // Write the configuration last: until then the repository does not exist.
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(paths.ServerConfigDir(options.fqrn)));
   CVMFS_RETURN_IF_ERROR(
       cvmfs::WriteFileAtomic(config_file, config.ToKeyValues().Serialize()));
-  {
-    // A placeholder manifest so that Repository::Open and WriteManifest
-    // can run: it is replaced below before anything serves it.
-    CVMFS_ASSIGN_OR_RETURN(auto repo, Repository::Open(paths, options.fqrn));
-    cvmfs::Manifest manifest;
-    manifest.root_catalog = commit.root_hash;
-    manifest.catalog_size = commit.root_size;
-    manifest.revision = 1;
-    manifest.metainfo = meta_hash;
-    std::string history_file = tmp + "/history.db";
-    CVMFS_ASSIGN_OR_RETURN(
-        auto history, cvmfs::HistoryDb::Create(history_file, options.fqrn));
-    cvmfs::Tag trunk;
-    trunk.name = "trunk";
-    trunk.root_hash = commit.root_hash;
-    trunk.revision = 1;
-    trunk.timestamp = now;
-    trunk.description = "current HEAD";
-    trunk.size = commit.root_size;
-    CVMFS_RETURN_IF_ERROR(history->Insert(trunk));
-    history.reset();
-    CVMFS_ASSIGN_OR_RETURN(std::string hbytes, cvmfs::ReadFile(history_file));
-    CVMFS_ASSIGN_OR_RETURN(
-        Digest hhash,
-        cvmfs::StoreObject(&store, hbytes, cvmfs::ObjectSuffix::kHistory,
-                           config.hash_algorithm));
-    CVMFS_RETURN_IF_ERROR(repo->WriteManifest(manifest, &hhash));
-  }
-  return Status::Ok();
+  // A placeholder manifest so that Repository::Open and WriteManifest can
+  // run: it is replaced below before anything serves it.
+  CVMFS_ASSIGN_OR_RETURN(auto repo, Repository::Open(paths, options.fqrn));
+  cvmfs::Manifest manifest;
+  manifest.root_catalog = commit.root_hash;
+  manifest.catalog_size = commit.root_size;
+  manifest.revision = 1;
+  manifest.metainfo = meta_hash;
+  CVMFS_ASSIGN_OR_RETURN(Digest history_hash,
+                         StoreFirstHistory(config, commit, now, tmp, &store));
+  return repo->WriteManifest(manifest, &history_hash);
 }
 
 }  // namespace publisher
