@@ -28,11 +28,13 @@ import sys
 
 SECTIONS = ("states", "latency", "fio", "publish")
 STATE_ORDER = ("LOCAL-cold", "LOCAL-warm", "NONE", "COLD", "HOT", "PGCACHE")
-SYSTEM_ORDER = ("local", "ours", "ours-nopf", "cvmfs", "httpdirfs", "rclone")
+SYSTEM_ORDER = ("local", "ours", "ours-nopf", "ours-base", "cvmfs", "httpdirfs",
+                "rclone")
 SYSTEM_LABEL = {
     "local": "local FS",
     "ours": "ours",
     "ours-nopf": "ours, prefetch off",
+    "ours-base": "ours, base build",
     "cvmfs": "CVMFS",
     "httpdirfs": "httpdirfs",
     "rclone": "rclone",
@@ -822,6 +824,7 @@ def size_bytes(text):
 
 def style(system, state):
     colors = {"local": "black", "ours": "tab:blue", "ours-nopf": "tab:cyan",
+              "ours-base": "tab:red",
               "cvmfs": "tab:purple",
               "httpdirfs": "tab:orange", "rclone": "tab:green"}
     lines = {"LOCAL-cold": "--", "NONE": ":", "COLD": "-", "HOT": "-.", "PGCACHE": (0, (1, 1))}

@@ -22,12 +22,13 @@
 #                              internal affairs); nothing for the others
 #
 # NAME is one of local, ours, ours-nopf (our client with CVMFS_PREFETCH=no:
-# the prefetch off/on dimension), cvmfs, httpdirfs, rclone. The caches live
+# the prefetch off/on dimension), ours-base (the cvmfs2 of another build,
+# $BENCH_BASE_BIN: before/after a change), cvmfs, httpdirfs, rclone. The caches live
 # in $BENCH_CACHES/cache-NAME (systems_init_caches); mount points are
 # $WORK/mnt/NAME.
 
 readonly BENCH_FQRN=bench.example.org
-readonly BENCH_SYSTEMS_ALL="local ours ours-nopf cvmfs httpdirfs rclone"
+readonly BENCH_SYSTEMS_ALL="local ours ours-nopf ours-base cvmfs httpdirfs rclone"
 readonly REAL_CVMFS2=/usr/bin/cvmfs2
 SYSTEM_ROOT=""
 declare -A _SYSTEM_PIDS=()
@@ -71,6 +72,7 @@ systems_caches_fs() {
 system_available() {
   case $1 in
     local | ours | ours-nopf) return 0 ;;
+    ours-base) [ -n "${BENCH_BASE_BIN:-}" ] && [ -x "$BENCH_BASE_BIN/cvmfs2" ] ;;
     cvmfs) [ -x "$REAL_CVMFS2" ] ;;
     httpdirfs | rclone) command -v "$1" >/dev/null 2>&1 ;;
     *) fail "unknown system '$1' (known: $BENCH_SYSTEMS_ALL)" ;;
@@ -82,6 +84,7 @@ system_version() {
     local) echo "$(findmnt -n -o FSTYPE --target "$BENCH_TREE") on $(findmnt -n -o SOURCE --target "$BENCH_TREE")" ;;
     ours) echo "$BIN/cvmfs2" ;;
     ours-nopf) echo "$BIN/cvmfs2 (CVMFS_PREFETCH=no)" ;;
+    ours-base) echo "$BENCH_BASE_BIN/cvmfs2 (--base-bin)" ;;
     cvmfs) "$REAL_CVMFS2" --version 2>&1 | head -n 1 ;;
     httpdirfs) dpkg-query -W -f='httpdirfs ${Version}' httpdirfs 2>/dev/null || echo httpdirfs ;;
     rclone) rclone version 2>/dev/null | head -n 1 ;;
@@ -91,7 +94,7 @@ system_version() {
 system_cache_modes() {
   case $1 in
     local) echo "none" ;;
-    ours | ours-nopf | cvmfs) echo "cache" ;;
+    ours | ours-nopf | ours-base | cvmfs) echo "cache" ;;
     httpdirfs | rclone) echo "none cache" ;;
   esac
 }
@@ -123,7 +126,7 @@ EOC
 system_cpu_ticks() {
   local pid
   case $1 in
-    ours | ours-nopf | cvmfs) pid=${_MOUNT_PIDS[$(_system_mnt "$1")]:-} ;;
+    ours | ours-nopf | ours-base | cvmfs) pid=${_MOUNT_PIDS[$(_system_mnt "$1")]:-} ;;
     *) pid=${_SYSTEM_PIDS[$1]:-} ;;
   esac
   [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || return 0
@@ -145,6 +148,7 @@ _mount_cvmfs_client() {  # SYSTEM
   local mnt bin=$BIN
   mnt=$(_system_mnt "$1")
   [[ $1 == ours* ]] || bin=$(dirname "$REAL_CVMFS2")
+  [ "$1" != ours-base ] || bin=$BENCH_BASE_BIN
   BIN=$bin mount_repo "$BENCH_FQRN" "$mnt" "$(_client_conf "$1")" >>"$WORK/mounts.log"
   SYSTEM_ROOT=$mnt
 }
@@ -196,7 +200,7 @@ system_mount() {
   local sys=$1 mode=$2
   case $sys in
     local) SYSTEM_ROOT=$BENCH_TREE ;;
-    ours | ours-nopf | cvmfs) _mount_cvmfs_client "$sys" ;;
+    ours | ours-nopf | ours-base | cvmfs) _mount_cvmfs_client "$sys" ;;
     httpdirfs) _mount_httpdirfs "$mode" ;;
     rclone) _mount_rclone "$mode" ;;
   esac
@@ -206,7 +210,7 @@ system_unmount() {
   local sys=$1 mnt pid
   case $sys in
     local) return 0 ;;
-    ours | ours-nopf | cvmfs) unmount_repo "$(_system_mnt "$sys")" ;;
+    ours | ours-nopf | ours-base | cvmfs) unmount_repo "$(_system_mnt "$sys")" ;;
     *)
       mnt=$(_system_mnt "$sys")
       pid=${_SYSTEM_PIDS[$sys]:-}
