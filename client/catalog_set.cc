@@ -6,7 +6,7 @@ namespace cvmfs::client {
 
 MountedCatalog::Lease::Lease(MountedCatalog* c) : owner(c) {
   {
-    std::lock_guard<std::mutex> lock(c->pool_mu_);
+    cvmfs::MutexLock lock(&c->pool_mu_);
     if (!c->pool_.empty()) {
       catalog = std::move(c->pool_.back());
       c->pool_.pop_back();
@@ -22,7 +22,7 @@ MountedCatalog::Lease::Lease(MountedCatalog* c) : owner(c) {
 
 MountedCatalog::Lease::~Lease() {
   if (!catalog) return;
-  std::lock_guard<std::mutex> lock(owner->pool_mu_);
+  cvmfs::MutexLock lock(&owner->pool_mu_);
   owner->pool_.push_back(std::move(catalog));
 }
 
@@ -91,7 +91,11 @@ Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(
   mounted->ttl_ = c.ttl();
   mounted->revision_ = c.revision();
   mounted->inode_base_ = next_inode_->fetch_add(mounted->max_rowid_ + 1);
-  mounted->pool_.push_back(std::move(catalog).value());
+  {
+    // No other thread knows `mounted` yet; the lock is for the analysis.
+    cvmfs::MutexLock lock(&mounted->pool_mu_);
+    mounted->pool_.push_back(std::move(catalog).value());
+  }
 
   Status pin = cache_->Pin(hash);
   if (!pin.ok()) return pin.Annotate("pinning catalog " + request.description);
@@ -101,12 +105,12 @@ Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(
 Result<MountedCatalog*> CatalogSet::Child(MountedCatalog* parent,
                                           const NestedCatalogRef& ref) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     auto it = children_.find(ref.path);
     if (it != children_.end()) return it->second.get();
   }
   CVMFS_ASSIGN_OR_RETURN(auto attached, Attach(ref.path, ref.hash, parent));
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   auto [it, inserted] = children_.emplace(ref.path, std::move(attached));
   // If another thread attached it meanwhile, ours is dropped: its inode
   // range stays unused (numbers are plentiful) and the pin is shared.
@@ -129,12 +133,12 @@ Result<MountedCatalog*> CatalogSet::CatalogFor(const std::string& path) {
 }
 
 size_t CatalogSet::size() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return 1 + children_.size();
 }
 
 std::vector<const MountedCatalog*> CatalogSet::Attached() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   std::vector<const MountedCatalog*> out{root_.get()};
   for (auto& [path, child] : children_) out.push_back(child.get());
   return out;

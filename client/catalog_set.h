@@ -22,14 +22,14 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cache/posix_cache.h"
-#include "cvmfs/catalog/catalog.h"
 #include "client/object_fetcher.h"
+#include "cvmfs/catalog/catalog.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs::client {
@@ -77,8 +77,10 @@ class MountedCatalog {
   cache::CacheHandle handle_;                       // keeps the file open
   std::string file_;  // /proc/self/fd/N of handle_
 
-  std::mutex pool_mu_;  // guards pool_
-  std::vector<std::unique_ptr<Catalog>> pool_;
+  // Guards pool_ (held for a vector push or pop only); leaf lock, taken
+  // after CatalogSet::mu_ if both are ever held.
+  cvmfs::Mutex pool_mu_;
+  std::vector<std::unique_ptr<Catalog>> pool_ GUARDED_BY(pool_mu_);
 };
 
 class CatalogSet {
@@ -99,8 +101,8 @@ class CatalogSet {
   Result<MountedCatalog*> CatalogFor(const std::string& path);
 
   // Number of attached catalogs, and a snapshot of them (for statistics).
-  size_t size() const;
-  std::vector<const MountedCatalog*> Attached() const;
+  size_t size() const EXCLUDES(mu_);
+  std::vector<const MountedCatalog*> Attached() const EXCLUDES(mu_);
 
  private:
   CatalogSet(ObjectFetcher* objects, cache::PosixCache* cache,
@@ -110,7 +112,7 @@ class CatalogSet {
                                                  const Digest& hash,
                                                  MountedCatalog* parent);
   Result<MountedCatalog*> Child(MountedCatalog* parent,
-                                const NestedCatalogRef& ref);
+                                const NestedCatalogRef& ref) EXCLUDES(mu_);
 
   ObjectFetcher* objects_;             // borrowed
   cache::PosixCache* cache_;           // borrowed
@@ -119,9 +121,9 @@ class CatalogSet {
 
   // Guards children_; held for map operations only (downloads and SQLite
   // opens happen outside it). Lock order: mu_ before any pool_mu_.
-  mutable std::mutex mu_;
-  std::map<std::string, std::unique_ptr<MountedCatalog>>
-      children_;  // nested, by mountpoint
+  mutable cvmfs::Mutex mu_;
+  std::map<std::string, std::unique_ptr<MountedCatalog>> children_
+      GUARDED_BY(mu_);  // nested, by mountpoint
 };
 
 }  // namespace cvmfs::client

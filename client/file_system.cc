@@ -45,17 +45,17 @@ Status FileSystem::CountError(Status st) {
 }
 
 MountedRevision FileSystem::revision() const {
-  std::lock_guard<std::mutex> lock(revision_mu_);
+  cvmfs::MutexLock lock(&revision_mu_);
   return revision_;
 }
 
 std::shared_ptr<CatalogSet> FileSystem::catalogs() const {
-  std::lock_guard<std::mutex> lock(revision_mu_);
+  cvmfs::MutexLock lock(&revision_mu_);
   return catalogs_;
 }
 
 void FileSystem::set_invalidator(Invalidator invalidator) {
-  std::lock_guard<std::mutex> lock(revision_mu_);
+  cvmfs::MutexLock lock(&revision_mu_);
   invalidator_ = std::move(invalidator);
 }
 
@@ -90,7 +90,7 @@ void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs,
   std::shared_ptr<InodeInfo> root = RootInfo(set);
   Invalidator invalidate;
   {
-    std::lock_guard<std::mutex> lock(revision_mu_);
+    cvmfs::MutexLock lock(&revision_mu_);
     catalogs_ = set;
     revision_ = std::move(revision);
     invalidate = invalidator_;
@@ -98,11 +98,11 @@ void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs,
   if (root) inodes_.Replace(kRootInode, root);
   triggers_.RevisionSwitched();
   {
-    std::lock_guard<std::mutex> lock(hardlink_mu_);
+    cvmfs::MutexLock lock(&hardlink_mu_);
     hardlink_leaders_.clear();
   }
   {
-    std::lock_guard<std::mutex> lock(listings_.mu);
+    cvmfs::MutexLock lock(&listings_.mu);
     listings_.items.clear();
     listings_.order.clear();
   }
@@ -123,7 +123,7 @@ uint64_t FileSystem::InodeOf(const MountedCatalog* catalog,
     return catalog->inode_base() + static_cast<uint64_t>(entry.rowid);
   auto key = std::make_tuple(catalog->inode_base(), dir, entry.hardlink_group);
   {
-    std::lock_guard<std::mutex> lock(hardlink_mu_);
+    cvmfs::MutexLock lock(&hardlink_mu_);
     auto it = hardlink_leaders_.find(key);
     if (it != hardlink_leaders_.end()) return it->second;
   }
@@ -137,7 +137,7 @@ uint64_t FileSystem::InodeOf(const MountedCatalog* catalog,
         leader = std::min(leader, e.rowid);
   }
   uint64_t inode = catalog->inode_base() + static_cast<uint64_t>(leader);
-  std::lock_guard<std::mutex> lock(hardlink_mu_);
+  cvmfs::MutexLock lock(&hardlink_mu_);
   hardlink_leaders_[key] = inode;
   return inode;
 }
@@ -232,7 +232,7 @@ Result<std::string> FileSystem::ReadLink(uint64_t inode) {
 
 template <typename T>
 std::shared_ptr<T> FileSystem::InodeLru<T>::Get(uint64_t inode) {
-  std::lock_guard<std::mutex> lock(mu);
+  cvmfs::MutexLock lock(&mu);
   auto it = items.find(inode);
   if (it == items.end()) return nullptr;
   order.splice(order.begin(), order, it->second.second);
@@ -243,7 +243,7 @@ template <typename T>
 void FileSystem::InodeLru<T>::Put(uint64_t inode, std::shared_ptr<T> value,
                                   size_t capacity) {
   std::shared_ptr<T> dropped;  // destroyed outside the lock
-  std::lock_guard<std::mutex> lock(mu);
+  cvmfs::MutexLock lock(&mu);
   auto it = items.find(inode);
   if (it != items.end()) return;  // another thread was faster
   order.push_front(inode);
@@ -319,7 +319,7 @@ Result<size_t> FileSystem::Read(OpenFile* file, char* buf, size_t size,
 size_t FileSystem::CloseIdleFiles() {
   decltype(open_by_inode_
                .items) closed;  // destroyed after the lock is released
-  std::lock_guard<std::mutex> lock(open_by_inode_.mu);
+  cvmfs::MutexLock lock(&open_by_inode_.mu);
   closed.swap(open_by_inode_.items);
   open_by_inode_.order.clear();
   return closed.size();

@@ -30,7 +30,6 @@
 #include <list>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -45,6 +44,7 @@
 #include "client/prefetch/prefetcher.h"
 #include "cvmfs/clock.h"
 #include "cvmfs/manifest.h"
+#include "cvmfs/mutex.h"
 
 namespace cvmfs::client {
 
@@ -134,21 +134,22 @@ class FileSystem {
   ~FileSystem();
 
   const FileSystemOptions& options() const { return options_; }
-  MountedRevision revision() const;
+  MountedRevision revision() const EXCLUDES(revision_mu_);
 
   // Serves `revision` from now on (doc/client.md, "Revision updates"):
   // lookups and listings see the new catalogs at once; inodes the kernel
   // knows from before keep their old content until it forgets them; the
   // kernel is told to drop its cached entries (through the invalidator).
   void SwitchRevision(std::unique_ptr<CatalogSet> catalogs,
-                      MountedRevision revision);
+                      MountedRevision revision)
+      EXCLUDES(revision_mu_, hardlink_mu_, listings_.mu);
   // Called with (parent inode, name) for every entry the kernel may cache,
   // and with (directory inode, "") for every directory whose listing it may
   // cache, after a revision switch. Set by the FUSE adapter; runs on the
   // caller's thread (never a FUSE request thread).
   using Invalidator =
       std::function<void(uint64_t parent, const std::string& name)>;
-  void set_invalidator(Invalidator invalidator);
+  void set_invalidator(Invalidator invalidator) EXCLUDES(revision_mu_);
   // Called with the repository path of every regular file opened (open, or
   // the first read of a file the kernel read without opening), before its
   // content is fetched: the open recorder and the recorded prefetch lists
@@ -204,7 +205,7 @@ class FileSystem {
   void set_inode_counter(const std::atomic<uint64_t>* next) {
     next_inode_ = next;
   }
-  std::shared_ptr<CatalogSet> catalogs() const;
+  std::shared_ptr<CatalogSet> catalogs() const EXCLUDES(revision_mu_);
   ObjectFetcher* objects() { return objects_; }
   cache::PosixCache* cache() { return cache_; }
   // For cvmfs_talk: `reset error counters`.
@@ -213,7 +214,7 @@ class FileSystem {
   // own reference), so that `cvmfs_talk evict` and `cleanup` can remove
   // recently read objects; the next read opens the file again. Returns how
   // many files were closed.
-  size_t CloseIdleFiles();
+  size_t CloseIdleFiles() EXCLUDES(open_by_inode_.mu);
 
  private:
   // Files kept open for ReadInode, and listings for ListingFor: enough for
@@ -222,13 +223,14 @@ class FileSystem {
   static constexpr size_t kListingsByInode = 64;
   template <typename T>
   struct InodeLru {
-    std::mutex mu;              // guards order and items (leaf lock)
-    std::list<uint64_t> order;  // most recent first
+    cvmfs::Mutex mu;  // guards order and items; leaf lock
+    std::list<uint64_t> order GUARDED_BY(mu);  // most recent first
     std::unordered_map<
         uint64_t, std::pair<std::shared_ptr<T>, std::list<uint64_t>::iterator>>
-        items;
-    std::shared_ptr<T> Get(uint64_t inode);
-    void Put(uint64_t inode, std::shared_ptr<T> value, size_t capacity);
+        items GUARDED_BY(mu);
+    std::shared_ptr<T> Get(uint64_t inode) EXCLUDES(mu);
+    void Put(uint64_t inode, std::shared_ptr<T> value, size_t capacity)
+        EXCLUDES(mu);
   };
   Result<std::unique_ptr<OpenFile>> MakeOpenFile(
       std::shared_ptr<const InodeInfo> info);
@@ -238,7 +240,7 @@ class FileSystem {
       uint64_t parent_inode, const InodeInfo& parent, const std::string& name);
   std::shared_ptr<InodeInfo> RootInfo(const std::shared_ptr<CatalogSet>& set);
   uint64_t InodeOf(const MountedCatalog* catalog, const std::string& dir,
-                   const DirectoryEntry& entry);
+                   const DirectoryEntry& entry) EXCLUDES(hardlink_mu_);
   struct stat ToStat(uint64_t inode, const DirectoryEntry& entry) const;
   std::string ExpandLink(const std::string& raw) const;
   Status CountError(Status st);
@@ -246,11 +248,12 @@ class FileSystem {
   FileSystemOptions options_;
   ObjectFetcher* objects_;    // borrowed
   cache::PosixCache* cache_;  // borrowed
-  // Guards catalogs_, revision_ and invalidator_ (held for copies only).
-  mutable std::mutex revision_mu_;
-  std::shared_ptr<CatalogSet> catalogs_;
-  MountedRevision revision_;
-  Invalidator invalidator_;
+  // Guards catalogs_, revision_ and invalidator_ (held for copies only);
+  // leaf lock.
+  mutable cvmfs::Mutex revision_mu_;
+  std::shared_ptr<CatalogSet> catalogs_ GUARDED_BY(revision_mu_);
+  MountedRevision revision_ GUARDED_BY(revision_mu_);
+  Invalidator invalidator_ GUARDED_BY(revision_mu_);
   const NetworkView* network_;  // borrowed, may be null
   InodeTable inodes_;
   const Clock::TimePoint mount_time_;  // options_.clock
@@ -263,9 +266,9 @@ class FileSystem {
   OpenFileServices open_file_services_;
 
   // Hardlink group leaders: (catalog base, directory, group) -> inode.
-  std::mutex hardlink_mu_;  // guards hardlink_leaders_ (leaf lock)
+  cvmfs::Mutex hardlink_mu_;  // guards hardlink_leaders_; leaf lock
   std::map<std::tuple<uint64_t, std::string, uint32_t>, uint64_t>
-      hardlink_leaders_;
+      hardlink_leaders_ GUARDED_BY(hardlink_mu_);
 
   InodeLru<OpenFile> open_by_inode_;
   InodeLru<const std::vector<DirEntry>> listings_;

@@ -20,13 +20,13 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "cvmfs/catalog/dirent.h"
+#include "cvmfs/mutex.h"
 
 namespace cvmfs::client {
 
@@ -73,8 +73,8 @@ class InodeTable {
     uint64_t nlookup = 0;
   };
   struct Shard {
-    mutable std::mutex mu;  // guards nodes
-    std::unordered_map<uint64_t, Node> nodes;
+    mutable cvmfs::Mutex mu;  // guards nodes; leaf lock
+    std::unordered_map<uint64_t, Node> nodes GUARDED_BY(mu);
   };
   static constexpr size_t kShards = 32;
   Shard& ShardOf(uint64_t inode) const { return shards_[inode % kShards]; }

@@ -106,7 +106,7 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
     std::shared_ptr<InFlight> flight;
     bool leader = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      cvmfs::MutexLock lock(&mu_);
       auto it = in_flight_.find(key);
       if (it == in_flight_.end()) {
         flight = std::make_shared<InFlight>();
@@ -131,7 +131,7 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
         any_round_trip_.Add(took);
         if (crowded_starts_.load() == crowded) quiet_round_trip_.Add(took);
       }
-      std::lock_guard<std::mutex> lock(mu_);
+      cvmfs::MutexLock lock(&mu_);
       flight->done = true;
       flight->status = st;
       in_flight_.erase(key);
@@ -139,8 +139,8 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
       break;
     }
     ++collapsed_;
-    std::unique_lock<std::mutex> lock(mu_);
-    done_cv_.wait(lock, [&] { return flight->done; });
+    cvmfs::MutexLock lock(&mu_);
+    while (!flight->done) lock.Wait(&done_cv_);
     st = flight->status;
     if (st.ok() || !flight->speculative || request.speculative) break;
   }

@@ -38,13 +38,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "cache/posix_cache.h"
 #include "client/prefetch/round_trip_estimate.h"
 #include "cvmfs/clock.h"
 #include "cvmfs/hash.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/status.h"
@@ -80,7 +80,7 @@ class ObjectFetcher {
   // NotFound if the server does not have it; Corruption if it never
   // verified; Unavailable if no server could be reached; NoSpace if the
   // cache cannot hold it.
-  Result<cache::CacheHandle> Open(const ObjectRequest& request);
+  Result<cache::CacheHandle> Open(const ObjectRequest& request) EXCLUDES(mu_);
 
   // Open(), with a missing object reported as IoError: for callers that
   // found the object's hash in a catalog, a 404 means a broken server, not a
@@ -143,6 +143,8 @@ class ObjectFetcher {
   }
 
  private:
+  // Its fields are read and written with mu_ held (not annotated: a nested
+  // struct cannot name the enclosing object's mutex).
   struct InFlight {
     bool done = false;
     bool speculative = false;  // the leader is a prefetch
@@ -165,10 +167,12 @@ class ObjectFetcher {
   std::atomic<uint64_t> demand_misses_{0};
   std::atomic<int> demand_waiting_{0};
 
-  std::mutex mu_;  // guards in_flight_; never held during a download
-  std::condition_variable done_cv_;
-  std::map<std::string, std::shared_ptr<InFlight>>
-      in_flight_;  // by digest string
+  // Guards in_flight_ and the InFlight fields; never held during a
+  // download; leaf lock.
+  cvmfs::Mutex mu_;
+  std::condition_variable done_cv_;  // some InFlight became done
+  std::map<std::string, std::shared_ptr<InFlight>> in_flight_
+      GUARDED_BY(mu_);  // by digest string
 
   std::atomic<uint64_t> hits_{0}, downloads_{0}, collapsed_{0}, io_errors_{0},
       bytes_{0};

@@ -116,7 +116,7 @@ void OpenFile::ReadAhead(size_t index) {
 
 Result<std::shared_ptr<cache::CacheHandle>> OpenFile::Chunk(size_t index) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     for (Slot& slot : slots_) {
       if (slot.index == index && slot.handle) {
         slot.last_use = ++use_clock_;
@@ -130,7 +130,7 @@ Result<std::shared_ptr<cache::CacheHandle>> OpenFile::Chunk(size_t index) {
   auto opened = services_->objects->OpenReferenced(request);
   if (!opened.ok()) return opened.status().Annotate(info_->path);
   auto handle = std::make_shared<cache::CacheHandle>(std::move(opened).value());
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   if (slots_.size() < kOpenChunks) {
     slots_.push_back(Slot{index, handle, ++use_clock_});
   } else {

@@ -27,7 +27,6 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -37,6 +36,7 @@
 #include "client/prefetch/prefetcher.h"
 #include "client/read_stream.h"
 #include "cvmfs/catalog/dirent.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs::client {
@@ -87,7 +87,7 @@ class OpenFile {
   };
 
   Result<size_t> ReadChunked(char* buf, size_t size, uint64_t offset);
-  Result<std::shared_ptr<cache::CacheHandle>> Chunk(size_t index);
+  Result<std::shared_ptr<cache::CacheHandle>> Chunk(size_t index) EXCLUDES(mu_);
   size_t ChunkAt(uint64_t offset) const;
   void ReadAhead(size_t index);
 
@@ -96,9 +96,9 @@ class OpenFile {
   std::optional<cache::CacheHandle> whole_;
   std::vector<FileChunk> chunks_;
 
-  std::mutex mu_;  // guards slots_, use_clock_ (leaf lock)
-  std::vector<Slot> slots_;
-  uint64_t use_clock_ = 0;
+  cvmfs::Mutex mu_;  // guards slots_, use_clock_; leaf lock
+  std::vector<Slot> slots_ GUARDED_BY(mu_);
+  uint64_t use_clock_ GUARDED_BY(mu_) = 0;
   // Whether the reads are a stream (read_stream.h).
   ReadStream stream_;
   // A chunk this file's readers reached was not in the cache.

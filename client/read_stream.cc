@@ -5,7 +5,7 @@
 namespace cvmfs::client {
 
 bool ReadStream::Note(uint64_t offset, uint64_t size) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   const bool continues = offset + kSlack >= end_ && offset <= end_ + kSlack;
   if (continues) {
     start_ = std::min(start_, offset);

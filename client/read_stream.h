@@ -24,7 +24,8 @@
 #define CLIENT_READ_STREAM_H_
 
 #include <cstdint>
-#include <mutex>
+
+#include "cvmfs/mutex.h"
 
 namespace cvmfs::client {
 
@@ -35,12 +36,12 @@ class ReadStream {
 
   // Notes a read of `size` bytes at `offset`; true if the reads so far,
   // this one included, form a stream.
-  bool Note(uint64_t offset, uint64_t size);
+  bool Note(uint64_t offset, uint64_t size) EXCLUDES(mu_);
 
  private:
-  std::mutex mu_;       // guards the run (leaf lock)
-  uint64_t start_ = 0;  // where the current run began
-  uint64_t end_ = 0;    // the furthest byte it reached, plus one
+  cvmfs::Mutex mu_;  // guards the run (start_, end_); leaf lock
+  uint64_t start_ GUARDED_BY(mu_) = 0;  // where the current run began
+  uint64_t end_ GUARDED_BY(mu_) = 0;  // the furthest byte it reached, plus one
 };
 
 }  // namespace cvmfs::client

@@ -103,9 +103,14 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   FileSystem* fs = m->fs_.get();
   m->objects_->set_space_reclaimer([fs] { return fs->CloseIdleFiles(); });
   m->AttachOpenObservers();
-  m->next_check_ =
+  const Clock::TimePoint first_check =
       m->After(m->offline_start_ ? kRetryAfterFailureSeconds
                                  : m->TtlSeconds(m->fs_->revision()));
+  {
+    // No other thread knows m yet; the lock is for the analysis.
+    cvmfs::MutexLock lock(&m->wake_mu_);
+    m->next_check_ = first_check;
+  }
   return m;
 }
 
@@ -255,7 +260,7 @@ void RepositoryMount::set_max_ttl_s(int64_t seconds) {
   max_ttl_override_s_ = std::max<int64_t>(0, seconds);
   const Clock::TimePoint next = After(TtlSeconds(fs_->revision()));
   {
-    std::lock_guard<std::mutex> lock(wake_mu_);
+    cvmfs::MutexLock lock(&wake_mu_);
     if (next >= next_check_) return;
     next_check_ = next;
   }
@@ -263,7 +268,7 @@ void RepositoryMount::set_max_ttl_s(int64_t seconds) {
 }
 
 int64_t RepositoryMount::SecondsUntilCheck() const {
-  std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(wake_mu_));
+  cvmfs::MutexLock lock(&wake_mu_);
   const int64_t left = std::chrono::ceil<std::chrono::seconds>(
                            next_check_ - config_.clock->Now())
                            .count();
@@ -322,15 +327,15 @@ Result<std::string> RepositoryMount::UpdateLocked() {
 Result<std::string> RepositoryMount::CheckForUpdate(bool sync) {
   if (!sync) {
     {
-      std::lock_guard<std::mutex> lock(wake_mu_);
+      cvmfs::MutexLock lock(&wake_mu_);
       wake_ = true;
     }
     wake_cv_.notify_all();
     return std::string("Catalog update scheduled");
   }
-  std::lock_guard<std::mutex> update(update_mu_);
+  cvmfs::MutexLock update(&update_mu_);
   auto result = UpdateLocked();
-  std::lock_guard<std::mutex> lock(wake_mu_);
+  cvmfs::MutexLock lock(&wake_mu_);
   next_check_ = After(result.ok() ? TtlSeconds(fs_->revision())
                                   : kRetryAfterFailureSeconds);
   wake_cv_.notify_all();  // the updater may be waiting for a later deadline
@@ -344,7 +349,7 @@ void RepositoryMount::StartUpdater() {
 
 void RepositoryMount::StopUpdater() {
   {
-    std::lock_guard<std::mutex> lock(wake_mu_);
+    cvmfs::MutexLock lock(&wake_mu_);
     stop_ = true;
   }
   wake_cv_.notify_all();
@@ -354,13 +359,13 @@ void RepositoryMount::StopUpdater() {
 void RepositoryMount::UpdaterLoop() {
   for (;;) {
     {
-      std::unique_lock<std::mutex> lock(wake_mu_);
+      cvmfs::MutexLock lock(&wake_mu_);
       // next_check_ may move (cvmfs_talk max ttl set): wait for the
       // deadline as it is now, again after every notification.
       while (!stop_ && !wake_) {
         const Clock::Duration left = next_check_ - config_.clock->Now();
         if (left <= Clock::Duration::zero()) break;
-        wake_cv_.wait_for(lock, left);
+        lock.WaitFor(&wake_cv_, left);
       }
       if (stop_) return;
       wake_ = false;

@@ -19,7 +19,6 @@
 #include <ctime>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -33,6 +32,7 @@
 #include "client/trust_chain.h"
 #include "cvmfs/catalog/history_db.h"
 #include "cvmfs/clock.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/status.h"
 
@@ -88,29 +88,29 @@ class RepositoryMount {
   // one (cvmfs_talk remount). With `sync` the call returns after the switch;
   // otherwise the background updater does it. Returns a one-line report
   // ("Catalog up to date", "switched to revision N", or why not).
-  Result<std::string> CheckForUpdate(bool sync);
+  Result<std::string> CheckForUpdate(bool sync) EXCLUDES(update_mu_, wake_mu_);
 
   // Starts the background updater: it checks the manifest when the
   // revision's TTL (capped by CVMFS_MAX_TTL) expires, and every
   // kRetryAfterFailureSeconds while checks fail (offline). Stopped by the
   // destructor.
   void StartUpdater();
-  void StopUpdater();
+  void StopUpdater() EXCLUDES(wake_mu_);
   // Seconds until the next automatic check (rounded up; 0 when due).
-  int64_t SecondsUntilCheck() const;
+  int64_t SecondsUntilCheck() const EXCLUDES(wake_mu_);
 
   // CVMFS_MAX_TTL in seconds (0 = none): the configured value until
   // set_max_ttl_s() (cvmfs_talk max ttl set) changes it. A shorter cap
   // brings the next automatic check forward.
   int64_t max_ttl_s() const;
-  void set_max_ttl_s(int64_t seconds);
+  void set_max_ttl_s(int64_t seconds) EXCLUDES(wake_mu_);
 
  private:
   class HttpView;
   RepositoryMount() = default;
   // One check; `update_mu_` must be held.
-  Result<std::string> UpdateLocked();
-  void UpdaterLoop();
+  Result<std::string> UpdateLocked() REQUIRES(update_mu_) EXCLUDES(wake_mu_);
+  void UpdaterLoop() EXCLUDES(update_mu_, wake_mu_);
   int64_t TtlSeconds(const MountedRevision& rev) const;
   // config_.clock's now + `seconds`.
   Clock::TimePoint After(int64_t seconds) const;
@@ -135,11 +135,16 @@ class RepositoryMount {
   bool offline_start_ = false;
   std::function<void(const std::string&)> log_;
 
-  std::mutex update_mu_;  // one revision check at a time; before wake_mu_
-  std::mutex wake_mu_;    // guards next_check_, stop_, wake_
-  std::condition_variable wake_cv_;
-  Clock::TimePoint next_check_{};  // config_.clock
-  bool stop_ = false, wake_ = false;
+  // One revision check at a time (held across UpdateLocked; it guards no
+  // data). The outermost client lock: the locks of the file system,
+  // catalogs, fetcher and prefetch are taken under it; before wake_mu_.
+  cvmfs::Mutex update_mu_ ACQUIRED_BEFORE(wake_mu_);
+  // Guards next_check_, stop_, wake_; leaf lock, taken after update_mu_.
+  mutable cvmfs::Mutex wake_mu_;
+  std::condition_variable wake_cv_;  // woken, stopping, or deadline moved
+  Clock::TimePoint next_check_ GUARDED_BY(wake_mu_){};  // config_.clock
+  bool stop_ GUARDED_BY(wake_mu_) = false;
+  bool wake_ GUARDED_BY(wake_mu_) = false;
   std::thread updater_;
   std::atomic<int64_t> max_ttl_override_s_{-1};  // -1: config_.max_ttl_s
 };

@@ -11,7 +11,7 @@ TaskQueue::~TaskQueue() { Shutdown(); }
 
 void TaskQueue::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     stop_ = true;
     jobs_.clear();
   }
@@ -22,7 +22,7 @@ void TaskQueue::Shutdown() {
 
 bool TaskQueue::Post(std::function<void()> job) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     if (stop_ || jobs_.size() >= max_pending_) return false;
     jobs_.push_back(std::move(job));
   }
@@ -31,23 +31,22 @@ bool TaskQueue::Post(std::function<void()> job) {
 }
 
 void TaskQueue::WaitIdle() {
-  std::unique_lock<std::mutex> lock(mu_);
-  idle_cv_.wait(lock,
-                [this] { return (stop_ || jobs_.empty()) && running_ == 0; });
+  cvmfs::MutexLock lock(&mu_);
+  while (!((stop_ || jobs_.empty()) && running_ == 0)) lock.Wait(&idle_cv_);
 }
 
 void TaskQueue::Run() {
-  std::unique_lock<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   for (;;) {
-    cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+    while (!stop_ && jobs_.empty()) lock.Wait(&cv_);
     if (stop_) break;
     std::function<void()> job = std::move(jobs_.front());
     jobs_.pop_front();
     ++running_;
-    lock.unlock();
+    lock.Unlock();
     job();
     job = nullptr;  // what it holds is released outside the lock
-    lock.lock();
+    lock.Lock();
     --running_;
     if (jobs_.empty() && running_ == 0) idle_cv_.notify_all();
   }

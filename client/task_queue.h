@@ -9,9 +9,10 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "cvmfs/mutex.h"
 
 namespace cvmfs::client {
 
@@ -23,23 +24,25 @@ class TaskQueue {
   TaskQueue& operator=(const TaskQueue&) = delete;
 
   // False if the job was dropped because the queue is full (or stopped).
-  bool Post(std::function<void()> job);
+  bool Post(std::function<void()> job) EXCLUDES(mu_);
   // Drops what is queued and waits for running jobs; idempotent.
-  void Shutdown();
+  void Shutdown() EXCLUDES(mu_);
   // Waits until no job is queued or running (jobs posted meanwhile, also
   // by the jobs themselves, are waited for too).
-  void WaitIdle();
+  void WaitIdle() EXCLUDES(mu_);
 
  private:
-  void Run();
+  void Run() EXCLUDES(mu_);
 
   const size_t max_pending_;
-  std::mutex mu_;  // guards jobs_, running_, stop_
-  std::condition_variable cv_;
+  // Guards jobs_, running_, stop_; leaf lock (not held while a job runs).
+  cvmfs::Mutex mu_;
+  std::condition_variable cv_;       // a job was queued, or stopping
   std::condition_variable idle_cv_;  // jobs_ empty and running_ == 0
-  std::deque<std::function<void()>> jobs_;
-  int running_ = 0;
-  bool stop_ = false;
+  std::deque<std::function<void()>> jobs_ GUARDED_BY(mu_);
+  int running_ GUARDED_BY(mu_) = 0;
+  bool stop_ GUARDED_BY(mu_) = false;
+  // Not guarded: filled by the constructor, joined by Shutdown().
   std::vector<std::thread> threads_;
 };
 

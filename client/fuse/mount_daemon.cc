@@ -14,7 +14,6 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -26,6 +25,7 @@
 #include "client/talk/talk_server.h"
 #include "client/talk/talk_socket.h"
 #include "cvmfs/config/options_manager.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/system_paths.h"
 #include "cvmfs/time_format.h"
 
@@ -52,14 +52,16 @@ class Log {
  private:
   void Write(const char* level, const std::string& msg) {
     if (!file_) return;
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     const std::string stamp = cvmfs::FormatTime(
         ::time(nullptr), cvmfs::kDateTimeFormat, cvmfs::TimeZone::kUtc);
     std::fprintf(file_, "%s [%s] %s\n", stamp.c_str(), level, msg.c_str());
     std::fflush(file_);
   }
-  std::mutex mu_;  // guards file_ writes
-  FILE* file_ = nullptr;
+  // Guards the writes to *file_ (file_ itself is set once, before any
+  // thread logs); leaf lock.
+  cvmfs::Mutex mu_;
+  FILE* file_ PT_GUARDED_BY(mu_) = nullptr;
 };
 
 // This program's path, to start it again as the cache manager.

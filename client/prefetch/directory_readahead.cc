@@ -8,7 +8,7 @@ namespace cvmfs::client {
 std::vector<ObjectRequest> DirectoryReadahead::Start(
     const std::string& dir, std::vector<ObjectRequest> files,
     const std::string& opened) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   if (dirs_.size() >= kMaxDirectories) dirs_.clear();
   State& s = dirs_[dir];
   s = State{};
@@ -26,7 +26,7 @@ std::vector<ObjectRequest> DirectoryReadahead::Start(
 
 std::vector<ObjectRequest> DirectoryReadahead::Opened(const std::string& dir,
                                                       const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   auto d = dirs_.find(dir);
   if (d == dirs_.end()) return {};
   State& s = d->second;
@@ -64,12 +64,12 @@ std::vector<ObjectRequest> DirectoryReadahead::Queue(const std::string& dir,
 }
 
 void DirectoryReadahead::Clear() {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   dirs_.clear();
 }
 
 size_t DirectoryReadahead::directories() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return dirs_.size();
 }
 

@@ -33,12 +33,12 @@
 #define CLIENT_PREFETCH_DIRECTORY_READAHEAD_H_
 
 #include <cstddef>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "client/object_fetcher.h"
+#include "cvmfs/mutex.h"
 
 namespace cvmfs::client {
 
@@ -57,13 +57,13 @@ class DirectoryReadahead {
   // long enough).
   std::vector<ObjectRequest> Start(const std::string& dir,
                                    std::vector<ObjectRequest> files,
-                                   const std::string& opened);
+                                   const std::string& opened) EXCLUDES(mu_);
   // A file of `dir` was opened; returns the files to queue now (none unless
   // the reader reached the window or its run became long enough).
   std::vector<ObjectRequest> Opened(const std::string& dir,
-                                    const std::string& path);
-  void Clear();
-  size_t directories() const;
+                                    const std::string& path) EXCLUDES(mu_);
+  void Clear() EXCLUDES(mu_);
+  size_t directories() const EXCLUDES(mu_);
 
  private:
   struct State {
@@ -74,14 +74,13 @@ class DirectoryReadahead {
     size_t last = 0;    // position of the last file opened
     size_t run = 0;     // reads in order in a row (see above)
   };
-  // Queues `window` files from `from`; erases the state when done. With
-  // mu_ held.
+  // Queues `window` files from `from`; erases the state when done.
   std::vector<ObjectRequest> Queue(const std::string& dir, State* s,
-                                   size_t from, size_t window);
+                                   size_t from, size_t window) REQUIRES(mu_);
 
-  mutable std::mutex mu_;
-  std::unordered_map<std::string, State> dirs_;
-  size_t last_run_ = 0;  // the run of the directory read last
+  mutable cvmfs::Mutex mu_;  // guards dirs_ and last_run_; leaf lock
+  std::unordered_map<std::string, State> dirs_ GUARDED_BY(mu_);
+  size_t last_run_ GUARDED_BY(mu_) = 0;  // the run of the directory read last
 };
 
 }  // namespace cvmfs::client

@@ -5,14 +5,14 @@ namespace cvmfs::client {
 OpenRecorder::OpenRecorder(size_t max_paths) : max_paths_(max_paths) {}
 
 void OpenRecorder::Start() {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   current_ = Recording();
   seen_.clear();
   recording_.store(true, std::memory_order_release);
 }
 
 std::optional<OpenRecorder::Recording> OpenRecorder::Stop() {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   if (!recording_.load(std::memory_order_acquire)) return std::nullopt;
   recording_.store(false, std::memory_order_release);
   Recording done = std::move(current_);
@@ -22,13 +22,13 @@ std::optional<OpenRecorder::Recording> OpenRecorder::Stop() {
 }
 
 size_t OpenRecorder::size() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return current_.paths.size();
 }
 
 void OpenRecorder::OnOpen(const std::string& path) {
   if (!recording_.load(std::memory_order_acquire)) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   // Checked again under the lock: Stop() may have run meanwhile.
   if (!recording_.load(std::memory_order_relaxed)) return;
   if (seen_.count(path)) return;

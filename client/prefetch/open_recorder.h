@@ -15,11 +15,12 @@
 
 #include <atomic>
 #include <cstddef>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
+
+#include "cvmfs/mutex.h"
 
 namespace cvmfs::client {
 
@@ -33,22 +34,22 @@ class OpenRecorder {
   explicit OpenRecorder(size_t max_paths);
 
   // Starts a recording; one that is running is discarded.
-  void Start();
+  void Start() EXCLUDES(mu_);
   // Ends the recording; nullopt when none was running.
-  std::optional<Recording> Stop();
+  std::optional<Recording> Stop() EXCLUDES(mu_);
   bool recording() const { return recording_.load(std::memory_order_acquire); }
   // Paths recorded so far (0 when not recording).
-  size_t size() const;
+  size_t size() const EXCLUDES(mu_);
 
   // `path` (a repository path, "/a/b") was opened.
-  void OnOpen(const std::string& path);
+  void OnOpen(const std::string& path) EXCLUDES(mu_);
 
  private:
   const size_t max_paths_;
   std::atomic<bool> recording_{false};  // fast path for OnOpen
-  mutable std::mutex mu_;               // guards what follows (leaf lock)
-  Recording current_;
-  std::unordered_set<std::string> seen_;
+  mutable cvmfs::Mutex mu_;             // guards what follows; leaf lock
+  Recording current_ GUARDED_BY(mu_);
+  std::unordered_set<std::string> seen_ GUARDED_BY(mu_);
 };
 
 }  // namespace cvmfs::client

@@ -58,7 +58,7 @@ PrefetchListLoader::PrefetchListLoader(ObjectFetcher* objects,
 
 PrefetchListLoader::~PrefetchListLoader() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     stop_ = true;
   }
   work_cv_.notify_all();
@@ -69,7 +69,7 @@ void PrefetchListLoader::Load(CatalogSet* catalogs, uint64_t revision) {
   auto ref = catalogs->root()->With(
       [](Catalog& c) { return PrefetchListsObjectOf(c); });
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     ++generation_;
     revision_ = revision;
     lists_.clear();
@@ -98,7 +98,7 @@ void PrefetchListLoader::Load(CatalogSet* catalogs, uint64_t revision) {
 void PrefetchListLoader::OnOpen(const std::string& path) {
   bool fired = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     if (phase_ == Phase::kLoading) {
       if (early_opens_.size() < kMaxEarlyOpens) early_opens_.push_back(path);
       return;
@@ -123,18 +123,18 @@ void PrefetchListLoader::FireLocked(size_t list) {
 }
 
 void PrefetchListLoader::Run() {
-  std::unique_lock<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   while (!stop_) {
     if (load_pending_) {
-      LoadPending(&lock);
+      LoadPending();
       continue;
     }
     if (!feeding_.empty()) {
-      FeedRound(&lock);
+      if (FeedRound()) lock.WaitFor(&work_cv_, kFeedRetry);
       continue;
     }
     idle_cv_.notify_all();
-    work_cv_.wait(lock);
+    lock.Wait(&work_cv_);
   }
   idle_cv_.notify_all();
 }
@@ -159,12 +159,12 @@ Result<std::vector<PrefetchList>> PrefetchListLoader::Fetch(
   return ParsePrefetchLists(text);
 }
 
-void PrefetchListLoader::LoadPending(std::unique_lock<std::mutex>* lock) {
+void PrefetchListLoader::LoadPending() {
   load_pending_ = false;
   const uint64_t generation = generation_;
   const uint64_t revision = revision_;
   const Digest digest = *pending_digest_;
-  lock->unlock();
+  mu_.Unlock();  // Run()'s MutexLock holds it again when this returns
   auto lists = Fetch(digest, revision);
   if (log_) {
     log_(lists.ok()
@@ -174,7 +174,7 @@ void PrefetchListLoader::LoadPending(std::unique_lock<std::mutex>* lock) {
                    std::to_string(revision) +
                    " not loaded: " + lists.status().ToString());
   }
-  lock->lock();
+  mu_.Lock();
   if (generation != generation_) return;  // another revision meanwhile
   if (!lists.ok()) {
     phase_ = Phase::kFailed;
@@ -203,7 +203,7 @@ void PrefetchListLoader::LoadPending(std::unique_lock<std::mutex>* lock) {
 
 // One round for the list at the front of feeding_: skip what is cached,
 // give the Prefetcher what its budget has room for, wait when it has none.
-void PrefetchListLoader::FeedRound(std::unique_lock<std::mutex>* lock) {
+bool PrefetchListLoader::FeedRound() {
   const size_t index = feeding_.front();
   const uint64_t generation = generation_;
   ListState& state = lists_[index];
@@ -211,7 +211,7 @@ void PrefetchListLoader::FeedRound(std::unique_lock<std::mutex>* lock) {
   const size_t end = std::min(state.objects.size(), first + kMaxRound);
   std::vector<ObjectRequest> window(state.objects.begin() + first,
                                     state.objects.begin() + end);
-  lock->unlock();
+  mu_.Unlock();  // Run()'s MutexLock holds it again when this returns
 
   const PrefetchCounters pc = prefetcher_->counters();
   const uint64_t max_objects = prefetcher_->options().max_objects;
@@ -248,8 +248,8 @@ void PrefetchListLoader::FeedRound(std::unique_lock<std::mutex>* lock) {
     if (wait) prefetcher_->Enqueue({}, PrefetchPriority::kNext);
   }
 
-  lock->lock();
-  if (generation != generation_ || stop_) return;
+  mu_.Lock();
+  if (generation != generation_ || stop_) return false;
   counts_.cached += cached;
   counts_.queued += queued;
   counts_.left_out += left_out;
@@ -262,24 +262,29 @@ void PrefetchListLoader::FeedRound(std::unique_lock<std::mutex>* lock) {
   }
   if (state.next >= state.objects.size()) {
     feeding_.pop_front();
-    return;
+    return false;
   }
-  if (wait) work_cv_.wait_for(*lock, kFeedRetry);
+  return wait;
 }
 
 bool PrefetchListLoader::WaitIdle(int timeout_ms) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return idle_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                           [this] { return stop_ || IdleLocked(); });
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  cvmfs::MutexLock lock(&mu_);
+  while (!(stop_ || IdleLocked())) {
+    if (lock.WaitUntil(&idle_cv_, deadline) == std::cv_status::timeout)
+      return stop_ || IdleLocked();
+  }
+  return true;
 }
 
 PrefetchListCounters PrefetchListLoader::counters() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   return counts_;
 }
 
 std::string PrefetchListLoader::Report() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   std::string out =
       "prefetch lists of revision " + std::to_string(revision_) + ": ";
   switch (phase_) {

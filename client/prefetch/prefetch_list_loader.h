@@ -28,7 +28,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -39,6 +38,7 @@
 #include "client/catalog_set.h"
 #include "client/object_fetcher.h"
 #include "client/prefetch/prefetcher.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/prefetch_list.h"
 
 namespace cvmfs::client {
@@ -64,19 +64,19 @@ class PrefetchListLoader {
   // `catalogs` (revision `revision`) is mounted now: its lists, if its root
   // catalog references any, replace the previous ones. Returns at once; the
   // list set loads in the background.
-  void Load(CatalogSet* catalogs, uint64_t revision);
+  void Load(CatalogSet* catalogs, uint64_t revision) EXCLUDES(mu_);
 
   // `path` (a repository path) was opened.
-  void OnOpen(const std::string& path);
+  void OnOpen(const std::string& path) EXCLUDES(mu_);
 
   // Waits until no list set is loading and no fired list has objects left
   // to feed, or `timeout_ms` passed; true if idle. For tests and talk.
-  bool WaitIdle(int timeout_ms);
+  bool WaitIdle(int timeout_ms) EXCLUDES(mu_);
 
-  PrefetchListCounters counters() const;
+  PrefetchListCounters counters() const EXCLUDES(mu_);
   // For `cvmfs_talk prefetch lists`: one line for the list set, one per
   // list.
-  std::string Report() const;
+  std::string Report() const EXCLUDES(mu_);
 
  private:
   struct ListState {
@@ -88,12 +88,14 @@ class PrefetchListLoader {
   };
   enum class Phase { kNone, kLoading, kLoaded, kFailed };
 
-  void Run();
-  // With mu_ held (lock passed in so they can release it for I/O).
-  void LoadPending(std::unique_lock<std::mutex>* lock);
-  void FeedRound(std::unique_lock<std::mutex>* lock);
-  void FireLocked(size_t list);
-  bool IdleLocked() const {
+  void Run() EXCLUDES(mu_);
+  // Called by Run() with mu_ held; they release it around I/O and take it
+  // again before returning. FeedRound: true if the worker is to wait
+  // kFeedRetry (or until woken) before the next round.
+  void LoadPending() REQUIRES(mu_);
+  bool FeedRound() REQUIRES(mu_);
+  void FireLocked(size_t list) REQUIRES(mu_);
+  bool IdleLocked() const REQUIRES(mu_) {
     return phase_ != Phase::kLoading && feeding_.empty();
   }
 
@@ -106,25 +108,31 @@ class PrefetchListLoader {
   Prefetcher* const prefetcher_;    // borrowed
   const Logger log_;
 
-  // Guards everything below; a leaf lock, never held during I/O (the
-  // worker releases it around fetching, cache lookups and Enqueue).
-  mutable std::mutex mu_;
+  // Guards everything below up to counts_; a leaf lock, never held during
+  // I/O (the worker releases it around fetching, cache lookups and
+  // Enqueue). RepositoryMount::update_mu_ comes before it (Load()).
+  mutable cvmfs::Mutex mu_;
   std::condition_variable work_cv_;  // load request, fired list, or stop
   std::condition_variable idle_cv_;  // became idle
-  bool stop_ = false;
-  uint64_t generation_ = 0;  // bumped by Load(); stale work is dropped
-  bool load_pending_ = false;
-  std::optional<Digest> pending_digest_;
-  uint64_t revision_ = 0;
-  Phase phase_ = Phase::kNone;
-  std::string load_error_;
-  std::vector<ListState> lists_;
+  bool stop_ GUARDED_BY(mu_) = false;
+  // Bumped by Load(); stale work is dropped.
+  uint64_t generation_ GUARDED_BY(mu_) = 0;
+  bool load_pending_ GUARDED_BY(mu_) = false;
+  std::optional<Digest> pending_digest_ GUARDED_BY(mu_);
+  uint64_t revision_ GUARDED_BY(mu_) = 0;
+  Phase phase_ GUARDED_BY(mu_) = Phase::kNone;
+  std::string load_error_ GUARDED_BY(mu_);
+  std::vector<ListState> lists_ GUARDED_BY(mu_);
   // Trigger path -> indexes into lists_ (lists may share a trigger).
-  std::unordered_map<std::string, std::vector<size_t>> triggers_;
-  std::vector<std::string> early_opens_;  // opens while loading
-  std::deque<size_t> feeding_;            // fired lists with objects left
-  PrefetchListCounters counts_;
+  std::unordered_map<std::string, std::vector<size_t>> triggers_
+      GUARDED_BY(mu_);
+  // Opens while loading.
+  std::vector<std::string> early_opens_ GUARDED_BY(mu_);
+  // Fired lists with objects left.
+  std::deque<size_t> feeding_ GUARDED_BY(mu_);
+  PrefetchListCounters counts_ GUARDED_BY(mu_);
 
+  // Not guarded: started by the constructor, joined by the destructor.
   std::thread worker_;
 };
 

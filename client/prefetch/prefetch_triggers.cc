@@ -67,7 +67,7 @@ void PrefetchTriggers::PlanDirectory(const InodeInfo& dir, bool files_queued,
   const bool speculating = engine->speculating();
   bool listed;
   {
-    std::lock_guard<std::mutex> lock(planned_mu_);
+    cvmfs::MutexLock lock(&planned_mu_);
     // A bound on the memory, not a policy: planning again is harmless.
     if (planned_.size() >= 65536 || listed_.size() >= 65536) {
       planned_.clear();
@@ -106,7 +106,7 @@ void PrefetchTriggers::PlanDirectory(const InodeInfo& dir, bool files_queued,
     PrefetchPlan plan = PlanDirectoryPrefetch(*set, holder, path, limits);
     engine->NotePlanned(plan.listed.size());
     if (plan.listed.size() > 1) {
-      std::lock_guard<std::mutex> lock(planned_mu_);
+      cvmfs::MutexLock lock(&planned_mu_);
       listed_.insert(plan.listed.begin() + 1, plan.listed.end());
     }
     if (!speculating) {
@@ -118,7 +118,7 @@ void PrefetchTriggers::PlanDirectory(const InodeInfo& dir, bool files_queued,
     engine->Enqueue(plan.later, PrefetchPriority::kLater);
   });
   if (!posted) {
-    std::lock_guard<std::mutex> lock(planned_mu_);
+    cvmfs::MutexLock lock(&planned_mu_);
     planned_.erase(dir.path);
   }
 }
@@ -140,7 +140,7 @@ void PrefetchTriggers::DirectoryListed(
       Clock::Duration(last_open_.load(std::memory_order_relaxed));
   if (since_open > kReadingWindow) return;
   {
-    std::lock_guard<std::mutex> lock(planned_mu_);
+    cvmfs::MutexLock lock(&planned_mu_);
     auto it = planned_.find(dir.path);
     if (it != planned_.end() && it->second) return;
   }
@@ -171,7 +171,7 @@ void PrefetchTriggers::WaitIdle() {
 
 void PrefetchTriggers::RevisionSwitched() {
   {
-    std::lock_guard<std::mutex> lock(planned_mu_);
+    cvmfs::MutexLock lock(&planned_mu_);
     planned_.clear();
     listed_.clear();
   }

@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -69,11 +68,12 @@ class PrefetchTriggers {
   void FileOpened(const InodeInfo& file, int busy);
   // The directory `dir` was listed from the catalog (`rows`).
   void DirectoryListed(const InodeInfo& dir,
-                       const std::vector<DirectoryEntry>& rows);
+                       const std::vector<DirectoryEntry>& rows)
+      EXCLUDES(planned_mu_);
   // A stream reader will read `chunks` next (open_file.h).
   void ChunksAhead(std::vector<ObjectRequest> chunks);
   // A new revision is mounted: plans of the old one no longer count.
-  void RevisionSwitched();
+  void RevisionSwitched() EXCLUDES(planned_mu_);
 
   // Waits until the plans and read-ahead handed to the background so far
   // are done (their objects are then queued on the engine, or fetched).
@@ -88,17 +88,17 @@ class PrefetchTriggers {
   // `opened`: the file whose first read triggered it (for the readahead
   // window while speculation is off), else empty.
   void PlanDirectory(const InodeInfo& dir, bool files_queued,
-                     const std::string& opened);
+                     const std::string& opened) EXCLUDES(planned_mu_);
 
   const PrefetchOptions options_;
   ObjectFetcher* const objects_;  // borrowed
   const InodeLookup lookup_;
   std::unique_ptr<Prefetcher> engine_;
-  TaskQueue planner_;      // catalog queries of the plans
-  TaskQueue readahead_;    // chunks ahead while prefetch is off
-  std::mutex planned_mu_;  // guards planned_ and listed_ (leaf lock)
-  std::unordered_map<std::string, bool> planned_;
-  std::unordered_set<std::string> listed_;
+  TaskQueue planner_;        // catalog queries of the plans
+  TaskQueue readahead_;      // chunks ahead while prefetch is off
+  cvmfs::Mutex planned_mu_;  // guards planned_ and listed_; leaf lock
+  std::unordered_map<std::string, bool> planned_ GUARDED_BY(planned_mu_);
+  std::unordered_set<std::string> listed_ GUARDED_BY(planned_mu_);
   // When a file was last opened for reading (clock ticks since the clock's
   // epoch): a listing queues its files only while a program reads files.
   std::atomic<Clock::Duration::rep> last_open_{0};

@@ -41,7 +41,7 @@ Prefetcher::~Prefetcher() { Shutdown(); }
 
 void Prefetcher::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     stop_ = true;
     counts_.skipped_throttled += QueuedItems();
     for (auto& q : queue_) q.clear();
@@ -54,10 +54,13 @@ void Prefetcher::Shutdown() {
 }
 
 bool Prefetcher::WaitIdle(std::chrono::milliseconds timeout) const {
-  std::unique_lock<std::mutex> lock(mu_);
-  return idle_cv_.wait_for(lock, timeout, [this] {
-    return stop_ || (active_ == 0 && QueuedItems() == 0);
-  });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  cvmfs::MutexLock lock(&mu_);
+  while (!(stop_ || (active_ == 0 && QueuedItems() == 0))) {
+    if (lock.WaitUntil(&idle_cv_, deadline) == std::cv_status::timeout)
+      return stop_ || (active_ == 0 && QueuedItems() == 0);
+  }
+  return true;
 }
 
 size_t Prefetcher::Enqueue(const std::vector<ObjectRequest>& objects,
@@ -66,7 +69,7 @@ size_t Prefetcher::Enqueue(const std::vector<ObjectRequest>& objects,
   size_t refilled = 0;
   std::vector<const Digest*> queued;  // point into `objects`
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     ExpireUnused();
     // The newest batch goes before what its lane holds, in the order given.
     std::vector<Item> batch;
@@ -181,6 +184,7 @@ size_t Prefetcher::Refill() {
 bool Prefetcher::MakeRoom(uint64_t size, uint64_t object_limit,
                           uint64_t byte_limit) {
   auto fits = [&] {
+    mu_.AssertHeld();  // called right here, under the lock
     return outstanding_objects_ + 1 <= object_limit &&
            outstanding_bytes_ + size <= byte_limit;
   };
@@ -273,7 +277,7 @@ void Prefetcher::ForgetDone() {
 }
 
 void Prefetcher::NewGeneration() {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   ForgetDone();
   for (auto& b : backlog_) b.clear();  // objects of the old revision
 }
@@ -281,7 +285,7 @@ void Prefetcher::NewGeneration() {
 void Prefetcher::OnDemand(const Digest& digest) {
   size_t refilled = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     OnDemandLocked(digest);
     refilled = Refill();
   }
@@ -327,10 +331,10 @@ void Prefetcher::OnDemandLocked(const Digest& digest) {
 // Waits for a current queue item (each worker thread is one transfer slot);
 // false when stopping.
 bool Prefetcher::TakeNext(Item* item) {
-  std::unique_lock<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   for (;;) {
     if (active_ == 0 && QueuedItems() == 0) idle_cv_.notify_all();
-    work_cv_.wait(lock, [this] { return stop_ || QueuedItems() > 0; });
+    while (!stop_ && QueuedItems() == 0) lock.Wait(&work_cv_);
     if (stop_) return false;
     std::deque<Item>& lane = queue_[0].empty() ? queue_[1] : queue_[0];
     Item next = std::move(lane.front());
@@ -384,7 +388,7 @@ void Prefetcher::Finish(const Item& item, Status status, bool downloaded,
                         uint64_t size, TimePoint started) {
   size_t refilled = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    cvmfs::MutexLock lock(&mu_);
     --active_;
     auto it = known_.find(item.request.digest);
     Known* k = it != known_.end() ? &it->second : nullptr;
@@ -490,12 +494,12 @@ bool Prefetcher::held_back() const {
 }
 
 void Prefetcher::NotePlanned(size_t directories) {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   counts_.directories_planned += directories;
 }
 
 PrefetchCounters Prefetcher::counters() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   PrefetchCounters c = counts_;
   c.wasted_bytes =
       c.fetched_bytes > c.used_bytes ? c.fetched_bytes - c.used_bytes : 0;

@@ -66,16 +66,16 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "cache/posix_cache.h"
-#include "client/object_fetcher.h"
 #include "client/client_settings.h"
+#include "client/object_fetcher.h"
 #include "cvmfs/clock.h"
+#include "cvmfs/mutex.h"
 
 namespace cvmfs::client {
 
@@ -136,14 +136,14 @@ struct PrefetchCounters {
   uint64_t backlog = 0;    // objects waiting for budget (both backlogs)
   uint64_t in_flight = 0;  // downloads running
   uint64_t outstanding_objects = 0, outstanding_bytes = 0;
-  uint64_t budget_bytes = 0;       // the byte budget after slow-link throttling
-  uint64_t rate = 0;               // measured bytes/s, 0 = not measured yet
+  uint64_t budget_bytes = 0;   // the byte budget after slow-link throttling
+  uint64_t rate = 0;           // measured bytes/s, 0 = not measured yet
   uint64_t round_trip_us = 0;  // ObjectFetcher::round_trip_us()
-  uint64_t demand_misses = 0;      // ObjectFetcher::demand_misses()
-  bool speculating = false;        // see PrefetchOptions::speculate_after
+  uint64_t demand_misses = 0;  // ObjectFetcher::demand_misses()
+  bool speculating = false;    // see PrefetchOptions::speculate_after
   bool enabled = false;
-  bool paused = false;      // offline
-  bool cache_full = false;  // free space under the quota below the budget
+  bool paused = false;            // offline
+  bool cache_full = false;        // free space under the quota below the budget
   bool parallel_readers = false;  // see Prefetcher::demand_parallel
 };
 
@@ -192,26 +192,26 @@ class Prefetcher {
   // queued now. Never blocks on I/O (the cache fill is looked up at most
   // every 250 ms).
   size_t Enqueue(const std::vector<ObjectRequest>& objects,
-                 PrefetchPriority priority);
+                 PrefetchPriority priority) EXCLUDES(mu_);
 
   // A demand read is about to open `digest` (see the contract above).
-  void OnDemand(const Digest& digest);
+  void OnDemand(const Digest& digest) EXCLUDES(mu_);
 
   // Counts directories the caller listed to plan prefetch (a cost figure).
-  void NotePlanned(size_t directories);
+  void NotePlanned(size_t directories) EXCLUDES(mu_);
 
   // Forgets which objects were prefetched (queued and running work stays).
-  void NewGeneration();
+  void NewGeneration() EXCLUDES(mu_);
 
   // Drops what is queued and waits for the downloads in flight;
   // idempotent. Enqueue does nothing afterwards.
-  void Shutdown();
+  void Shutdown() EXCLUDES(mu_);
 
-  PrefetchCounters counters() const;
+  PrefetchCounters counters() const EXCLUDES(mu_);
 
   // Waits up to `timeout` until nothing is queued or in flight (objects in
   // the backlog wait for budget, not for a worker); false on timeout.
-  bool WaitIdle(std::chrono::milliseconds timeout) const;
+  bool WaitIdle(std::chrono::milliseconds timeout) const EXCLUDES(mu_);
 
  private:
   using TimePoint = Clock::TimePoint;
@@ -230,69 +230,78 @@ class Prefetcher {
     PrefetchPriority priority = PrefetchPriority::kLater;  // set when taken
   };
 
-  void Run();
-  // The rest run with mu_ held.
+  void Run() EXCLUDES(mu_);
   enum class Admission { kQueued, kKnown, kThrottled, kOverBudget };
-  Admission Admit(const ObjectRequest& request, PrefetchPriority priority);
-  void Backlog(std::vector<ObjectRequest> requests, PrefetchPriority p);
-  void OnDemandLocked(const Digest& digest);
+  Admission Admit(const ObjectRequest& request, PrefetchPriority priority)
+      REQUIRES(mu_);
+  void Backlog(std::vector<ObjectRequest> requests, PrefetchPriority p)
+      REQUIRES(mu_);
+  void OnDemandLocked(const Digest& digest) REQUIRES(mu_);
   // Moves backlog work that fits into the queue; returns how many items.
-  size_t Refill();
-  // Wakes a worker for each of `items` new queue items (not under mu_).
-  void Wake(size_t items);
-  bool MakeRoom(uint64_t size, uint64_t object_limit, uint64_t byte_limit);
-  bool Throttled();
-  bool CacheNearlyFull();
-  void ExpireUnused();
-  void Release(Known* known);
-  bool TakeNext(Item* item);
+  size_t Refill() REQUIRES(mu_);
+  // Wakes a worker for each of `items` new queue items.
+  void Wake(size_t items) EXCLUDES(mu_);
+  bool MakeRoom(uint64_t size, uint64_t object_limit, uint64_t byte_limit)
+      REQUIRES(mu_);
+  bool Throttled() REQUIRES(mu_);
+  bool CacheNearlyFull() REQUIRES(mu_);
+  void ExpireUnused() REQUIRES(mu_);
+  void Release(Known* known) REQUIRES(mu_);
+  bool TakeNext(Item* item) EXCLUDES(mu_);
   void Finish(const Item& item, Status status, bool downloaded, uint64_t size,
-              TimePoint started);
-  void MeasureRate(uint64_t bytes, TimePoint started);
-  void ForgetDone();
+              TimePoint started) EXCLUDES(mu_);
+  void MeasureRate(uint64_t bytes, TimePoint started) REQUIRES(mu_);
+  void ForgetDone() REQUIRES(mu_);
 
   const PrefetchOptions options_;
   ObjectFetcher* const objects_;    // borrowed
   cache::PosixCache* const cache_;  // borrowed
 
-  // Guards everything below (leaf lock: never held during I/O, a cache
-  // lookup excepted in CacheNearlyFull, which is rate limited).
-  mutable std::mutex mu_;
+  // Guards everything below up to counts_ (never held during I/O, a cache
+  // lookup excepted in CacheNearlyFull, which is rate limited). No other
+  // client lock is taken under it; it is taken before the cache's own locks
+  // (that lookup).
+  mutable cvmfs::Mutex mu_;
   std::condition_variable work_cv_;  // a queue grew, or stopping
   // Nothing queued or in flight (a worker is about to wait), or stopping.
   mutable std::condition_variable idle_cv_;
-  bool stop_ = false;
+  bool stop_ GUARDED_BY(mu_) = false;
   // By priority (index 0: kNext, 1: kLater). Workers take kNext work
   // first. Work over the budget waits in the backlogs.
-  std::deque<Item> queue_[2];
-  std::deque<ObjectRequest> backlog_[2];
+  std::deque<Item> queue_[2] GUARDED_BY(mu_);
+  std::deque<ObjectRequest> backlog_[2] GUARDED_BY(mu_);
   static size_t Lane(PrefetchPriority p) {
     return p == PrefetchPriority::kNext ? 0 : 1;
   }
-  size_t QueuedItems() const { return queue_[0].size() + queue_[1].size(); }
-  std::unordered_map<Digest, Known, DigestHasher> known_;
-  std::deque<std::pair<TimePoint, Digest>> unused_;  // fetched, oldest first
-  uint64_t next_ticket_ = 1;
-  uint64_t outstanding_objects_ = 0, outstanding_bytes_ = 0;
-  int active_ = 0;
+  size_t QueuedItems() const REQUIRES(mu_) {
+    return queue_[0].size() + queue_[1].size();
+  }
+  std::unordered_map<Digest, Known, DigestHasher> known_ GUARDED_BY(mu_);
+  // Fetched, oldest first.
+  std::deque<std::pair<TimePoint, Digest>> unused_ GUARDED_BY(mu_);
+  uint64_t next_ticket_ GUARDED_BY(mu_) = 1;
+  uint64_t outstanding_objects_ GUARDED_BY(mu_) = 0;
+  uint64_t outstanding_bytes_ GUARDED_BY(mu_) = 0;
+  int active_ GUARDED_BY(mu_) = 0;
   // Offline detection.
-  int failures_in_row_ = 0;
-  TimePoint paused_until_{};
-  uint64_t demand_downloads_at_pause_ = 0;
+  int failures_in_row_ GUARDED_BY(mu_) = 0;
+  TimePoint paused_until_ GUARDED_BY(mu_){};
+  uint64_t demand_downloads_at_pause_ GUARDED_BY(mu_) = 0;
   // Cache fill, looked up at most every kCacheCheckInterval.
-  TimePoint cache_checked_{};
-  bool cache_full_ = false;
+  TimePoint cache_checked_ GUARDED_BY(mu_){};
+  bool cache_full_ GUARDED_BY(mu_) = false;
   // Slow link: bytes/s measured over windows in which prefetch had more
   // work than slots; 0 = not measured yet.
-  TimePoint window_start_{};
-  uint64_t window_bytes_ = 0;
-  double rate_ = 0;
-  uint64_t budget_bytes_;
-  PrefetchCounters counts_;
+  TimePoint window_start_ GUARDED_BY(mu_){};
+  uint64_t window_bytes_ GUARDED_BY(mu_) = 0;
+  double rate_ GUARDED_BY(mu_) = 0;
+  uint64_t budget_bytes_ GUARDED_BY(mu_);
+  PrefetchCounters counts_ GUARDED_BY(mu_);
   // When demand_parallel() last saw many readers (clock ticks since the
   // clock's epoch; 0 = never). Outside mu_: read on every open.
   mutable std::atomic<Clock::Duration::rep> parallel_seen_{0};
 
+  // Not guarded: filled by the constructor, joined by Shutdown().
   std::vector<std::thread> threads_;
 };
 

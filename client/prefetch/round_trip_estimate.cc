@@ -10,7 +10,7 @@ void RoundTripEstimate::Add(Clock::Duration took) {
   // At least 1 us: 0 means "no sample yet".
   const uint64_t sample =
       static_cast<uint64_t>(std::max<int64_t>(us.count(), 1));
-  std::lock_guard<std::mutex> lock(mu_);
+  cvmfs::MutexLock lock(&mu_);
   current_min_us_ = std::min(current_min_us_, sample);
   if (++in_current_ == kWindow) {
     last_min_us_ = current_min_us_;

@@ -22,9 +22,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 
 #include "cvmfs/clock.h"
+#include "cvmfs/mutex.h"
 
 namespace cvmfs::client {
 
@@ -32,15 +32,15 @@ class RoundTripEstimate {
  public:
   static constexpr int kWindow = 16;
 
-  void Add(Clock::Duration took);
+  void Add(Clock::Duration took) EXCLUDES(mu_);
   // In microseconds (a sample counts as at least 1); 0 before the first.
   uint64_t us() const { return estimate_us_.load(std::memory_order_relaxed); }
 
  private:
-  std::mutex mu_;  // guards the windows
-  uint64_t current_min_us_ = UINT64_MAX;
-  uint64_t last_min_us_ = UINT64_MAX;
-  int in_current_ = 0;
+  cvmfs::Mutex mu_;  // guards the windows; leaf lock
+  uint64_t current_min_us_ GUARDED_BY(mu_) = UINT64_MAX;
+  uint64_t last_min_us_ GUARDED_BY(mu_) = UINT64_MAX;
+  int in_current_ GUARDED_BY(mu_) = 0;
   std::atomic<uint64_t> estimate_us_{0};
 };
 
