@@ -15,9 +15,9 @@
 
 #include "cvmfs/compression.h"
 #include "cvmfs/hash.h"
-#include "testing/memory_fetcher.h"
 #include "cvmfs/object_name.h"
 #include "testing/gated_fetcher.h"
+#include "testing/memory_fetcher.h"
 #include "testing/test_env.h"
 
 namespace cvmfs::client {
@@ -274,7 +274,8 @@ TEST_F(ObjectFetcherTest, CrowdedDownloadsDoNotLengthenTheRoundTrip) {
   auto* server = static_cast<MemoryFetcher*>(gate.inner());
   ManualClock clock;
   std::atomic<int> delay_ms{30};
-  gate.set_on_fetch([&] { clock.Advance(std::chrono::milliseconds(delay_ms)); });
+  gate.set_on_fetch(
+      [&] { clock.Advance(std::chrono::milliseconds(delay_ms)); });
   ObjectFetcher objects(&gate, cache_.get());
   objects.set_clock(&clock);
   int n = 0;
@@ -297,7 +298,8 @@ TEST_F(ObjectFetcherTest, CrowdedDownloadsDoNotLengthenTheRoundTrip) {
     std::vector<std::thread> readers;
     for (int i = 0; i <= ObjectFetcher::kQuietDownloads + 1; ++i) {
       const ObjectRequest& r = requests[i];
-      readers.emplace_back([&objects, &r] { EXPECT_TRUE(objects.Open(r).ok()); });
+      readers.emplace_back(
+          [&objects, &r] { EXPECT_TRUE(objects.Open(r).ok()); });
       ASSERT_TRUE(gate.WaitForWaiting(i + 1));
     }
     gate.Release();

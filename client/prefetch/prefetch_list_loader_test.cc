@@ -19,11 +19,11 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
-#include "testing/storage_fetcher.h"
-#include "testing/test_env.h"
 #include "publisher/prefetch_lists.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
+#include "testing/storage_fetcher.h"
+#include "testing/test_env.h"
 
 namespace cvmfs::client {
 namespace {

@@ -59,9 +59,9 @@ std::string FormatPrefetchInfo(const PrefetchOptions& o,
     std::snprintf(buf, sizeof(buf), "%.1f ms", us / 1000.0);
     return std::string(buf);
   };
-  std::string latency = c.round_trip_us == 0
-                            ? "no round trip measured yet"
-                            : "round trips take at least " + ms(c.round_trip_us);
+  std::string latency =
+      c.round_trip_us == 0 ? "no round trip measured yet"
+                           : "round trips take at least " + ms(c.round_trip_us);
   if (c.demand_misses == 0) latency += ", no cache miss yet";
   out += std::string("Speculation: ") + (c.speculating ? "on" : "off") + " (" +
          latency + "; threshold " + std::to_string(o.speculate_after.count()) +

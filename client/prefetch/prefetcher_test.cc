@@ -18,9 +18,9 @@
 
 #include "cvmfs/compression.h"
 #include "cvmfs/hash.h"
-#include "testing/memory_fetcher.h"
 #include "cvmfs/object_name.h"
 #include "testing/gated_fetcher.h"
+#include "testing/memory_fetcher.h"
 #include "testing/test_env.h"
 
 namespace cvmfs::client {

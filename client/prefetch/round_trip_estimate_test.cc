@@ -36,8 +36,7 @@ TEST(RoundTripEstimateTest, AFasterLinkIsSeenAtOnce) {
 // window with the short samples and the one after it are full.
 TEST(RoundTripEstimateTest, ASlowerLinkIsSeenWithinTwoWindows) {
   RoundTripEstimate rtt;
-  for (int i = 0; i < RoundTripEstimate::kWindow; ++i)
-    rtt.Add(milliseconds(1));
+  for (int i = 0; i < RoundTripEstimate::kWindow; ++i) rtt.Add(milliseconds(1));
   for (int i = 0; i < RoundTripEstimate::kWindow - 1; ++i) {
     rtt.Add(milliseconds(60));
     EXPECT_EQ(1000u, rtt.us());

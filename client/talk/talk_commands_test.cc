@@ -15,8 +15,8 @@
 #include "client/open_file.h"
 #include "client/prefetch/prefetcher_report.h"
 #include "cvmfs/file_util.h"
-#include "testing/memory_fetcher.h"
 #include "cvmfs/object_name.h"
+#include "testing/memory_fetcher.h"
 #include "testing/test_env.h"
 
 namespace cvmfs::client {
