@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "publisher/catalog_tree.h"
+#include "publisher/fresh_repository_test_util.h"
 #include "publisher/repository.h"
 #include "publisher/tags.h"
 #include "testing/test_env.h"
@@ -22,33 +23,9 @@ using cvmfs::testing::TempDir;
 
 constexpr const char* kFqrn = "rollback.example.org";
 
-class RollbackTest : public ::testing::Test {
+class RollbackTest : public FreshRepositoryTest {
  protected:
-  void SetUp() override {
-    paths_.root = root_.path();
-    MkfsOptions o;
-    o.fqrn = kFqrn;
-    ASSERT_TRUE(Mkfs(paths_, o).ok());
-    auto repo = Repository::Open(paths_, kFqrn);
-    ASSERT_TRUE(repo.ok()) << repo.status().ToString();
-    repo_ = std::move(*repo);
-  }
-
-  cvmfs::Digest Publish(const std::string& name, const std::string& tag = "") {
-    PublishOptions options;
-    options.tag_name = tag;
-    auto stats = repo_->Publish(
-        [&](CatalogTree* t, IngestPipeline*) -> Status {
-          cvmfs::DirectoryEntry e;
-          e.name = name;
-          e.mode = 0100644;
-          e.content_hash = cvmfs::HashString(cvmfs::HashAlgorithm::kSha1, name);
-          return t->Put("/" + name, e);
-        },
-        options);
-    EXPECT_TRUE(stats.ok()) << stats.status().ToString();
-    return stats.ok() ? stats->root_hash : cvmfs::Digest();
-  }
+  RollbackTest() : FreshRepositoryTest(kFqrn) {}
 
   // The names in the root directory of the current revision.
   std::vector<std::string> CurrentNames() {
@@ -73,9 +50,7 @@ class RollbackTest : public ::testing::Test {
     return m.ok() ? m->manifest.revision : 0;
   }
 
-  TempDir root_, work_;
-  cvmfs::SystemPaths paths_;
-  std::unique_ptr<Repository> repo_;
+  TempDir work_;
 };
 
 TEST_F(RollbackTest, DefaultTargetIsTrunkPrevious) {

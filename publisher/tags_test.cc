@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "publisher/fresh_repository_test_util.h"
 #include "publisher/repository.h"
 #include "testing/test_env.h"
 
@@ -16,36 +17,12 @@ namespace {
 
 using cvmfs::Status;
 using cvmfs::Tag;
-using cvmfs::testing::TempDir;
 
 constexpr const char* kFqrn = "tags.example.org";
 
-class TagsTest : public ::testing::Test {
+class TagsTest : public FreshRepositoryTest {
  protected:
-  void SetUp() override {
-    paths_.root = root_.path();
-    MkfsOptions o;
-    o.fqrn = kFqrn;
-    ASSERT_TRUE(Mkfs(paths_, o).ok());
-    auto repo = Repository::Open(paths_, kFqrn);
-    ASSERT_TRUE(repo.ok()) << repo.status().ToString();
-    repo_ = std::move(*repo);
-  }
-
-  // Publishes a revision with one more file; returns its root hash.
-  cvmfs::Digest Publish(const std::string& name) {
-    auto stats = repo_->Publish(
-        [&](CatalogTree* t, IngestPipeline*) -> Status {
-          cvmfs::DirectoryEntry e;
-          e.name = name;
-          e.mode = 0100644;
-          e.content_hash = cvmfs::HashString(cvmfs::HashAlgorithm::kSha1, name);
-          return t->Put("/" + name, e);
-        },
-        {});
-    EXPECT_TRUE(stats.ok()) << stats.status().ToString();
-    return stats.ok() ? stats->root_hash : cvmfs::Digest();
-  }
+  TagsTest() : FreshRepositoryTest(kFqrn) {}
 
   // The tag names, newest revision first; without the generic-<time>
   // tags that publish adds (CVMFS_AUTO_TAG).
@@ -67,10 +44,6 @@ class TagsTest : public ::testing::Test {
     tag.timestamp = 1700000000;
     return tag;
   }
-
-  TempDir root_;
-  cvmfs::SystemPaths paths_;
-  std::unique_ptr<Repository> repo_;
 };
 
 TEST_F(TagsTest, AddTagsTheTrunkRevisionWithItsNameDescriptionAndTime) {
