@@ -11,10 +11,6 @@
 #      an uncached file gives EIO (not ENOENT, not the portal's HTML).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../lib/common.sh"
-. "$here/../lib/apache.sh"
-. "$here/../lib/client.sh"
-. "$here/../lib/publish.sh"
 . "$here/lib_failover.sh"
 
 test_init captive_portal 300

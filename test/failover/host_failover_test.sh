@@ -22,12 +22,6 @@
 #             read switches to the second host within bounded time.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../lib/common.sh"
-. "$here/../lib/apache.sh"
-. "$here/../lib/client.sh"
-. "$here/../lib/publish.sh"
-. "$here/../lib/squid.sh"
-. "$here/../lib/toxiproxy.sh"
 . "$here/lib_failover.sh"
 
 test_init host_failover 500

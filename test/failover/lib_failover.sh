@@ -1,5 +1,8 @@
-# Helpers shared by the failover tests (sourced after common.sh, apache.sh,
-# client.sh and publish.sh).
+# Helpers shared by the failover tests. Sourcing this file sources the test
+# libraries they use (common, apache, client, publish, squid, toxiproxy):
+#
+#   here=$(cd "$(dirname "$0")" && pwd)
+#   . "$here/lib_failover.sh"
 #
 #   fault_server_start NAME MODE      a broken origin (fault_server.py MODE:
 #                                     500 | captive); sets FAULT_URL; its
@@ -23,6 +26,10 @@
 #   expect_failovers WHAT FQRN MIN    download.n_failovers >= MIN
 
 FAILOVER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+for _lib in common apache client publish squid toxiproxy; do
+  . "$FAILOVER_DIR/../lib/$_lib.sh"
+done
+unset _lib
 FAULT_URL=""
 CONFIG=""
 CACHE=""

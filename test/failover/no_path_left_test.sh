@@ -10,12 +10,6 @@
 # same mount (nothing negative was remembered).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../lib/common.sh"
-. "$here/../lib/apache.sh"
-. "$here/../lib/client.sh"
-. "$here/../lib/publish.sh"
-. "$here/../lib/squid.sh"
-. "$here/../lib/toxiproxy.sh"
 . "$here/lib_failover.sh"
 
 test_init no_path_left 500

@@ -14,11 +14,6 @@
 #      the no-cache refetch, and Squid now serves the good copy to everyone.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../lib/common.sh"
-. "$here/../lib/apache.sh"
-. "$here/../lib/client.sh"
-. "$here/../lib/publish.sh"
-. "$here/../lib/squid.sh"
 . "$here/lib_failover.sh"
 
 test_init proxy_corruption 300

@@ -10,11 +10,6 @@
 # Neither case may touch the host chain: user.host stays the only host.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../lib/common.sh"
-. "$here/../lib/apache.sh"
-. "$here/../lib/client.sh"
-. "$here/../lib/publish.sh"
-. "$here/../lib/squid.sh"
 . "$here/lib_failover.sh"
 
 test_init proxy_failover 400

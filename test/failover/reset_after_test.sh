@@ -14,12 +14,6 @@
 # sibling prefetch), so each read is one request.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../lib/common.sh"
-. "$here/../lib/apache.sh"
-. "$here/../lib/client.sh"
-. "$here/../lib/publish.sh"
-. "$here/../lib/squid.sh"
-. "$here/../lib/toxiproxy.sh"
 . "$here/lib_failover.sh"
 
 test_init reset_after 400
