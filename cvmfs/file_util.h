@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cvmfs/status.h"
@@ -61,6 +62,19 @@ bool PathExists(const std::string& path);
 bool IsDirectory(const std::string& path);
 // Removes a directory tree (or file); a missing path is ok.
 Status RemoveTree(const std::string& path);
+
+// Removes the directory tree `dir` (RemoveTree) when it goes out of scope:
+// the temporary work directory of one operation, on every return path.
+class ScopedRemoveTree {
+ public:
+  explicit ScopedRemoveTree(std::string dir) : dir_(std::move(dir)) {}
+  ~ScopedRemoveTree() { (void)RemoveTree(dir_); }
+  ScopedRemoveTree(const ScopedRemoveTree&) = delete;
+  ScopedRemoveTree& operator=(const ScopedRemoveTree&) = delete;
+
+ private:
+  const std::string dir_;
+};
 // Names in a directory, without "." and "..", sorted.
 Result<std::vector<std::string>> ListDirectory(const std::string& path);
 // A unique temporary name in the directory of `path` (".tmp.<pid>.<n>").

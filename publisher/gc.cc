@@ -100,11 +100,6 @@ Status ReachableObjects::MarkCatalogContents(cvmfs::Catalog* catalog) {
 
 namespace {
 
-struct RemoveOnExit {
-  std::string dir;
-  ~RemoveOnExit() { (void)cvmfs::RemoveTree(dir); }
-};
-
 Status CheckCollectable(const ServerConfig& config,
                         const cvmfs::Manifest& manifest) {
   if (!config.garbage_collection)
@@ -299,7 +294,7 @@ Result<GcReport> CollectGarbage(Repository* repo, const GcOptions& options) {
                          repo->CurrentManifest());
   CVMFS_RETURN_IF_ERROR(CheckCollectable(config, manifest.manifest));
   CVMFS_ASSIGN_OR_RETURN(std::string temp_dir, repo->MakeTempDir());
-  RemoveOnExit cleanup{temp_dir};
+  cvmfs::ScopedRemoveTree cleanup(temp_dir);
 
   GcReport report;
   ReachableObjects marks(repo->store(), temp_dir);

@@ -17,14 +17,6 @@
 
 namespace publisher {
 
-namespace {
-// Removes a temporary directory tree when the scope ends.
-struct RemoveOnExit {
-  std::string dir;
-  ~RemoveOnExit() { (void)cvmfs::RemoveTree(dir); }
-};
-}  // namespace
-
 using cvmfs::Digest;
 using cvmfs::Result;
 using cvmfs::Status;
@@ -310,7 +302,7 @@ Result<PublishStats> Repository::Publish(const BuildFn& build,
   CVMFS_RETURN_IF_ERROR(RefuseDuringTransaction(options));
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
   CVMFS_ASSIGN_OR_RETURN(std::string work, MakeTempDir());
-  RemoveOnExit cleanup{work};
+  cvmfs::ScopedRemoveTree cleanup(work);
 
   const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl,
                                         work};
@@ -363,7 +355,7 @@ Result<PublishStats> Repository::PublishOldRoot(const Digest& old_root,
   CVMFS_RETURN_IF_ERROR(RefuseDuringTransaction(options));
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
   CVMFS_ASSIGN_OR_RETURN(std::string work, MakeTempDir());
-  RemoveOnExit cleanup{work};
+  cvmfs::ScopedRemoveTree cleanup(work);
   const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl,
                                         work};
   CVMFS_ASSIGN_OR_RETURN(auto tree,
@@ -542,7 +534,7 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
   std::string tmp = TempDirTemplate(config.spool_dir + "/tmp", "mkfs");
   if (!::mkdtemp(tmp.data()))
     return Status::FromErrno(errno, "creating " + tmp);
-  RemoveOnExit cleanup{tmp};
+  cvmfs::ScopedRemoveTree cleanup(tmp);
   cvmfs::DirectoryEntry root;
   root.mode = 040755;
   root.size = 4096;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cvmfs/file_util.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/check.h"
@@ -28,7 +29,7 @@ int RunCheck(const cvmfs::SystemPaths& paths, const CheckArgs& args) {
   if (!manifest.ok()) return FailMessage(manifest.status());
   auto tmp = repo.MakeTempDir();
   if (!tmp.ok()) return FailMessage(tmp.status());
-  TreeRemover remove_tmp(*tmp);
+  cvmfs::ScopedRemoveTree remove_tmp(*tmp);
 
   cvmfs::Digest root = manifest->manifest.root_catalog;
   if (!args.tag.empty()) {

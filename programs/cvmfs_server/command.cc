@@ -59,6 +59,4 @@ std::string FormatLocalTime(int64_t unix_seconds) {
                            cvmfs::TimeZone::kLocal);
 }
 
-TreeRemover::~TreeRemover() { (void)cvmfs::RemoveTree(dir_); }
-
 }  // namespace cvmfs_server

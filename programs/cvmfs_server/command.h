@@ -84,18 +84,6 @@ cvmfs::Result<std::unique_ptr<publisher::Repository>> OpenRepository(
 // Local time as CVMFS prints it ("Fri Nov 27 13:13:00 2026").
 std::string FormatLocalTime(int64_t unix_seconds);
 
-// Removes a (temporary) directory tree when it goes out of scope.
-class TreeRemover {
- public:
-  explicit TreeRemover(std::string dir) : dir_(std::move(dir)) {}
-  ~TreeRemover();
-  TreeRemover(const TreeRemover&) = delete;
-  TreeRemover& operator=(const TreeRemover&) = delete;
-
- private:
-  std::string dir_;
-};
-
 }  // namespace cvmfs_server
 
 #endif  // PROGRAMS_CVMFS_SERVER_COMMAND_H_

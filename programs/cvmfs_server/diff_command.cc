@@ -79,7 +79,7 @@ Status RunDiff(const cvmfs::SystemPaths& paths, const DiffArgs& args) {
   CVMFS_ASSIGN_OR_RETURN(cvmfs::Tag to, FindTag(history.get(), args.to));
   history.reset();
   CVMFS_ASSIGN_OR_RETURN(std::string temp_dir, repo->MakeTempDir());
-  TreeRemover remove_temp_dir(temp_dir);
+  cvmfs::ScopedRemoveTree remove_temp_dir(temp_dir);
 
   PrintHeader(from, to, args.machine_readable);
   DiffOptions options;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cvmfs/catalog_walker.h"
+#include "cvmfs/file_util.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/repository.h"
@@ -51,7 +52,7 @@ int RunListCatalogs(const cvmfs::SystemPaths& paths,
   const cvmfs::Manifest& m = manifest->manifest;
   auto tmp = (*repo)->MakeTempDir();
   if (!tmp.ok()) return FailMessage(tmp.status());
-  TreeRemover remove_tmp(*tmp);
+  cvmfs::ScopedRemoveTree remove_tmp(*tmp);
   cvmfs::CatalogWalker walker((*repo)->store(), *tmp);
   return ExitCode(
       walker.Walk(m.root_catalog, [&](const cvmfs::CatalogVisit& v) -> Status {
