@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "cvmfs/text.h"
+
 namespace cvmfs {
 
 namespace {
@@ -9,9 +11,7 @@ namespace {
 bool IsOctal(char c, char max = '7') { return c >= '0' && c <= max; }
 
 bool HasOption(const std::string& options, const std::string& name) {
-  std::istringstream in(options);
-  std::string item;
-  while (std::getline(in, item, ','))
+  for (const std::string& item : SplitNonEmpty(options, ","))
     if (item == name) return true;
   return false;
 }

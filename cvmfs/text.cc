@@ -11,6 +11,19 @@ std::string_view Trim(std::string_view s, std::string_view chars) {
   return s.substr(begin, s.find_last_not_of(chars) - begin + 1);
 }
 
+std::vector<std::string> SplitNonEmpty(std::string_view text,
+                                       std::string_view separators) {
+  std::vector<std::string> pieces;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find_first_of(separators, pos);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > pos) pieces.emplace_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return pieces;
+}
+
 bool IsDecimal(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {

@@ -1,8 +1,9 @@
 // Text helpers shared by every parser of configuration files, command
-// arguments and on-disk formats: trimming, whole-string decimal numbers and
-// CVMFS booleans. Each function takes the whole string and accepts it or
-// not; none skips blanks, signs or trailing junk unless it says so (unlike
-// strtoull, atoi and std::stoull). ASCII only, independent of the locale.
+// arguments and on-disk formats: trimming, splitting lists, whole-string
+// decimal numbers and CVMFS booleans. Each function takes the whole string and
+// accepts it or not; none skips blanks, signs or trailing junk unless it says
+// so (unlike strtoull, atoi and std::stoull). ASCII only, independent of the
+// locale.
 //
 // Thread safety: free functions without state.
 #ifndef CVMFS_TEXT_H_
@@ -12,7 +13,9 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace cvmfs {
 
@@ -23,6 +26,11 @@ inline constexpr std::string_view kWhitespace = " \t\n\v\f\r";
 
 // `s` without leading and trailing characters from `chars`.
 std::string_view Trim(std::string_view s, std::string_view chars = kWhitespace);
+
+// The pieces of `text` between any of the characters `separators`, in
+// order, without the empty ones ("a::b:" with ":" gives "a", "b").
+std::vector<std::string> SplitNonEmpty(std::string_view text,
+                                       std::string_view separators);
 
 // True if `s` is a non-empty run of the digits 0-9 (no sign, no blanks).
 bool IsDecimal(std::string_view s);

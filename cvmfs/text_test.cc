@@ -13,6 +13,15 @@ TEST(TextTest, TrimStripsTheGivenCharactersAtBothEnds) {
   EXPECT_EQ(Trim(""), "");
 }
 
+TEST(TextTest, SplitNonEmptyDropsEmptyPieces) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(SplitNonEmpty("a::b:", ":"), (V{"a", "b"}));
+  EXPECT_EQ(SplitNonEmpty(";x|y ; z", ";|"), (V{"x", "y ", " z"}));
+  EXPECT_EQ(SplitNonEmpty("abc", ","), (V{"abc"}));
+  EXPECT_EQ(SplitNonEmpty("", ","), V{});
+  EXPECT_EQ(SplitNonEmpty(",,", ","), V{});
+}
+
 TEST(TextTest, IsDecimalWantsDigitsOnly) {
   EXPECT_TRUE(IsDecimal("0"));
   EXPECT_TRUE(IsDecimal("0123456789"));

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <iostream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +17,7 @@
 #include "client/fuse/mount_daemon.h"
 #include "client/magic_xattrs.h"
 #include "cvmfs/status.h"
+#include "cvmfs/text.h"
 
 namespace {
 
@@ -34,15 +34,6 @@ void Usage(std::ostream& out) {
          "  -o   comma-separated options: config=FILE[:FILE...] adds "
          "configuration files;\n"
          "       other options go to FUSE (allow_other, ...)\n";
-}
-
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(s);
-  while (std::getline(in, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 // Options of CVMFS's loader that make no difference here.
@@ -80,9 +71,9 @@ cvmfs::Result<CommandLine> ParseCommandLine(int argc, char** argv) {
     } else if (a == "-d") {
       cl.debug = cl.foreground = true;
     } else if (a == "-o" && i + 1 < argc) {
-      for (const std::string& o : Split(argv[++i], ',')) {
+      for (const std::string& o : cvmfs::SplitNonEmpty(argv[++i], ",")) {
         if (o.rfind("config=", 0) == 0) {
-          for (const std::string& f : Split(o.substr(7), ':'))
+          for (const std::string& f : cvmfs::SplitNonEmpty(o.substr(7), ":"))
             cl.config_files.push_back(f);
         } else if (o == "foreground") {
           cl.foreground = true;

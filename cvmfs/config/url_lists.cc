@@ -9,13 +9,9 @@ namespace {
 std::vector<std::string> Split(const std::string& text,
                                const std::string& separators) {
   std::vector<std::string> pieces;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t end = text.find_first_of(separators, pos);
-    if (end == std::string::npos) end = text.size();
-    std::string piece(Trim(text.substr(pos, end - pos), " \t\n"));
-    if (!piece.empty()) pieces.push_back(std::move(piece));
-    pos = end + 1;
+  for (const std::string& piece : SplitNonEmpty(text, separators)) {
+    std::string_view trimmed = Trim(piece, " \t\n");
+    if (!trimmed.empty()) pieces.emplace_back(trimmed);
   }
   return pieces;
 }

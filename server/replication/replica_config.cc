@@ -25,18 +25,6 @@ std::string ShellQuote(const std::string& value) {
   return out + "'";
 }
 
-std::vector<std::string> SplitColons(const std::string& text) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t colon = text.find(':', pos);
-    if (colon == std::string::npos) colon = text.size();
-    if (colon > pos) out.push_back(text.substr(pos, colon - pos));
-    pos = colon + 1;
-  }
-  return out;
-}
-
 Result<std::map<std::string, std::string>> SourceConfig(
     const std::string& file) {
   CVMFS_ASSIGN_OR_RETURN(std::string text, cvmfs::ReadFile(file));
@@ -110,7 +98,7 @@ Result<ReplicaConfig> ReplicaConfig::Load(const cvmfs::SystemPaths& paths,
   c.fqrn = Get(kv, "CVMFS_REPOSITORY_NAME");
   c.owner = Get(kv, "CVMFS_USER", "root");
   c.stratum0_url = Get(kv, "CVMFS_STRATUM0");
-  c.public_keys = SplitColons(Get(kv, "CVMFS_PUBLIC_KEY"));
+  c.public_keys = cvmfs::SplitNonEmpty(Get(kv, "CVMFS_PUBLIC_KEY"), ":");
   c.spool_dir = Get(kv, "CVMFS_SPOOL_DIR", paths.Spool(name));
   for (const char* key :
        {"CVMFS_REPOSITORY_NAME", "CVMFS_STRATUM0", "CVMFS_PUBLIC_KEY"}) {
