@@ -403,7 +403,8 @@ Result<std::string> FileSystem::GetXattr(uint64_t inode,
   for (const auto& [key, value] : info->entry.xattrs.entries)
     if (key == name) return value;
   if (!MagicXattrs::IsMagic(name)) return Status::NotFound(name);
-  return MagicXattrs(Statistics(), *info).Get(name);
+  const MagicXattrs::StatisticsFn stats = [this] { return Statistics(); };
+  return MagicXattrs(stats, *info).Get(name);
 }
 
 bool FileSystem::RevisionHasXattrs() {

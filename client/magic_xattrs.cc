@@ -100,18 +100,42 @@ Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
   if (!attr || !AppliesTo(attr->applies, info_.entry))
     return Status::NotFound(full_name);
 
+  if (auto value = EntryValue(name)) return std::move(*value);
+  return MountValue(name, stats_());
+}
+
+std::optional<Result<std::string>> MagicXattrs::EntryValue(
+    const std::string& name) const {
   const DirectoryEntry& e = info_.entry;
-  const MountedRevision& rev = stats_.revision;
-  const FetchCounters& counters = stats_.fetch;
-  const NetworkView* net = stats_.network;
-  const int64_t uptime_s =
-      std::chrono::duration_cast<std::chrono::seconds>(stats_.uptime).count();
-  if (name == "fqrn") return stats_.fqrn;
-  if (name == "revision") return std::to_string(rev.revision);
-  if (name == "root_hash") return rev.root_hash.ToString();
-  if (name == "tag") return stats_.tag;
   if (name == "version") return std::string(kClientVersion);
   if (name == "pid") return std::to_string(::getpid());
+  if (name == "hash")
+    return e.content_hash ? e.content_hash->ToString() : std::string();
+  if (name == "chunks") {
+    if (!e.chunked) return std::string("1");
+    auto chunks =
+        info_.catalog->With([&](Catalog& c) { return c.Chunks(info_.path); });
+    if (!chunks.ok()) return Result<std::string>(chunks.status());
+    return std::to_string(chunks->size());
+  }
+  if (name == "compression")
+    return std::string(e.compression == Compression::kZlib ? "zlib" : "none");
+  if (name == "direct_io") return std::string(e.direct_io ? "1" : "0");
+  if (name == "rawlink") return e.symlink;
+  return std::nullopt;
+}
+
+Result<std::string> MagicXattrs::MountValue(const std::string& name,
+                                            const MountStatistics& stats) {
+  const MountedRevision& rev = stats.revision;
+  const FetchCounters& counters = stats.fetch;
+  const NetworkView* net = stats.network;
+  const int64_t uptime_s =
+      std::chrono::duration_cast<std::chrono::seconds>(stats.uptime).count();
+  if (name == "fqrn") return stats.fqrn;
+  if (name == "revision") return std::to_string(rev.revision);
+  if (name == "root_hash") return rev.root_hash.ToString();
+  if (name == "tag") return stats.tag;
   if (name == "host") return net ? net->host() : std::string("internal");
   if (name == "proxy") return net ? net->proxy() : std::string("DIRECT");
   if (name == "host_list") return net ? net->host_list() : std::string();
@@ -119,42 +143,28 @@ Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
   if (name == "timeout") return std::to_string(net ? net->timeout() : 0);
   if (name == "timeout_direct")
     return std::to_string(net ? net->timeout_direct() : 0);
-  if (name == "nclg") return std::to_string(stats_.catalogs);
-  if (name == "ndiropen") return std::to_string(stats_.open_dirs);
-  if (name == "nopen") return std::to_string(stats_.total_opens);
-  if (name == "usedfd") return std::to_string(stats_.open_files);
+  if (name == "nclg") return std::to_string(stats.catalogs);
+  if (name == "ndiropen") return std::to_string(stats.open_dirs);
+  if (name == "nopen") return std::to_string(stats.total_opens);
+  if (name == "usedfd") return std::to_string(stats.open_files);
   if (name == "ndownload") return std::to_string(counters.downloads);
-  if (name == "nioerr") return std::to_string(stats_.io_errors);
+  if (name == "nioerr") return std::to_string(stats.io_errors);
   if (name == "rx") return std::to_string(counters.bytes_downloaded / 1024);
   if (name == "hitrate")
     return Percent(counters.hits, counters.hits + counters.downloads);
-  if (name == "inode_max") return std::to_string(stats_.inode_max);
-  if (name == "prefetch") return PrefetchSummary();
+  if (name == "inode_max") return std::to_string(stats.inode_max);
+  if (name == "prefetch") return PrefetchSummary(stats.prefetch);
   if (name == "uptime") return std::to_string(uptime_s / 60);
   if (name == "expires") {
     int64_t left = static_cast<int64_t>(rev.manifest.ttl) - uptime_s;
     return std::to_string(left > 0 ? left / 60 : 0);
   }
-  if (name == "hash")
-    return e.content_hash ? e.content_hash->ToString() : std::string();
-  if (name == "chunks") {
-    if (!e.chunked) return std::string("1");
-    auto chunks =
-        info_.catalog->With([&](Catalog& c) { return c.Chunks(info_.path); });
-    if (!chunks.ok()) return chunks.status();
-    return std::to_string(chunks->size());
-  }
-  if (name == "compression")
-    return std::string(e.compression == Compression::kZlib ? "zlib" : "none");
-  if (name == "direct_io") return std::string(e.direct_io ? "1" : "0");
-  if (name == "rawlink") return e.symlink;
-  return Status::NotFound(full_name);
+  return Status::NotFound("user." + name);
 }
 
 // "queued=Q fetched=F fetched_bytes=B used=U used_bytes=V wasted_bytes=W
 // skipped=S" (doc/client.md, "Prefetch"); `cvmfs_config stat -v` shows it.
-std::string MagicXattrs::PrefetchSummary() const {
-  const PrefetchCounters& c = stats_.prefetch;
+std::string MagicXattrs::PrefetchSummary(const PrefetchCounters& c) {
   if (!c.enabled) return "off";
   return "queued=" + std::to_string(c.queued) +
          " fetched=" + std::to_string(c.fetched) +

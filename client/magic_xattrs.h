@@ -1,13 +1,17 @@
 // MagicXattrs: CVMFS's "user.*" attributes that describe the mount rather
 // than an entry (user.fqrn, user.revision, user.host, ...), and the
 // per-file ones (user.hash, user.chunks, user.rawlink, ...), as listed in
-// doc/client.md. Values come from a snapshot of the mount's statistics
-// (FileSystem::Statistics), taken for the request.
+// doc/client.md. Per-file values come from the entry; mount-wide ones from
+// a snapshot of the mount's statistics (FileSystem::Statistics), taken only
+// when such a value is asked for (tar --xattrs and rsync -X ask for every
+// listed name of every file).
 //
 // Thread safety: a short-lived view; create one per request.
 #ifndef CLIENT_MAGIC_XATTRS_H_
 #define CLIENT_MAGIC_XATTRS_H_
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +26,10 @@ inline constexpr const char* kClientVersion = "2.12.0";
 
 class MagicXattrs {
  public:
-  // Both are borrowed for the life of the view.
-  MagicXattrs(const MountStatistics& stats, const InodeInfo& info)
+  // `stats` takes the snapshot (called at most once per Get); both are
+  // borrowed for the life of the view.
+  using StatisticsFn = std::function<MountStatistics()>;
+  MagicXattrs(const StatisticsFn& stats, const InodeInfo& info)
       : stats_(stats), info_(info) {}
 
   // NotFound for names that are not magic (or do not apply to this entry).
@@ -34,8 +40,12 @@ class MagicXattrs {
   static std::vector<std::string> Names(const DirectoryEntry& entry);
 
  private:
-  std::string PrefetchSummary() const;
-  const MountStatistics& stats_;
+  // The value of a per-file attribute (nullopt: `name` is mount-wide).
+  std::optional<Result<std::string>> EntryValue(const std::string& name) const;
+  static Result<std::string> MountValue(const std::string& name,
+                                        const MountStatistics& stats);
+  static std::string PrefetchSummary(const PrefetchCounters& c);
+  const StatisticsFn& stats_;
   const InodeInfo& info_;
 };
 
