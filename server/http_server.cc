@@ -150,9 +150,13 @@ class HttpServer::Impl {
   uint16_t port_ = 0;
   MHD_Daemon* daemon_ = nullptr;
 
-  // Guards the two members below (MHD threads log); a leaf lock.
+  // Guards the members below (MHD threads log); a leaf lock.
   cvmfs::Mutex mu_;
   std::string last_message_ GUARDED_BY(mu_);
+  // A message repeating within the second it was printed in (one per
+  // refused connection during a flood) is counted, not printed.
+  time_t last_printed_ GUARDED_BY(mu_) = 0;
+  unsigned long repeats_ GUARDED_BY(mu_) = 0;
   // Set once MHD_start_daemon() has returned.
   bool running_ GUARDED_BY(mu_) = false;
 
@@ -274,10 +278,21 @@ void HttpServer::Impl::OnLibraryMessage(void* cls, const char* format,
   while (!message.empty() && message.back() == '\n') message.pop_back();
   auto* self = static_cast<Impl*>(cls);
   cvmfs::MutexLock lock(&self->mu_);
+  time_t now = ::time(nullptr);
+  if (message == self->last_message_ && now == self->last_printed_) {
+    ++self->repeats_;
+    return;
+  }
   self->last_message_ = message;
   // Before the daemon runs, Listen() reports the message itself.
-  if (self->running_)
-    std::fprintf(stderr, "cvmfs_server serve: %s\n", message.c_str());
+  if (!self->running_) return;
+  if (self->repeats_ != 0)
+    std::fprintf(stderr,
+                 "cvmfs_server serve: (the last message %lu times more)\n",
+                 self->repeats_);
+  self->repeats_ = 0;
+  self->last_printed_ = now;
+  std::fprintf(stderr, "cvmfs_server serve: %s\n", message.c_str());
 }
 
 void* HttpServer::Impl::OnRequestLine(void* cls, const char* uri,

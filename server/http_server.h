@@ -8,8 +8,9 @@
 // Expires per file class (cache_policy.h), Accept-Ranges, no ETag and no
 // Last-Modified (proxies must not revalidate a stale manifest). GET and HEAD
 // only; one byte range is answered with 206 (byte_range.h); directories are
-// never listed (403); paths outside a served storage directory are refused
-// (403, storage_root.h) and missing files are 404. File bodies go from the
+// never listed (403); ".." is refused (403); what lies outside a served
+// storage directory, temporaries and files that are not world-readable are
+// answered like missing files, 404 (storage_root.h). File bodies go from the
 // descriptor to the socket (sendfile) without being copied through memory.
 //
 // Requests in absolute-form (`GET http://host/cvmfs/...`, as sent to a
