@@ -1,9 +1,12 @@
 // The Range request header of a GET for a static file, as RFC 9110 section
 // 14 defines it for the "bytes" unit, reduced to what a file server for
-// CVMFS clients and proxies needs: one range is answered with 206, a range
-// that starts beyond the end with 416, anything else (no header, another
-// unit, a syntax error, several ranges) with the whole file (200), which the
-// RFC allows a server to do for any Range request it does not want to honour.
+// CVMFS clients and proxies needs: one satisfiable range is answered with
+// 206, a range that starts at or beyond the end with 416, anything else (no
+// header, another unit, a syntax error, several ranges) with the whole file
+// (200), which the RFC allows a server to do for any Range request it does
+// not want to honour. Positions are digit strings of any length: an end past
+// the file (even past 2^64) is clamped to its last byte, a start past it is
+// unsatisfiable, a suffix longer than the file means the whole file.
 //
 // Thread safety: pure functions.
 #ifndef SERVER_BYTE_RANGE_H_

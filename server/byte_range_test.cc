@@ -37,7 +37,28 @@ TEST(ByteRangeTest, Decisions) {
       {"bytes=5", 100, Kind::kFull, 0, 0},
       {"bytes=-", 100, Kind::kFull, 0, 0},
       {"items=0-9", 100, Kind::kFull, 0, 0},
-      {"bytes=99999999999999999999-", 100, Kind::kFull, 0, 0},
+      {"bytes=100-", 100, Kind::kUnsatisfiable, 0, 0},
+      // Positions beyond 64 bits are valid syntax (1*DIGIT): an end past
+      // the file is clamped, a start past it is unsatisfiable.
+      {"bytes=0-99999999999999999999", 100, Kind::kPartial, 0, 99},
+      {"bytes=5-18446744073709551615", 100, Kind::kPartial, 5, 99},
+      {"bytes=5-18446744073709551616", 100, Kind::kPartial, 5, 99},
+      {"bytes=0-0000000000000000000000009", 100, Kind::kPartial, 0, 9},
+      {"bytes=99999999999999999999-", 100, Kind::kUnsatisfiable, 0, 0},
+      {"bytes=18446744073709551615-", 100, Kind::kUnsatisfiable, 0, 0},
+      {"bytes=99999999999999999999-99999999999999999999", 100,
+       Kind::kUnsatisfiable, 0, 0},
+      {"bytes=-99999999999999999999", 100, Kind::kPartial, 0, 99},
+      // ... and still compared exactly: last < first is invalid, ignored.
+      {"bytes=99999999999999999999-99999999999999999998", 100, Kind::kFull, 0,
+       0},
+      {"bytes=100000000000000000000-99999999999999999999", 100, Kind::kFull, 0,
+       0},
+      {"bytes=99999999999999999999-5", 100, Kind::kFull, 0, 0},
+      // The unit is case-insensitive (RFC 9110 14.1).
+      {"Bytes=0-9", 100, Kind::kPartial, 0, 9},
+      {"bytes=0x10-20", 100, Kind::kFull, 0, 0},
+      {"bytes=+1-20", 100, Kind::kFull, 0, 0},
   };
   for (const Case& c : cases) {
     RangeDecision d = DecideRange(c.header, c.size);

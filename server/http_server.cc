@@ -5,6 +5,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -12,10 +15,14 @@
 #include <functional>
 #include <map>
 #include <string_view>
+#include <thread>
 
+#include "cvmfs/clock.h"
 #include "cvmfs/mutex.h"
 #include "server/access_log.h"
+#include "server/header_deadlines.h"
 #include "server/reply.h"
+#include "server/request_target.h"
 #include "server/storage_root.h"
 
 namespace server {
@@ -75,6 +82,30 @@ std::string ClientAddress(MHD_Connection* c) {
   return buf;
 }
 
+// The deadline record of a connection (OnConnection put it there).
+HeaderDeadlines::Connection* Tracked(MHD_Connection* c) {
+  const MHD_ConnectionInfo* info =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return info == nullptr
+             ? nullptr
+             : static_cast<HeaderDeadlines::Connection*>(info->socket_context);
+}
+
+bool IsGetOrHead(std::string_view method) {
+  return method == MHD_HTTP_METHOD_GET || method == MHD_HTTP_METHOD_HEAD;
+}
+
+// The request announces a body (RFC 9112 6.1-6.3).
+bool HasBody(MHD_Connection* c) {
+  if (MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                  MHD_HTTP_HEADER_TRANSFER_ENCODING) != nullptr)
+    return true;
+  const char* length = MHD_lookup_connection_value(
+      c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  return length != nullptr && std::string_view(length).find_first_not_of(
+                                  "0 \t") != std::string_view::npos;
+}
+
 }  // namespace
 
 class HttpServer::Impl {
@@ -82,6 +113,7 @@ class HttpServer::Impl {
   Status Init(const HttpServerOptions& options);
   Status Listen(const HttpServerOptions& options, const ListenAddress& addr);
   ~Impl() {
+    StopReaper();
     if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
   }
 
@@ -96,8 +128,16 @@ class HttpServer::Impl {
                               void** context);
   static void OnCompleted(void* cls, MHD_Connection* c, void** context,
                           MHD_RequestTerminationCode code);
+  static void OnConnection(void* cls, MHD_Connection* c, void** socket_context,
+                           MHD_ConnectionNotificationCode code);
   static void OnLibraryMessage(void* cls, const char* format, va_list ap);
 
+  // Cuts connections past their header deadline until StopReaper().
+  void StartReaper(std::chrono::milliseconds tick);
+  void StopReaper();
+
+  MHD_Result Answer(MHD_Connection* c, Request* request, const char* url,
+                    const char* method);
   Reply Serve(MHD_Connection* c, std::string_view url, std::string_view method);
   Result<OpenedFile> Lookup(std::string_view url,
                             std::string_view* storage_path) const;
@@ -105,15 +145,26 @@ class HttpServer::Impl {
   // Filled by Init(), then read-only while the daemon runs.
   std::map<std::string, StorageRoot, std::less<>> roots_;
   std::unique_ptr<AccessLog> access_log_;
+  std::unique_ptr<HeaderDeadlines> deadlines_;
   std::string url_host_;
   uint16_t port_ = 0;
   MHD_Daemon* daemon_ = nullptr;
 
-  // Guards the two members below (MHD threads log); a leaf lock.
+  // Guards the members below (MHD threads log); a leaf lock.
   cvmfs::Mutex mu_;
   std::string last_message_ GUARDED_BY(mu_);
+  // A message repeating within the second it was printed in (one per
+  // refused connection during a flood) is counted, not printed.
+  time_t last_printed_ GUARDED_BY(mu_) = 0;
+  unsigned long repeats_ GUARDED_BY(mu_) = 0;
   // Set once MHD_start_daemon() has returned.
   bool running_ GUARDED_BY(mu_) = false;
+
+  std::thread reaper_;
+  // Guards stop_reaper_; a leaf lock.
+  cvmfs::Mutex reaper_mu_;
+  std::condition_variable reaper_cv_;  // stop_reaper_ was set
+  bool stop_reaper_ GUARDED_BY(reaper_mu_) = false;
 };
 
 Status HttpServer::Impl::Init(const HttpServerOptions& options) {
@@ -131,6 +182,12 @@ Status HttpServer::Impl::Init(const HttpServerOptions& options) {
   if (!options.access_log.empty()) {
     CVMFS_ASSIGN_OR_RETURN(access_log_, AccessLog::Open(options.access_log));
   }
+  if (options.header_timeout_seconds == 0)
+    return Status::InvalidArgument("the header timeout must be at least 1 s");
+  deadlines_ = std::make_unique<HeaderDeadlines>(
+      cvmfs::SteadyClock(),
+      std::chrono::seconds(options.header_timeout_seconds),
+      std::chrono::seconds(options.idle_timeout_seconds));
   return Status::Ok();
 }
 
@@ -145,9 +202,11 @@ Status HttpServer::Impl::Listen(const HttpServerOptions& options,
       MHD_OPTION_EXTERNAL_LOGGER, &Impl::OnLibraryMessage, this,
       MHD_OPTION_SOCK_ADDR, reinterpret_cast<const sockaddr*>(&addr.storage),
       MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
-      options.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+      options.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+      options.max_connections_per_address, MHD_OPTION_CONNECTION_TIMEOUT,
       options.idle_timeout_seconds, MHD_OPTION_URI_LOG_CALLBACK,
-      &Impl::OnRequestLine, this, MHD_OPTION_NOTIFY_COMPLETED,
+      &Impl::OnRequestLine, this, MHD_OPTION_NOTIFY_CONNECTION,
+      &Impl::OnConnection, this, MHD_OPTION_NOTIFY_COMPLETED,
       &Impl::OnCompleted, this, MHD_OPTION_END);
   std::string where = addr.url_host + ":" + std::to_string(options.port);
   if (daemon_ == nullptr) {
@@ -160,9 +219,55 @@ Status HttpServer::Impl::Listen(const HttpServerOptions& options,
       MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
   port_ = info != nullptr ? info->port : options.port;
   url_host_ = addr.url_host;
+  // A tenth of the timeout: a connection is cut at most 10% late.
+  StartReaper(std::clamp(
+      std::chrono::milliseconds(100 * options.header_timeout_seconds),
+      std::chrono::milliseconds(50), std::chrono::milliseconds(1000)));
   cvmfs::MutexLock lock(&mu_);
   running_ = true;
   return Status::Ok();
+}
+
+void HttpServer::Impl::StartReaper(std::chrono::milliseconds tick) {
+  reaper_ = std::thread([this, tick] {
+    for (;;) {
+      {
+        cvmfs::MutexLock lock(&reaper_mu_);
+        if (!stop_reaper_) lock.WaitFor(&reaper_cv_, tick);
+        if (stop_reaper_) return;
+      }
+      deadlines_->CutOverdue();
+    }
+  });
+}
+
+void HttpServer::Impl::StopReaper() {
+  if (!reaper_.joinable()) return;
+  {
+    cvmfs::MutexLock lock(&reaper_mu_);
+    stop_reaper_ = true;
+  }
+  reaper_cv_.notify_all();
+  reaper_.join();
+}
+
+// Called before the library closes the socket (daemon.c: the CLOSED
+// notification precedes the close), which HeaderDeadlines relies on.
+void HttpServer::Impl::OnConnection(void* cls, MHD_Connection* c,
+                                    void** socket_context,
+                                    MHD_ConnectionNotificationCode code) {
+  auto* self = static_cast<Impl*>(cls);
+  if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+    const MHD_ConnectionInfo* info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info != nullptr)
+      *socket_context = self->deadlines_->Opened(info->connect_fd);
+  } else if (code == MHD_CONNECTION_NOTIFY_CLOSED &&
+             *socket_context != nullptr) {
+    self->deadlines_->Closed(
+        static_cast<HeaderDeadlines::Connection*>(*socket_context));
+    *socket_context = nullptr;
+  }
 }
 
 void HttpServer::Impl::OnLibraryMessage(void* cls, const char* format,
@@ -173,14 +278,27 @@ void HttpServer::Impl::OnLibraryMessage(void* cls, const char* format,
   while (!message.empty() && message.back() == '\n') message.pop_back();
   auto* self = static_cast<Impl*>(cls);
   cvmfs::MutexLock lock(&self->mu_);
+  time_t now = ::time(nullptr);
+  if (message == self->last_message_ && now == self->last_printed_) {
+    ++self->repeats_;
+    return;
+  }
   self->last_message_ = message;
   // Before the daemon runs, Listen() reports the message itself.
-  if (self->running_)
-    std::fprintf(stderr, "cvmfs_server serve: %s\n", message.c_str());
+  if (!self->running_) return;
+  if (self->repeats_ != 0)
+    std::fprintf(stderr,
+                 "cvmfs_server serve: (the last message %lu times more)\n",
+                 self->repeats_);
+  self->repeats_ = 0;
+  self->last_printed_ = now;
+  std::fprintf(stderr, "cvmfs_server serve: %s\n", message.c_str());
 }
 
-void* HttpServer::Impl::OnRequestLine(void*, const char* uri,
+void* HttpServer::Impl::OnRequestLine(void* cls, const char* uri,
                                       MHD_Connection* c) {
+  if (HeaderDeadlines::Connection* tracked = Tracked(c))
+    static_cast<Impl*>(cls)->deadlines_->RequestLineReceived(tracked);
   auto* request = new Request;
   request->record.time = ::time(nullptr);
   request->record.target = uri;
@@ -193,21 +311,35 @@ MHD_Result HttpServer::Impl::OnRequest(void* cls, MHD_Connection* c,
                                        const char* version, const char*,
                                        size_t* upload_data_size,
                                        void** context) {
+  auto* self = static_cast<Impl*>(cls);
   auto* request = static_cast<Request*>(*context);
   if (request == nullptr) return MHD_NO;  // OnRequestLine always sets it
-  // First call: headers only. Answering now would make MHD close the
-  // connection, so the reply waits for the (normally empty) body.
+  // First call: headers only.
   if (!request->headers_complete) {
     request->headers_complete = true;
     request->record.method = method;
     request->record.version = version;
+    if (HeaderDeadlines::Connection* tracked = Tracked(c))
+      self->deadlines_->HeadersComplete(tracked);
+    // Answering now makes MHD skip the body and close the connection after
+    // the answer: right for a method we refuse and for a body we have no use
+    // for (never read a large upload just to refuse it).
+    if (!IsGetOrHead(method) || HasBody(c))
+      return self->Answer(c, request, url, method);
+    // Otherwise the answer waits for the (empty) body, which keeps the
+    // connection alive.
     return MHD_YES;
   }
-  if (*upload_data_size != 0) {  // a body we have no use for
+  if (*upload_data_size != 0) {  // not announced, so not expected
     *upload_data_size = 0;
     return MHD_YES;
   }
-  Reply reply = static_cast<Impl*>(cls)->Serve(c, url, method);
+  return self->Answer(c, request, url, method);
+}
+
+MHD_Result HttpServer::Impl::Answer(MHD_Connection* c, Request* request,
+                                    const char* url, const char* method) {
+  Reply reply = Serve(c, url, method);
   request->record.status = reply.status;
   bool head = std::strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
   request->record.body_bytes = head ? 0 : reply.body_bytes;
@@ -215,11 +347,13 @@ MHD_Result HttpServer::Impl::OnRequest(void* cls, MHD_Connection* c,
   return MHD_queue_response(c, reply.status, reply.response.get());
 }
 
-void HttpServer::Impl::OnCompleted(void* cls, MHD_Connection*, void** context,
+void HttpServer::Impl::OnCompleted(void* cls, MHD_Connection* c, void** context,
                                    MHD_RequestTerminationCode) {
   std::unique_ptr<Request> request(static_cast<Request*>(*context));
   *context = nullptr;
   auto* self = static_cast<Impl*>(cls);
+  if (HeaderDeadlines::Connection* tracked = Tracked(c))
+    self->deadlines_->RequestDone(tracked);
   // Requests MHD rejected before our handler ran have no status to log.
   if (request && self->access_log_ && request->record.status != 0)
     self->access_log_->Write(request->record);
@@ -227,17 +361,18 @@ void HttpServer::Impl::OnCompleted(void* cls, MHD_Connection*, void** context,
 
 Reply HttpServer::Impl::Serve(MHD_Connection* c, std::string_view url,
                               std::string_view method) {
-  if (method != MHD_HTTP_METHOD_GET && method != MHD_HTTP_METHOD_HEAD)
-    return MethodNotAllowed();
+  if (!IsGetOrHead(method)) return MethodNotAllowed();
   std::string_view storage_path;
   auto file = Lookup(url, &storage_path);
   if (!file.ok()) return ErrorReply(file.status());
   return FileReply(c, storage_path, std::move(*file));
 }
 
-// url is "/cvmfs/FQRN/<storage_path>", already percent-decoded by MHD.
+// url is "/cvmfs/FQRN/<storage_path>" or the same in absolute-form
+// ("http://host/cvmfs/..."), already percent-decoded by MHD.
 Result<OpenedFile> HttpServer::Impl::Lookup(
     std::string_view url, std::string_view* storage_path) const {
+  url = RequestPath(url);
   if (url.substr(0, kUrlPrefix.size()) != kUrlPrefix)
     return Status::NotFound("outside /cvmfs/");
   url.remove_prefix(kUrlPrefix.size());

@@ -8,13 +8,26 @@
 // Expires per file class (cache_policy.h), Accept-Ranges, no ETag and no
 // Last-Modified (proxies must not revalidate a stale manifest). GET and HEAD
 // only; one byte range is answered with 206 (byte_range.h); directories are
-// never listed (403); paths outside a served storage directory are refused
-// (403, storage_root.h) and missing files are 404. File bodies go from the
+// never listed (403); ".." is refused (403); what lies outside a served
+// storage directory, temporaries and files that are not world-readable are
+// answered like missing files, 404 (storage_root.h). File bodies go from the
 // descriptor to the socket (sendfile) without being copied through memory.
+//
+// Requests in absolute-form (`GET http://host/cvmfs/...`, as sent to a
+// proxy) are answered by their path (request_target.h). A method other than
+// GET and HEAD is answered 405 as soon as its headers are in, as is a request
+// that announces a body: the body is never read and the connection is closed
+// after the answer.
 //
 // The HTTP protocol itself (parsing, keep-alive, HEAD, chunk pacing) is
 // libmicrohttpd's: a pool of `threads` polling threads (epoll), each
-// handling many connections, up to `max_connections` at once.
+// handling many connections, up to `max_connections` at once and up to
+// `max_connections_per_address` from one client address (more are closed
+// as soon as they are accepted), so that one client cannot take every slot.
+// A connection must deliver each request's headers within
+// `header_timeout_seconds` (header_deadlines.h: a thread of ours cuts
+// slow-loris connections, whose trickle would keep resetting the library's
+// idle timeout).
 //
 // Thread safety: the object is used by one thread (start, query, destroy);
 // requests are served on the library's threads. The destructor stops the
@@ -44,6 +57,13 @@ struct HttpServerOptions {
   std::string access_log;  // Common Log Format file; "" for none
   unsigned threads = 4;
   unsigned max_connections = 1024;
+  // From one client address (IPv4 address or whole IPv6 address); 0: no
+  // limit. A site proxy in front of many clients counts as one address.
+  unsigned max_connections_per_address = 64;
+  // The request line and headers of a request must be complete this long
+  // after the connection opened or the request line arrived (idle keep-alive
+  // connections get idle_timeout_seconds more). At least 1.
+  unsigned header_timeout_seconds = 10;
   // A keep-alive connection idle for this long is closed. CVMFS clients
   // reuse connections between catalog and object requests.
   unsigned idle_timeout_seconds = 60;

@@ -4,11 +4,13 @@
 #include <curl/curl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <map>
@@ -85,6 +87,58 @@ class Client {
   CURL* curl_;
 };
 
+// A raw TCP connection to 127.0.0.1:port from `source` (any address of the
+// loopback's 127/8), for requests libcurl will not send.
+class RawConnection {
+ public:
+  RawConnection(uint16_t port, const char* source = "127.0.0.1")
+      : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    inet_pton(AF_INET, source, &from.sin_addr);
+    EXPECT_EQ(
+        ::bind(fd_.get(), reinterpret_cast<sockaddr*>(&from), sizeof(from)), 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(port);
+    inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+    EXPECT_EQ(
+        ::connect(fd_.get(), reinterpret_cast<sockaddr*>(&to), sizeof(to)), 0);
+  }
+
+  bool Send(const std::string& data) {
+    return ::send(fd_.get(), data.data(), data.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(data.size());
+  }
+
+  // What arrives until the server closes the connection or `timeout_ms`
+  // pass; `closed` tells which.
+  std::string ReadUntilClosed(int timeout_ms, bool* closed) {
+    std::string out;
+    *closed = false;
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::milliseconds(timeout_ms);
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      pollfd p{fd_.get(), POLLIN, 0};
+      if (left.count() <= 0 ||
+          ::poll(&p, 1, static_cast<int>(left.count())) <= 0)
+        return out;
+      char buf[4096];
+      ssize_t n = ::recv(fd_.get(), buf, sizeof(buf), 0);
+      if (n <= 0) {
+        *closed = true;
+        return out;
+      }
+      out.append(buf, static_cast<size_t>(n));
+    }
+  }
+
+ private:
+  cvmfs::UniqueFd fd_;
+};
+
 std::string Pattern(size_t size, unsigned seed) {
   std::string s(size, '\0');
   for (size_t i = 0; i < size; ++i)
@@ -117,8 +171,10 @@ class HttpServerTest : public ::testing::Test {
     StartServer();
   }
 
-  void StartServer() {
+  void StartServer(unsigned per_address = 64) {
+    server_.reset();
     HttpServerOptions options;
+    options.max_connections_per_address = per_address;
     options.port = 0;
     options.repositories = {{kFqrn, storage_}};
     options.access_log = tmp_.Sub("access.log");
@@ -248,7 +304,8 @@ TEST_F(HttpServerTest, TraversalAndDirectoriesAreRefused) {
   refused(url_ + "/data%2f..%2f..%2fsecret");
   refused(base + "/cvmfs/../srv/secret");
   refused(base + "/cvmfs/%2e%2e/secret");
-  EXPECT_EQ(client.Get(url_ + "/escape").status, 403);  // symlink outside
+  // A link out of the storage: 404, as if nothing were there.
+  EXPECT_EQ(client.Get(url_ + "/escape").status, 404);
   EXPECT_EQ(client.Get(url_ + "/fifo").status, 403);
   EXPECT_EQ(client.Get(url_ + "/").status, 403);  // no listings
   EXPECT_EQ(client.Get(url_).status, 403);
@@ -260,6 +317,82 @@ TEST_F(HttpServerTest, OnlyGetAndHead) {
   EXPECT_EQ(r.status, 405);
   EXPECT_EQ(r.headers["allow"], "GET, HEAD");
   EXPECT_TRUE(cvmfs::PathExists(storage_ + "/.cvmfspublished"));
+}
+
+// A refused method is answered as soon as its headers are in: the body it
+// announces is never read, and the connection is closed after the answer.
+TEST_F(HttpServerTest, RefusedUploadIsNotRead) {
+  for (const char* method : {"PUT", "POST"}) {
+    RawConnection conn(server_->port());
+    ASSERT_TRUE(conn.Send(std::string(method) + " /cvmfs/" + kFqrn +
+                          "/.cvmfspublished HTTP/1.1\r\nHost: x\r\n"
+                          "Content-Length: 209715200\r\n\r\n" +
+                          std::string(65536, 'x')));
+    bool closed = false;
+    std::string answer = conn.ReadUntilClosed(5000, &closed);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 405 ", 0), 0u) << method << ": " << answer;
+    EXPECT_NE(answer.find("Allow: GET, HEAD\r\n"), std::string::npos) << answer;
+    EXPECT_TRUE(closed) << method;
+  }
+  // A GET with a body is answered at once too, and the connection closed.
+  RawConnection conn(server_->port());
+  ASSERT_TRUE(conn.Send("GET /cvmfs/" + std::string(kFqrn) +
+                        "/.cvmfswhitelist HTTP/1.1\r\nHost: x\r\n"
+                        "Content-Length: 1000000\r\n\r\n"));
+  bool closed = false;
+  std::string answer = conn.ReadUntilClosed(5000, &closed);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 ", 0), 0u) << answer;
+  EXPECT_EQ(answer.substr(answer.size() - 9), "whitelist");
+  EXPECT_TRUE(closed);
+}
+
+// RFC 9112 3.2.2: a server must accept the absolute-form.
+TEST_F(HttpServerTest, AbsoluteFormTarget) {
+  std::string base = server_->BaseUrl();
+  RawConnection conn(server_->port());
+  ASSERT_TRUE(conn.Send("GET " + url_ +
+                        "/.cvmfspublished HTTP/1.1\r\nHost: x\r\n"
+                        "Connection: close\r\n\r\n"));
+  bool closed = false;
+  std::string answer = conn.ReadUntilClosed(5000, &closed);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 ", 0), 0u) << answer;
+  EXPECT_EQ(answer.substr(answer.size() - manifest_.size()), manifest_);
+  RawConnection other(server_->port());
+  ASSERT_TRUE(other.Send("GET http://elsewhere.example.org/cvmfs/" +
+                         std::string(kFqrn) +
+                         "/data/ab/missing HTTP/1.1\r\nHost: x\r\n"
+                         "Connection: close\r\n\r\n"));
+  answer = other.ReadUntilClosed(5000, &closed);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 404 ", 0), 0u) << answer;
+}
+
+// One address cannot take every connection: past its limit new connections
+// are closed, while another address is served.
+TEST_F(HttpServerTest, ConnectionsPerAddressAreLimited) {
+  StartServer(4);
+  std::vector<std::unique_ptr<RawConnection>> idle;
+  for (int i = 0; i < 4; ++i) {
+    idle.push_back(std::make_unique<RawConnection>(server_->port()));
+    ASSERT_TRUE(idle.back()->Send("G"));  // and never more
+  }
+  RawConnection fifth(server_->port());
+  bool closed = false;
+  fifth.Send("GET /cvmfs/x HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(fifth.ReadUntilClosed(5000, &closed), "");
+  EXPECT_TRUE(closed);
+  RawConnection other(server_->port(), "127.0.0.2");
+  ASSERT_TRUE(other.Send("GET /cvmfs/" + std::string(kFqrn) +
+                         "/.cvmfspublished HTTP/1.1\r\nHost: x\r\n"
+                         "Connection: close\r\n\r\n"));
+  std::string answer = other.ReadUntilClosed(5000, &closed);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200 ", 0), 0u) << answer;
+  idle.clear();  // the slots are free again
+  Response r;
+  for (int i = 0; i < 50 && r.status != 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    r = Client().Get(url_ + "/.cvmfspublished");
+  }
+  EXPECT_EQ(r.status, 200);
 }
 
 TEST_F(HttpServerTest, KeepAlive) {

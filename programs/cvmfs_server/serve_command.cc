@@ -1,9 +1,10 @@
 // `cvmfs_server serve [-p PORT] [-a ADDRESS] [-l ACCESS_LOG] [-t THREADS]
-// [FQRN...]`: the embedded HTTP server (http_server.h) as a foreground
-// program, for the named repositories (default: every one on this machine). It
-// prints one "serving FQRN at URL" line per repository once it accepts
-// connections, and stops cleanly on SIGTERM or SIGINT: the listening socket
-// closes, running responses end, the access log is complete, exit status 0.
+// [--max-connections-per-address N] [--header-timeout SECONDS] [FQRN...]`: the
+// embedded HTTP server (http_server.h) as a foreground program, for the named
+// repositories (default: every one on this machine). It prints one "serving
+// FQRN at URL" line per repository once it accepts connections, and stops
+// cleanly on SIGTERM or SIGINT: the listening socket closes, running responses
+// end, the access log is complete, exit status 0.
 #include <signal.h>
 
 #include <cstdio>
@@ -31,6 +32,9 @@ struct ServeArgs {
   std::string address = "127.0.0.1";
   std::string access_log;
   unsigned threads = 4;
+  unsigned max_connections_per_address =
+      HttpServerOptions().max_connections_per_address;
+  unsigned header_timeout_seconds = HttpServerOptions().header_timeout_seconds;
   std::vector<std::string> fqrns;
 };
 
@@ -78,6 +82,8 @@ int Serve(const cvmfs::SystemPaths& paths, const ServeArgs& args) {
   options.port = static_cast<uint16_t>(args.port);
   options.access_log = args.access_log;
   options.threads = args.threads;
+  options.max_connections_per_address = args.max_connections_per_address;
+  options.header_timeout_seconds = args.header_timeout_seconds;
   auto repos = Repositories(paths, args.fqrns);
   if (!repos.ok()) return FailMessage(repos.status());
   options.repositories = std::move(*repos);
@@ -116,6 +122,16 @@ std::vector<Command> AddServeCommand(CLI::App& app, const Paths& paths) {
   cmd->add_option("-t,--threads", args->threads, "worker threads")
       ->capture_default_str()
       ->check(CLI::Range(1u, 256u));
+  cmd->add_option("--max-connections-per-address",
+                  args->max_connections_per_address,
+                  "connections one client address may hold open (0: no "
+                  "limit; a site proxy is one address)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 65535u));
+  cmd->add_option("--header-timeout", args->header_timeout_seconds,
+                  "seconds a client has to send a request's headers")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3600u));
   cmd->add_option("fqrn", args->fqrns,
                   "repositories (default: every one on this machine)");
   return {MakeCommand(cmd, paths, args, Serve)};
