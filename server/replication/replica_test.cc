@@ -1,8 +1,10 @@
 #include "server/replication/replica.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "server/replication/replication_test_util.h"
+#include "server/replication/verified_download.h"
 
 namespace replication {
 namespace {
@@ -140,6 +142,27 @@ TEST_F(ReplicaTest, ConcurrentSnapshotIsRefused) {
   EXPECT_EQ(fetcher_.total_requests(),
             4u)  // add-replica: master replica, whitelist, manifest, X
       << "the refused snapshot must not touch the source";
+}
+
+// Objects of a replica are served by a web server running as another user
+// (and by `cvmfs_server serve`, which serves only world-readable files):
+// they are 0644 whatever the umask of the snapshot.
+TEST(TxnFileTest, CommittedObjectIsWorldReadableUnderAStrictUmask) {
+  cvmfs::testing::TempDir tmp;
+  const std::string root = tmp.Sub("storage");
+  ASSERT_EQ(::mkdir(root.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((root + "/data").c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((root + "/data/txn").c_str(), 0755), 0);
+  mode_t old_umask = ::umask(077);
+  auto file = TxnFile::Create(root, cvmfs::HashAlgorithm::kSha1);
+  ::umask(old_umask);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  ASSERT_TRUE((*file)->Write("x", 1).ok());
+  (*file)->Finish();
+  ASSERT_TRUE((*file)->CommitAs(root + "/data/object").ok());
+  struct stat st;
+  ASSERT_EQ(::stat((root + "/data/object").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "server/replication/verified_download.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,6 +28,13 @@ Result<std::unique_ptr<TxnFile>> TxnFile::Create(
   cvmfs::UniqueFd fd(
       ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (!fd.valid()) return Status::FromErrno(errno, "create " + path);
+  // World-readable whatever the umask: the web server (and `serve`, which
+  // serves only o+r files) must read every object of the replica.
+  if (::fchmod(fd.get(), 0644) != 0) {
+    Status st = Status::FromErrno(errno, "chmod " + path);
+    ::unlink(path.c_str());
+    return st;
+  }
   return std::unique_ptr<TxnFile>(
       new TxnFile(std::move(path), std::move(fd), algorithm));
 }
