@@ -254,10 +254,12 @@ Result<DirectoryEntry> TarIngester::BaseEntry(archive_entry* e) const {
   // An id that does not fit the catalog's 32 bits is refused, never cut
   // (to 0, root, for 2^32).
   const la_int64_t uid = archive_entry_uid(e), gid = archive_entry_gid(e);
-  if (uid < 0 || uid > UINT32_MAX || gid < 0 || gid > UINT32_MAX)
-    return Status::InvalidArgument("uid " + std::to_string(uid) + " / gid " +
-                                   std::to_string(gid) +
-                                   " does not fit 32 bits");
+  for (auto [what, id] : {std::pair{"uid", uid}, std::pair{"gid", gid}}) {
+    if (id < 0 || id > UINT32_MAX)
+      return Status::InvalidArgument(std::string(what) + " " +
+                                     std::to_string(id) +
+                                     " does not fit 32 bits");
+  }
   DirectoryEntry d;
   d.mode = archive_entry_mode(e);
   d.uid = static_cast<uint32_t>(uid);
