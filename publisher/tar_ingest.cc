@@ -2,12 +2,9 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <ctime>
@@ -19,6 +16,7 @@
 #include "cvmfs/path_hash.h"
 #include "publisher/dirtab_catalogs.h"
 #include "publisher/ordered_registration.h"
+#include "publisher/tar_stream.h"
 
 namespace publisher {
 
@@ -32,99 +30,6 @@ constexpr size_t kMaxNameLength = 255;
 // How many files may wait for the pipeline before registration blocks.
 constexpr size_t kMaxPending = 4096;
 
-struct ArchiveCloser {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-
-// The bytes of the current member. Sparse members come as data blocks at
-// offsets (archive_read_data_block); the holes between and after them read
-// as zeros, up to the member's size.
-class ArchiveSource : public ByteSource {
- public:
-  ArchiveSource(archive* a, archive_entry* e) : a_(a) {
-    if (archive_entry_sparse_count(e) > 0 && archive_entry_size_is_set(e))
-      sparse_size_ = archive_entry_size(e);
-  }
-  Result<size_t> Read(void* buf, size_t size) override;
-
- private:
-  archive* a_;
-  int64_t sparse_size_ = -1;  // the size holes extend to (sparse members)
-  const char* block_ = nullptr;
-  size_t block_left_ = 0;
-  int64_t block_offset_ = 0;  // where block_ goes in the file
-  int64_t out_ = 0;           // bytes returned so far
-  bool eof_ = false;
-};
-
-Result<size_t> ArchiveSource::Read(void* buf, size_t size) {
-  while (block_left_ == 0 && !eof_) {
-    const void* p = nullptr;
-    size_t n = 0;
-    la_int64_t offset = 0;
-    int rc = archive_read_data_block(a_, &p, &n, &offset);
-    if (rc == ARCHIVE_EOF) {
-      eof_ = true;
-      break;
-    }
-    if (rc < ARCHIVE_WARN)
-      return Status::Corruption(std::string("tar: ") +
-                                archive_error_string(a_));
-    if (offset < out_)
-      return Status::Corruption("tar: sparse blocks out of order");
-    block_ = static_cast<const char*>(p);
-    block_left_ = n;
-    block_offset_ = offset;
-  }
-  int64_t hole_end = eof_ ? std::max(out_, sparse_size_) : block_offset_;
-  if (out_ < hole_end) {
-    size_t n = static_cast<size_t>(
-        std::min<int64_t>(hole_end - out_, static_cast<int64_t>(size)));
-    std::memset(buf, 0, n);
-    out_ += static_cast<int64_t>(n);
-    return n;
-  }
-  size_t n = std::min(size, block_left_);
-  if (n > 0) std::memcpy(buf, block_, n);
-  block_ += n;
-  block_left_ -= n;
-  block_offset_ += static_cast<int64_t>(n);
-  out_ += static_cast<int64_t>(n);
-  return n;
-}
-
-// The tar stream's bytes as libarchive reads them: counted, so that an empty
-// input can be told from one in another format.
-struct TarInput {
-  int fd = -1;
-  bool owned = false;  // closed with the TarInput (not standard input)
-  bool failed = false;
-  int64_t bytes_read = 0;
-  std::vector<char> buffer = std::vector<char>(1 << 20);
-
-  TarInput() = default;
-  TarInput(const TarInput&) = delete;
-  TarInput& operator=(const TarInput&) = delete;
-  ~TarInput() {
-    if (owned) ::close(fd);
-  }
-  static la_ssize_t Read(archive* a, void* self, const void** out) {
-    auto* in = static_cast<TarInput*>(self);
-    ssize_t n;
-    do {
-      n = ::read(in->fd, in->buffer.data(), in->buffer.size());
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) {
-      in->failed = true;
-      archive_set_error(a, errno, "read: %s", std::strerror(errno));
-      return -1;
-    }
-    in->bytes_read += n;
-    *out = in->buffer.data();
-    return n;
-  }
-};
-
 class TarIngester {
  public:
   TarIngester(const TarIngestOptions& options, CatalogTree* tree,
@@ -137,12 +42,10 @@ class TarIngester {
   Status Run();
 
  private:
-  Status Open(archive* a);
-  std::string InputName() const;
-  Status ReadMembers(archive* a);
-  Status ProcessMember(archive* a, archive_entry* e);
-  Status PlaceMember(archive* a, archive_entry* e, const std::string& path,
-                     DirectoryEntry entry);
+  Status ReadMembers(TarStream* stream);
+  Status ProcessMember(TarStream* stream, archive_entry* e);
+  Status PlaceMember(TarStream* stream, archive_entry* e,
+                     const std::string& path, DirectoryEntry entry);
   Status PlaceHardlink(const std::string& path, const std::string& link,
                        DirectoryEntry entry);
   Status CheckLimits(archive_entry* e, const std::string& path) const;
@@ -160,7 +63,6 @@ class TarIngester {
   const TarIngestOptions& options_;
   CatalogTree* tree_;
   IngestPipeline* pipeline_;
-  TarInput input_;  // read by the archive of Run(), which it outlives
   std::string base_;
   std::set<std::string> known_dirs_;
   // Non-directory members so far, by path: their file type (AE_IF*).
@@ -394,7 +296,7 @@ Status TarIngester::CheckLimits(archive_entry* e,
   return Status::Ok();
 }
 
-Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
+Status TarIngester::ProcessMember(TarStream* stream, archive_entry* e) {
   const char* raw_name = archive_entry_pathname(e);
   if (!raw_name) return Status::Corruption("tar member without a name");
   auto rel = NormalizeRepoPath(raw_name);
@@ -406,7 +308,7 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
   if (st.ok()) st = entry.status();
   if (st.ok()) st = EnsureDirectory(std::string(cvmfs::ParentPath(path)));
   if (st.ok()) st = ReadXattrs(e, &*entry);
-  if (st.ok()) st = PlaceMember(a, e, path, std::move(*entry));
+  if (st.ok()) st = PlaceMember(stream, e, path, std::move(*entry));
   return st.Annotate(MemberName(raw_name));
 }
 
@@ -446,7 +348,7 @@ Status TarIngester::PlaceHardlink(const std::string& path,
   return pending_.FlushReady();
 }
 
-Status TarIngester::PlaceMember(archive* a, archive_entry* e,
+Status TarIngester::PlaceMember(TarStream* stream, archive_entry* e,
                                 const std::string& path, DirectoryEntry entry) {
   const std::string parent(cvmfs::ParentPath(path));
   touched_dirs_.insert(parent);
@@ -467,8 +369,8 @@ Status TarIngester::PlaceMember(archive* a, archive_entry* e,
       std::optional<uint64_t> size;
       if (archive_entry_size_is_set(e))
         size = static_cast<uint64_t>(archive_entry_size(e));
-      ArchiveSource source(a, e);
-      auto content = pipeline_->Submit(&source, size);
+      std::unique_ptr<ByteSource> source = stream->Content(e);
+      auto content = pipeline_->Submit(source.get(), size);
       contents_[path] = content;
       non_dirs_[path] = AE_IFREG;
       if (cvmfs::BaseName(path) == ".cvmfscatalog")
@@ -503,67 +405,12 @@ Status TarIngester::PlaceMember(archive* a, archive_entry* e,
   }
 }
 
-// Tar formats only: libarchive's other readers would take an mtree
-// specification (whose entries name files on this machine to read), zip,
-// cpio, ... and its "empty" format would take zero bytes, the input of a
-// broken `curl ... |` pipeline, for an empty archive.
-Status TarIngester::Open(archive* a) {
-  if (options_.tarball == "-") {
-    input_.fd = 0;
-  } else {
-    input_.fd = ::open(options_.tarball.c_str(), O_RDONLY | O_CLOEXEC);
-    if (input_.fd < 0)
-      return Status::InvalidArgument("cannot open tarball " + options_.tarball +
-                                     ": " + std::strerror(errno));
-    input_.owned = true;
-  }
-  archive_read_support_filter_all(a);
-  archive_read_support_format_tar(a);
-  if (archive_read_open(a, &input_, nullptr, &TarInput::Read, nullptr) ==
-      ARCHIVE_OK)
-    return Status::Ok();
-  if (input_.bytes_read == 0 && !input_.failed)
-    return Status::InvalidArgument(InputName() +
-                                   " is empty, not a tar archive");
-  return Status::InvalidArgument(InputName() + " is not a tar archive (" +
-                                 archive_error_string(a) + ")");
-}
-
-std::string TarIngester::InputName() const {
-  return options_.tarball == "-" ? "standard input"
-                                 : "tarball " + options_.tarball;
-}
-
-Status TarIngester::ReadMembers(archive* a) {
-  const std::string name = options_.tarball == "-"
-                               ? "standard input"
-                               : "tarball " + options_.tarball;
-  // Where the last member's data (and padding) ended in the tar stream: the
-  // end-of-archive blocks come after it. An archive that stops there (a
-  // stream cut at a member boundary) reads as complete to libarchive.
-  la_int64_t member_end = 0;
+Status TarIngester::ReadMembers(TarStream* stream) {
   for (;;) {
-    archive_entry* e = nullptr;
-    int rc = archive_read_next_header(a, &e);
-    if (rc == ARCHIVE_EOF) break;
-    if (rc == ARCHIVE_RETRY) continue;
-    if (rc < ARCHIVE_WARN) {
-      const char* error = archive_error_string(a);
-      return Status::InvalidArgument(name + " is not a complete tar archive: " +
-                                     (error ? error : "unreadable header"));
-    }
-    CVMFS_RETURN_IF_ERROR(ProcessMember(a, e));
-    if (archive_read_data_skip(a) < ARCHIVE_WARN)
-      return Status::InvalidArgument(
-          name + " is not a complete tar archive: " + archive_error_string(a));
-    member_end = archive_filter_bytes(a, 0);
+    CVMFS_ASSIGN_OR_RETURN(archive_entry * e, stream->Next());
+    if (!e) return Status::Ok();
+    CVMFS_RETURN_IF_ERROR(ProcessMember(stream, e));
   }
-  if (archive_filter_bytes(a, 0) <= member_end)
-    return Status::InvalidArgument(
-        name +
-        " is not a complete tar archive: it ends without the "
-        "end-of-archive blocks (cut off?)");
-  return Status::Ok();
 }
 
 Status TarIngester::Run() {
@@ -574,8 +421,7 @@ Status TarIngester::Run() {
                                    std::to_string(kMaxClientPathLength) +
                                    " bytes as clients see it");
   // The archive is opened (its format recognized) before anything changes.
-  std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
-  CVMFS_RETURN_IF_ERROR(Open(a.get()));
+  CVMFS_ASSIGN_OR_RETURN(auto stream, TarStream::Open(options_.tarball));
   for (const std::string& d : options_.delete_paths) {
     CVMFS_ASSIGN_OR_RETURN(std::string path, NormalizeRepoPath(d));
     if (path.empty())
@@ -586,7 +432,7 @@ Status TarIngester::Run() {
   CVMFS_RETURN_IF_ERROR(EnsureDirectory(base_).Annotate("-b " + base_));
   touched_dirs_.insert(base_);
 
-  Status st = ReadMembers(a.get());
+  Status st = ReadMembers(stream.get());
   if (!st.ok()) {
     pipeline_->Drain();
     return st;

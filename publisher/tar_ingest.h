@@ -13,14 +13,14 @@
 // or touches (dirtab_catalogs.h).
 //
 // What is refused (the whole ingest fails, nothing is published): input that
-// is not a complete tar archive (zero bytes, another format, a stream cut
-// inside a member or before the end-of-archive blocks; an archive of only
-// those blocks is a valid empty tarball), a path longer than a client can
-// use (kMaxClientPathLength with the /cvmfs/<fqrn> prefix), a symlink target
-// longer than kMaxClientPathLength, a uid or gid above 32 bits, and a member
-// below a non-directory (`link -> x` then `link/file`). A later member at the
-// path of an earlier one replaces it, as tar extraction does; a
-// non-directory replacing a directory removes what was below it.
+// is not a complete tar archive (tar_stream.h: zero bytes, another format, a
+// stream cut inside a member or before the end-of-archive blocks), a path
+// longer than a client can use (kMaxClientPathLength with the /cvmfs/<fqrn>
+// prefix), a symlink target longer than kMaxClientPathLength, a uid or gid
+// above 32 bits, and a member below a non-directory (`link -> x` then
+// `link/file`). A later member at the path of an earlier one replaces it, as
+// tar extraction does; a non-directory replacing a directory removes what was
+// below it.
 #ifndef PUBLISHER_TAR_INGEST_H_
 #define PUBLISHER_TAR_INGEST_H_
 
