@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <string_view>
+
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
@@ -21,9 +23,10 @@ struct CatalogTree::Node {
   Node* parent = nullptr;
   std::string file;
   std::unique_ptr<cvmfs::WritableCatalog> db;
-  std::map<std::string, NestedCatalogRef> refs;  // rows of nested_catalogs
-  std::map<std::string, std::unique_ptr<Node>>
-      children;  // loaded nested catalogs
+  // Rows of nested_catalogs, and the nested catalogs loaded; both looked up
+  // by views (NodeFor).
+  std::map<std::string, NestedCatalogRef, std::less<>> refs;
+  std::map<std::string, std::unique_ptr<Node>, std::less<>> children;
   std::optional<Digest> original_hash;
   CounterSet original_total;  // self + subtree when loaded (zero when new)
   CounterSet original_subtree;
@@ -100,18 +103,20 @@ Result<CatalogTree::Node*> CatalogTree::NodeFor(const std::string& path) {
   Node* node = root_.get();
   for (;;) {
     Node* next = nullptr;
-    // Check each ancestor prefix of `path` below the node's mountpoint.
+    // Check each ancestor prefix of `path` below the node's mountpoint, as
+    // views into `path`: a path d levels deep costs O(d) (times the depth
+    // of the keys it shares a prefix with), not d copies of its prefixes.
     size_t pos = node->mountpoint.size();
-    while (pos < path.size()) {
+    while (!node->refs.empty() && pos < path.size()) {
       size_t slash = path.find('/', pos + 1);
-      std::string prefix = path.substr(0, slash);
+      std::string_view prefix = std::string_view(path).substr(0, slash);
       auto ref = node->refs.find(prefix);
       if (ref != node->refs.end()) {
         auto child = node->children.find(prefix);
         if (child == node->children.end()) {
           CVMFS_ASSIGN_OR_RETURN(auto loaded,
-                                 LoadNode(prefix, ref->second.hash, node));
-          child = node->children.emplace(prefix, std::move(loaded)).first;
+                                 LoadNode(ref->first, ref->second.hash, node));
+          child = node->children.emplace(ref->first, std::move(loaded)).first;
         }
         next = child->second.get();
         break;

@@ -5,14 +5,18 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <ctime>
 #include <map>
 #include <memory>
 #include <set>
+#include <string_view>
 
 #include "cvmfs/path_hash.h"
 #include "publisher/dirtab_catalogs.h"
 #include "publisher/ordered_registration.h"
+#include "publisher/tar_stream.h"
 
 namespace publisher {
 
@@ -26,25 +30,6 @@ constexpr size_t kMaxNameLength = 255;
 // How many files may wait for the pipeline before registration blocks.
 constexpr size_t kMaxPending = 4096;
 
-struct ArchiveCloser {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-
-class ArchiveSource : public ByteSource {
- public:
-  explicit ArchiveSource(archive* a) : a_(a) {}
-  Result<size_t> Read(void* buf, size_t size) override {
-    la_ssize_t n = archive_read_data(a_, buf, size);
-    if (n < 0)
-      return Status::Corruption(std::string("tar: ") +
-                                archive_error_string(a_));
-    return static_cast<size_t>(n);
-  }
-
- private:
-  archive* a_;
-};
-
 class TarIngester {
  public:
   TarIngester(const TarIngestOptions& options, CatalogTree* tree,
@@ -57,9 +42,20 @@ class TarIngester {
   Status Run();
 
  private:
-  Status ProcessMember(archive* a, archive_entry* e);
+  Status ReadMembers(TarStream* stream);
+  Status ProcessMember(TarStream* stream, archive_entry* e);
+  Status PlaceMember(TarStream* stream, archive_entry* e,
+                     const std::string& path, DirectoryEntry entry);
+  Status PlaceHardlink(const std::string& path, const std::string& link,
+                       DirectoryEntry entry);
+  Status CheckLimits(archive_entry* e, const std::string& path) const;
   Status EnsureDirectory(const std::string& path);
-  DirectoryEntry BaseEntry(archive_entry* e) const;
+  // Before a member goes to `path`: an earlier entry there (of this tarball
+  // or of the published tree) gives way to it.
+  Status Replace(const std::string& path, bool is_directory);
+  void ForgetBelow(const std::string& dir);
+  void LeaveHardlinkGroup(const std::string& path);
+  Result<DirectoryEntry> BaseEntry(archive_entry* e) const;
   Status ReadXattrs(archive_entry* e, DirectoryEntry* entry) const;
   Status RegisterHardlinkGroups();
   Status CreateNestedCatalogs();
@@ -69,46 +65,107 @@ class TarIngester {
   IngestPipeline* pipeline_;
   std::string base_;
   std::set<std::string> known_dirs_;
+  // Non-directory members so far, by path: their file type (AE_IF*).
+  std::map<std::string, unsigned> non_dirs_;
   // Directories the tarball creates or touches (for the dirtab).
   std::set<std::string> touched_dirs_;
   OrderedRegistration pending_;  // file members, registered in tar order
   // Content of file members by path, for hardlinks to refer to.
   std::map<std::string, std::shared_ptr<PendingFile>> contents_;
-  // Hardlink groups: first member path -> all member paths (same directory).
-  std::map<std::string, std::vector<std::string>> groups_;
-  std::map<std::string, std::string> group_of_;  // member -> first member
+  // Hardlink groups (same directory): their member paths, the first being
+  // the regular file the others link to; and each member's group.
+  std::vector<std::vector<std::string>> groups_;
+  std::map<std::string, size_t> group_of_;
   // Hardlink group members, registered last.
   std::map<std::string, PendingRegistration> deferred_;
   std::vector<std::string> catalog_markers_;
 };
 
+const char* TypeName(unsigned type) {
+  switch (type) {
+    case AE_IFREG:
+      return "a regular file";
+    case AE_IFLNK:
+      return "a symbolic link";
+    case AE_IFIFO:
+      return "a fifo";
+    case AE_IFSOCK:
+      return "a socket";
+    case AE_IFCHR:
+      return "a character device";
+    case AE_IFBLK:
+      return "a block device";
+    default:
+      return "not a directory";
+  }
+}
+
+bool HasPrefix(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+const std::string& KeyOf(const std::string& key) { return key; }
+template <typename V>
+const std::string& KeyOf(const std::pair<const std::string, V>& item) {
+  return item.first;
+}
+
+// Erases the keys of a sorted container that start with `prefix`.
+template <typename Container>
+void EraseWithPrefix(Container* c, const std::string& prefix) {
+  auto first = c->lower_bound(prefix);
+  auto last = first;
+  while (last != c->end() && HasPrefix(KeyOf(*last), prefix)) ++last;
+  c->erase(first, last);
+}
+
+// A member's name for a message: long ones are cut.
+std::string MemberName(const char* raw) {
+  std::string_view name(raw);
+  if (name.size() <= 120) return "tar member '" + std::string(name) + "'";
+  return "tar member '" + std::string(name.substr(0, 60)) + "..." +
+         std::string(name.substr(name.size() - 40)) + "' (" +
+         std::to_string(name.size()) + " bytes)";
+}
+
 }  // namespace
 
 Result<std::string> NormalizeRepoPath(const std::string& path) {
   std::string out;
+  out.reserve(path.size() + 1);
   size_t pos = 0;
   while (pos <= path.size()) {
     size_t slash = path.find('/', pos);
     if (slash == std::string::npos) slash = path.size();
-    std::string comp = path.substr(pos, slash - pos);
+    std::string_view comp(path.data() + pos, slash - pos);
     pos = slash + 1;
     if (comp.empty() || comp == ".") continue;
     if (comp == "..")
       return Status::InvalidArgument("path '" + path + "' contains '..'");
     if (comp.size() > kMaxNameLength)
-      return Status::InvalidArgument("name '" + comp.substr(0, 40) +
-                                     "...' in '" + path +
-                                     "' is longer than 255 bytes");
-    out += "/" + comp;
+      return Status::InvalidArgument(
+          "name '" + std::string(comp.substr(0, 40)) + "...' in '" + path +
+          "' is longer than 255 bytes");
+    out += '/';
+    out += comp;
   }
   return out;
 }
 
-DirectoryEntry TarIngester::BaseEntry(archive_entry* e) const {
+Result<DirectoryEntry> TarIngester::BaseEntry(archive_entry* e) const {
+  // An id that does not fit the catalog's 32 bits is refused, never cut
+  // (to 0, root, for 2^32).
+  const la_int64_t uid = archive_entry_uid(e), gid = archive_entry_gid(e);
+  for (auto [what, id] : {std::pair{"uid", uid}, std::pair{"gid", gid}}) {
+    if (id < 0 || id > UINT32_MAX)
+      return Status::InvalidArgument(std::string(what) + " " +
+                                     std::to_string(id) +
+                                     " does not fit 32 bits");
+  }
   DirectoryEntry d;
   d.mode = archive_entry_mode(e);
-  d.uid = static_cast<uint32_t>(archive_entry_uid(e));
-  d.gid = static_cast<uint32_t>(archive_entry_gid(e));
+  d.uid = static_cast<uint32_t>(uid);
+  d.gid = static_cast<uint32_t>(gid);
   d.mtime = archive_entry_mtime(e);
   d.hash_algorithm = options_.hash_algorithm;
   d.compression = options_.compression;
@@ -137,12 +194,21 @@ Status TarIngester::ReadXattrs(archive_entry* e, DirectoryEntry* entry) const {
 
 Status TarIngester::EnsureDirectory(const std::string& path) {
   if (path.empty() || known_dirs_.count(path)) return Status::Ok();
+  auto member = non_dirs_.find(path);
+  if (member != non_dirs_.end())
+    return Status::InvalidArgument("parent " + path + " is " +
+                                   TypeName(member->second) +
+                                   ", not a directory");
   CVMFS_RETURN_IF_ERROR(EnsureDirectory(std::string(cvmfs::ParentPath(path))));
   CVMFS_ASSIGN_OR_RETURN(auto existing, tree_->Lookup(path));
   if (existing && existing->IsDirectory()) {
     known_dirs_.insert(path);
     return Status::Ok();
   }
+  if (existing)
+    return Status::InvalidArgument("parent " + path + " is " +
+                                   TypeName(existing->mode & S_IFMT) +
+                                   " in the published tree, not a directory");
   DirectoryEntry d;
   d.mode = S_IFDIR | 0755;
   d.size = 4096;
@@ -154,70 +220,169 @@ Status TarIngester::EnsureDirectory(const std::string& path) {
   return Status::Ok();
 }
 
-Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
+// Forgets what is known of the tarball's entries strictly below `dir`.
+void TarIngester::ForgetBelow(const std::string& dir) {
+  const std::string prefix = dir + "/";
+  std::vector<std::string> linked;
+  for (auto it = group_of_.lower_bound(prefix);
+       it != group_of_.end() && HasPrefix(it->first, prefix); ++it)
+    linked.push_back(it->first);
+  for (const std::string& p : linked) LeaveHardlinkGroup(p);
+  EraseWithPrefix(&known_dirs_, prefix);
+  EraseWithPrefix(&non_dirs_, prefix);
+  EraseWithPrefix(&touched_dirs_, prefix);
+  EraseWithPrefix(&contents_, prefix);
+  catalog_markers_.erase(
+      std::remove_if(catalog_markers_.begin(), catalog_markers_.end(),
+                     [&](const std::string& m) {
+                       return m == dir || HasPrefix(m, prefix);
+                     }),
+      catalog_markers_.end());
+}
+
+void TarIngester::LeaveHardlinkGroup(const std::string& path) {
+  auto g = group_of_.find(path);
+  if (g == group_of_.end()) return;
+  std::vector<std::string>& members = groups_[g->second];
+  members.erase(std::remove(members.begin(), members.end(), path),
+                members.end());
+  group_of_.erase(g);
+  deferred_.erase(path);
+}
+
+Status TarIngester::Replace(const std::string& path, bool is_directory) {
+  const bool was_member = non_dirs_.count(path) > 0;
+  const bool was_dir = known_dirs_.count(path) > 0;
+  // (What the tarball knows below a directory of the published tree is in
+  // known_dirs_ with that directory.)
+  if (!was_member && !was_dir) return Status::Ok();
+  if (was_dir && is_directory) return Status::Ok();
+  // Registrations keep the tarball's order: what was queued for this path
+  // lands before the member that replaces it.
+  CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
+  LeaveHardlinkGroup(path);
+  non_dirs_.erase(path);
+  contents_.erase(path);
+  if (was_dir) {
+    ForgetBelow(path);
+    known_dirs_.erase(path);
+  }
+  if (cvmfs::BaseName(path) == ".cvmfscatalog") {
+    std::string dir(cvmfs::ParentPath(path));
+    catalog_markers_.erase(
+        std::remove(catalog_markers_.begin(), catalog_markers_.end(), dir),
+        catalog_markers_.end());
+  }
+  return Status::Ok();
+}
+
+Status TarIngester::CheckLimits(archive_entry* e,
+                                const std::string& path) const {
+  const size_t prefix = std::string("/cvmfs/").size() + options_.fqrn.size();
+  if (prefix + path.size() > kMaxClientPathLength)
+    return Status::InvalidArgument(
+        "the path is " + std::to_string(prefix + path.size()) +
+        " bytes as clients see it (/cvmfs/" + options_.fqrn +
+        path.substr(0, 40) + "...), more than " +
+        std::to_string(kMaxClientPathLength));
+  if (archive_entry_filetype(e) == AE_IFLNK && !archive_entry_hardlink(e)) {
+    const char* target = archive_entry_symlink(e);
+    size_t length = target ? std::strlen(target) : 0;
+    if (length > kMaxClientPathLength)
+      return Status::InvalidArgument(
+          "symlink target of " + std::to_string(length) + " bytes, more than " +
+          std::to_string(kMaxClientPathLength));
+  }
+  return Status::Ok();
+}
+
+Status TarIngester::ProcessMember(TarStream* stream, archive_entry* e) {
   const char* raw_name = archive_entry_pathname(e);
   if (!raw_name) return Status::Corruption("tar member without a name");
-  CVMFS_ASSIGN_OR_RETURN(std::string rel, NormalizeRepoPath(raw_name));
-  if (rel.empty()) return Status::Ok();  // the base directory itself
-  std::string path = base_ + rel;
-  std::string parent(cvmfs::ParentPath(path));
-  CVMFS_RETURN_IF_ERROR(EnsureDirectory(parent));
-  touched_dirs_.insert(parent);
+  auto rel = NormalizeRepoPath(raw_name);
+  if (!rel.ok()) return rel.status();
+  if (rel->empty()) return Status::Ok();  // the base directory itself
+  const std::string path = base_ + *rel;
+  Status st = CheckLimits(e, path);
+  auto entry = BaseEntry(e);
+  if (st.ok()) st = entry.status();
+  if (st.ok()) st = EnsureDirectory(std::string(cvmfs::ParentPath(path)));
+  if (st.ok()) st = ReadXattrs(e, &*entry);
+  if (st.ok()) st = PlaceMember(stream, e, path, std::move(*entry));
+  return st.Annotate(MemberName(raw_name));
+}
 
-  DirectoryEntry entry = BaseEntry(e);
-  CVMFS_RETURN_IF_ERROR(ReadXattrs(e, &entry).Annotate(path));
-
-  if (const char* link = archive_entry_hardlink(e)) {
-    CVMFS_ASSIGN_OR_RETURN(std::string target_rel, NormalizeRepoPath(link));
-    std::string target = base_ + target_rel;
-    auto content = contents_.find(target);
-    if (content == contents_.end())
-      return Status::InvalidArgument(
-          "hardlink " + path + " refers to " + target +
-          ", which is not a regular file earlier in the archive");
-    entry.mode = (entry.mode & 07777) | S_IFREG;
-    PendingRegistration p{path, entry, content->second};
-    contents_[path] = content->second;
-    known_dirs_.erase(path);
-    if (cvmfs::ParentPath(target) == cvmfs::ParentPath(path)) {
-      std::string first = group_of_.count(target) ? group_of_[target] : target;
-      if (groups_[first].empty()) {
-        groups_[first].push_back(first);
-        group_of_[first] = first;
-      }
-      groups_[first].push_back(path);
-      group_of_[path] = first;
-      deferred_[path] = std::move(p);
-      return pending_.FlushReady();
-    }
+Status TarIngester::PlaceHardlink(const std::string& path,
+                                  const std::string& link,
+                                  DirectoryEntry entry) {
+  CVMFS_ASSIGN_OR_RETURN(std::string target_rel, NormalizeRepoPath(link));
+  const std::string target = base_ + target_rel;
+  auto content = contents_.find(target);
+  if (content == contents_.end())
+    return Status::InvalidArgument(
+        "hardlink " + path + " refers to " + target +
+        ", which is not a regular file earlier in the archive");
+  std::shared_ptr<PendingFile> shared = content->second;
+  if (path == target) return Status::Ok();  // a link to itself
+  CVMFS_RETURN_IF_ERROR(Replace(path, false));
+  entry.mode = (entry.mode & 07777) | S_IFREG;
+  PendingRegistration p{path, entry, shared};
+  contents_[path] = shared;
+  non_dirs_[path] = AE_IFREG;
+  if (cvmfs::ParentPath(target) != cvmfs::ParentPath(path)) {
     // CVMFS keeps only same-directory groups: this one is a separate copy.
     return pending_.Add(std::move(p));
   }
+  auto g = group_of_.find(target);
+  size_t group = 0;
+  if (g != group_of_.end()) {
+    group = g->second;
+  } else {
+    group = groups_.size();
+    groups_.push_back({target});
+    group_of_[target] = group;
+  }
+  groups_[group].push_back(path);
+  group_of_[path] = group;
+  deferred_[path] = std::move(p);
+  return pending_.FlushReady();
+}
 
-  switch (archive_entry_filetype(e)) {
+Status TarIngester::PlaceMember(TarStream* stream, archive_entry* e,
+                                const std::string& path, DirectoryEntry entry) {
+  const std::string parent(cvmfs::ParentPath(path));
+  touched_dirs_.insert(parent);
+  if (const char* link = archive_entry_hardlink(e))
+    return PlaceHardlink(path, link, std::move(entry));
+
+  const unsigned type = archive_entry_filetype(e);
+  switch (type) {
     case AE_IFDIR:
+      CVMFS_RETURN_IF_ERROR(Replace(path, true));
       entry.size = 4096;
       CVMFS_RETURN_IF_ERROR(tree_->Put(path, entry));
       known_dirs_.insert(path);
       touched_dirs_.insert(path);
       return Status::Ok();
     case AE_IFREG: {
-      known_dirs_.erase(path);
+      CVMFS_RETURN_IF_ERROR(Replace(path, false));
       std::optional<uint64_t> size;
       if (archive_entry_size_is_set(e))
         size = static_cast<uint64_t>(archive_entry_size(e));
-      ArchiveSource source(a);
-      auto content = pipeline_->Submit(&source, size);
+      std::unique_ptr<ByteSource> source = stream->Content(e);
+      auto content = pipeline_->Submit(source.get(), size);
       contents_[path] = content;
+      non_dirs_[path] = AE_IFREG;
       if (cvmfs::BaseName(path) == ".cvmfscatalog")
         catalog_markers_.push_back(parent);
       return pending_.Add(PendingRegistration{path, entry, content});
     }
     case AE_IFLNK: {
+      CVMFS_RETURN_IF_ERROR(Replace(path, false));
       const char* target = archive_entry_symlink(e);
       entry.symlink = target ? target : "";
       entry.size = entry.symlink.size();
-      known_dirs_.erase(path);
+      non_dirs_[path] = type;
       // Keep the order of registrations: the link may replace a pending file.
       CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
       return tree_->Put(path, entry);
@@ -227,22 +392,36 @@ Status TarIngester::ProcessMember(archive* a, archive_entry* e) {
     case AE_IFCHR:
     case AE_IFBLK: {
       if (options_.ignore_special_files) return Status::Ok();
-      entry.size = (archive_entry_filetype(e) == AE_IFCHR ||
-                    archive_entry_filetype(e) == AE_IFBLK)
+      CVMFS_RETURN_IF_ERROR(Replace(path, false));
+      entry.size = (type == AE_IFCHR || type == AE_IFBLK)
                        ? static_cast<uint64_t>(archive_entry_rdev(e))
                        : 0;
-      known_dirs_.erase(path);
+      non_dirs_[path] = type;
       CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
       return tree_->Put(path, entry);
     }
     default:
-      return Status::InvalidArgument("tar member " + path +
-                                     " has an unsupported file type");
+      return Status::InvalidArgument("unsupported file type");
+  }
+}
+
+Status TarIngester::ReadMembers(TarStream* stream) {
+  for (;;) {
+    CVMFS_ASSIGN_OR_RETURN(archive_entry * e, stream->Next());
+    if (!e) return Status::Ok();
+    CVMFS_RETURN_IF_ERROR(ProcessMember(stream, e));
   }
 }
 
 Status TarIngester::Run() {
   CVMFS_ASSIGN_OR_RETURN(base_, NormalizeRepoPath(options_.base_dir));
+  if (std::string("/cvmfs/").size() + options_.fqrn.size() + base_.size() >
+      kMaxClientPathLength)
+    return Status::InvalidArgument("-b: the base directory is longer than " +
+                                   std::to_string(kMaxClientPathLength) +
+                                   " bytes as clients see it");
+  // The archive is opened (its format recognized) before anything changes.
+  CVMFS_ASSIGN_OR_RETURN(auto stream, TarStream::Open(options_.tarball));
   for (const std::string& d : options_.delete_paths) {
     CVMFS_ASSIGN_OR_RETURN(std::string path, NormalizeRepoPath(d));
     if (path.empty())
@@ -250,49 +429,33 @@ Status TarIngester::Run() {
           "-d: refusing to delete the repository root");
     CVMFS_RETURN_IF_ERROR(tree_->Remove(path));
   }
-  CVMFS_RETURN_IF_ERROR(EnsureDirectory(base_));
+  CVMFS_RETURN_IF_ERROR(EnsureDirectory(base_).Annotate("-b " + base_));
   touched_dirs_.insert(base_);
 
-  std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
-  archive_read_support_filter_all(a.get());
-  archive_read_support_format_all(a.get());
-  int rc = options_.tarball == "-"
-               ? archive_read_open_fd(a.get(), 0, 1 << 20)
-               : archive_read_open_filename(a.get(), options_.tarball.c_str(),
-                                            1 << 20);
-  if (rc != ARCHIVE_OK)
-    return Status::InvalidArgument("cannot read tarball " + options_.tarball +
-                                   ": " + archive_error_string(a.get()));
-  for (;;) {
-    archive_entry* e = nullptr;
-    rc = archive_read_next_header(a.get(), &e);
-    if (rc == ARCHIVE_EOF) break;
-    if (rc == ARCHIVE_RETRY) continue;
-    if (rc < ARCHIVE_WARN)
-      return Status::Corruption("tarball " + options_.tarball + ": " +
-                                archive_error_string(a.get()));
-    Status st = ProcessMember(a.get(), e);
-    if (!st.ok()) {
-      pipeline_->Drain();
-      return st;
-    }
+  Status st = ReadMembers(stream.get());
+  if (!st.ok()) {
+    pipeline_->Drain();
+    return st;
   }
   CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
   CVMFS_RETURN_IF_ERROR(RegisterHardlinkGroups());
   return CreateNestedCatalogs();
 }
 
-// Hardlink groups, once every member is known.
+// Hardlink groups, once every member is known. A group that later members
+// left with one name registers it as a plain file.
 Status TarIngester::RegisterHardlinkGroups() {
   uint32_t next_group = 1;
-  for (auto& [first, members] : groups_) {
-    uint32_t group = next_group++;
+  for (auto& members : groups_) {
+    if (members.empty()) continue;
+    uint32_t group = members.size() > 1 ? next_group++ : 0;
     for (const std::string& m : members) {
       PendingRegistration p;
       auto d = deferred_.find(m);
       if (d != deferred_.end()) {
         p = std::move(d->second);
       } else {
+        if (members.size() == 1) continue;  // registered as it was
         CVMFS_ASSIGN_OR_RETURN(auto entry, tree_->Lookup(m));
         if (!entry) continue;
         p = PendingRegistration{m, *entry, contents_[m]};

@@ -64,6 +64,7 @@ int RunIngest(const cvmfs::SystemPaths& paths, const IngestArgs& args) {
   if (!repo_or.ok()) return FailMessage(repo_or.status());
   publisher::Repository& repo = **repo_or;
   publisher::TarIngestOptions ingest = args.options;
+  ingest.fqrn = repo.config().fqrn;
   ingest.include_xattrs = repo.config().include_xattrs;
   ingest.ignore_special_files = repo.config().ignore_special_files;
   ingest.hash_algorithm = repo.config().hash_algorithm;
