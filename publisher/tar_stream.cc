@@ -121,7 +121,16 @@ Result<std::unique_ptr<TarStream>> TarStream::Open(const std::string& tarball) {
     s->input_->owned = true;
   }
   archive* a = s->archive_.get();
-  archive_read_support_filter_all(a);
+  // Compressions libarchive decodes itself (Debian's libarchive links
+  // zlib, bzip2, liblzma, zstd and lz4): not the "all" set, in which some
+  // filters (lrzip, lzop, grzip, ...) run an external program on the input.
+  archive_read_support_filter_gzip(a);
+  archive_read_support_filter_bzip2(a);
+  archive_read_support_filter_xz(a);
+  archive_read_support_filter_lzma(a);
+  archive_read_support_filter_zstd(a);
+  archive_read_support_filter_lz4(a);
+  archive_read_support_filter_compress(a);
   // Tar formats only: not libarchive's "empty" format (zero bytes as an
   // empty archive), nor mtree, zip, cpio, ...
   archive_read_support_format_tar(a);
