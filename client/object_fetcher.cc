@@ -88,6 +88,16 @@ class VerifyingSink : public DownloadSink {
   std::function<void()> on_reset_;
 };
 
+// Catalogs, certificates, histories and the other objects that are not file
+// content are metadata: bounded by the fetcher's overall deadline.
+DownloadRequest ToDownload(const ObjectRequest& request, bool no_cache) {
+  DownloadRequest download{ObjectPath(request.digest, request.suffix),
+                           no_cache};
+  download.metadata = request.suffix != ObjectSuffix::kNone &&
+                      request.suffix != ObjectSuffix::kPartial;
+  return download;
+}
+
 }  // namespace
 
 ObjectFetcher::ObjectFetcher(Fetcher* fetcher, cache::PosixCache* cache)
@@ -256,9 +266,7 @@ Status ObjectFetcher::DownloadOnce(const ObjectRequest& request,
                      });
   sink.set_on_reset(start_txn);
 
-  DownloadRequest download{ObjectPath(request.digest, request.suffix),
-                           no_cache};
-  DownloadResult result = fetcher_->Fetch(download, &sink);
+  DownloadResult result = fetcher_->Fetch(ToDownload(request, no_cache), &sink);
   bytes_ += sink.received();
   if (!result.status.ok()) return result.status;
   CVMFS_RETURN_IF_ERROR(sink.Verify());
@@ -277,9 +285,8 @@ Result<std::string> ObjectFetcher::FetchToMemory(const ObjectRequest& request) {
                          return Status::Ok();
                        });
     sink.set_on_reset([&] { out.clear(); });
-    DownloadRequest download{ObjectPath(request.digest, request.suffix),
-                             no_cache};
-    DownloadResult result = fetcher_->Fetch(download, &sink);
+    DownloadResult result =
+        fetcher_->Fetch(ToDownload(request, no_cache), &sink);
     bytes_ += sink.received();
     if (!result.status.ok()) return result.status;
     st = sink.Verify();
