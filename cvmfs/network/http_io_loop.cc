@@ -330,7 +330,13 @@ bool HttpFetcher::IoLoop::PastDeadline(const Transfer& t, CURLcode code) const {
   if (code != CURLE_OPERATION_TIMEDOUT || !t.request.metadata ||
       deadline_ms <= 0)
     return false;
-  return Clock::now() - t.started >= std::chrono::milliseconds(deadline_ms);
+  // curl measures from a moment a little after `started` and reads its
+  // clock before ours, which may show a millisecond less than the deadline;
+  // the slack also counts a low-speed timeout that ends within it as the
+  // deadline (slow either way).
+  constexpr std::chrono::milliseconds kSlack{10};
+  return Clock::now() - t.started + kSlack >=
+         std::chrono::milliseconds(deadline_ms);
 }
 
 std::string HttpFetcher::IoLoop::Describe(const Transfer& t,
