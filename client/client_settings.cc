@@ -142,6 +142,13 @@ Status ReadNetworkNumbers(const OptionReader& r, ClientSettings* s) {
                                 "seconds", &s->host_reset_after_s));
   CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_MAX_CONNECTIONS", 1, 1024,
                                 "connections", &s->max_connections));
+  // A server trickling just above CVMFS_LOW_SPEED_LIMIT never times out by
+  // the low-speed window; this bounds the attempt (doc/client.md).
+  s->metadata_deadline_s = ClientSettings::kMetadataDeadlineFactor *
+                           std::max(s->timeout_s, s->timeout_direct_s);
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_METADATA_DEADLINE", 0, 86400,
+                                "seconds (0: no limit)",
+                                &s->metadata_deadline_s));
   return ReadPrefetch(r, s);
 }
 

@@ -52,6 +52,12 @@ struct ClientSettings {
   // CVMFS_MAX_CONNECTIONS (ours): parallel HTTP transfers per mount. Room
   // for every FUSE thread's demand read next to the prefetches.
   int max_connections = 128;
+  // CVMFS_METADATA_DEADLINE (ours): the longest one download attempt of a
+  // signed file or a catalog may take, in seconds; 0 = no limit. Unset:
+  // kMetadataDeadlineFactor times the larger of CVMFS_TIMEOUT and
+  // CVMFS_TIMEOUT_DIRECT (120 s with the defaults).
+  static constexpr int kMetadataDeadlineFactor = 12;
+  int metadata_deadline_s = kMetadataDeadlineFactor * 10;
 
   // Prefetch (ours; doc/client.md, "Prefetch").
   bool prefetch = true;             // CVMFS_PREFETCH

@@ -108,6 +108,7 @@ TEST_F(ClientSettingsTest, ReadsEveryTypedParameter) {
       {"CVMFS_PROXY_RESET_AFTER", "0"},
       {"CVMFS_HOST_RESET_AFTER", "60"},
       {"CVMFS_MAX_CONNECTIONS", "1024"},
+      {"CVMFS_METADATA_DEADLINE", "30"},
       {"CVMFS_PREFETCH", "off"},
       {"CVMFS_PREFETCH_FILES", "2000"},
       {"CVMFS_PREFETCH_BUDGET", "256"},
@@ -140,6 +141,7 @@ TEST_F(ClientSettingsTest, ReadsEveryTypedParameter) {
   EXPECT_EQ(s->proxy_reset_after_s, 0);
   EXPECT_EQ(s->host_reset_after_s, 60);
   EXPECT_EQ(s->max_connections, 1024);
+  EXPECT_EQ(s->metadata_deadline_s, 30);
   EXPECT_FALSE(s->prefetch);
   EXPECT_EQ(s->prefetch_files, 2000);
   EXPECT_EQ(s->prefetch_budget_mb, 256);
@@ -172,6 +174,24 @@ TEST_F(ClientSettingsTest, PrefetchLeavesHalfTheConnectionsToDemandReads) {
   auto s = Settings();
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->prefetch_parallel, 8);
+}
+
+// Unset, the deadline of metadata downloads follows the timeouts.
+TEST_F(ClientSettingsTest, MetadataDeadlineFollowsTheTimeouts) {
+  auto s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->metadata_deadline_s, 120);  // 12 x CVMFS_TIMEOUT_DIRECT=10
+  opts_.Set("CVMFS_TIMEOUT", "30", "test");
+  s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->metadata_deadline_s, 360);
+  opts_.Set("CVMFS_METADATA_DEADLINE", "0", "test");
+  s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->metadata_deadline_s, 0);
+  EXPECT_EQ(ErrorFor("CVMFS_METADATA_DEADLINE", "2m"),
+            "CVMFS_METADATA_DEADLINE='2m' (from test.conf): expected seconds "
+            "(0: no limit) (a whole number from 0 to 86400)");
 }
 
 TEST_F(ClientSettingsTest, EmptyValueMeansDefault) {
@@ -437,7 +457,8 @@ TEST_F(ClientSettingsTest, KnownParameterTableCoversSpecAndOurs) {
         "CVMFS_WORLD_READABLE", "CVMFS_USYSLOG", "CVMFS_CACHE_PRIMARY",
         "CVMFS_CACHE_ram_LOWER_READONLY", "CVMFS_CLIENT_PROFILE",
         "CVMFS_PREFETCH", "CVMFS_PREFETCH_BUDGET", "CVMFS_PREFETCH_FILES",
-        "CVMFS_PREFETCH_PARALLEL", "CVMFS_PREFETCH_SPECULATE_MS"}) {
+        "CVMFS_PREFETCH_PARALLEL", "CVMFS_PREFETCH_SPECULATE_MS",
+        "CVMFS_METADATA_DEADLINE"}) {
     EXPECT_TRUE(IsKnownClientParameter(name)) << name;
   }
   for (const char* name :

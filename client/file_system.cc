@@ -400,11 +400,8 @@ Result<struct statvfs> FileSystem::StatFs() {
 Result<std::string> FileSystem::GetXattr(uint64_t inode,
                                          const std::string& name) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
-  for (const auto& [key, value] : info->entry.xattrs.entries)
-    if (key == name) return value;
-  if (!MagicXattrs::IsMagic(name)) return Status::NotFound(name);
   const MagicXattrs::StatisticsFn stats = [this] { return Statistics(); };
-  return MagicXattrs(stats, *info).Get(name);
+  return MagicXattrs(stats, *info).Lookup(name);
 }
 
 bool FileSystem::RevisionHasXattrs() {
@@ -413,13 +410,7 @@ bool FileSystem::RevisionHasXattrs() {
 
 Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
-  std::vector<std::string> names;
-  for (const auto& [key, value] : info->entry.xattrs.entries)
-    names.push_back(key);
-  if (options_.hide_magic_xattrs) return names;
-  for (std::string& n : MagicXattrs::Names(info->entry))
-    names.push_back(std::move(n));
-  return names;
+  return MagicXattrs::List(info->entry, options_.hide_magic_xattrs);
 }
 
 MountStatistics FileSystem::Statistics() const {

@@ -134,6 +134,38 @@ TEST_P(FixtureMountTest, CorruptObjectIsEioAndNeverCached) {
   EXPECT_GE(fs->io_errors(), 1u);
 }
 
+// Signed files and catalogs are asked for as metadata (bounded by the
+// fetcher's overall deadline, doc/client.md); file content is not.
+TEST_P(FixtureMountTest, SignedFilesAndCatalogsAreFetchedAsMetadata) {
+  auto server = Server();
+  MemoryFetcher* s = server.get();
+  auto mount = Mount(std::move(server), DemandOnlyConfig());
+  ASSERT_TRUE(mount.ok()) << mount.status().ToString();
+  FileSystem* fs = (*mount)->file_system();
+  auto hello = fs->Lookup(kRootInode, "hello.txt");
+  ASSERT_TRUE(hello.ok()) << hello.status().ToString();
+  ASSERT_TRUE(ReadAll(fs, hello->inode).ok());
+  int signed_files = 0, catalogs = 0, content = 0;
+  for (const DownloadRequest& r : s->request_log()) {
+    const char last = r.url_path.back();
+    if (r.url_path == ".cvmfspublished" || r.url_path == ".cvmfswhitelist" ||
+        last == 'X') {
+      ++signed_files;
+      EXPECT_TRUE(r.metadata) << r.url_path;
+    } else if (last == 'C') {
+      ++catalogs;
+      EXPECT_TRUE(r.metadata) << r.url_path;
+    } else if (r.url_path.rfind("data/", 0) == 0 && last != 'H' &&
+               last != 'M') {
+      ++content;
+      EXPECT_FALSE(r.metadata) << r.url_path;
+    }
+  }
+  EXPECT_EQ(3, signed_files);
+  EXPECT_GE(catalogs, 1);
+  EXPECT_GE(content, 1);
+}
+
 TEST_P(FixtureMountTest, TruncatedTransferFailsWithoutPoisoningTheCache) {
   auto server = Server();
   MemoryFetcher* s = server.get();

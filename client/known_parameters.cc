@@ -71,6 +71,8 @@ constexpr std::string_view kKnownNames[] = {
     "CVMFS_LOW_SPEED_LIMIT",
     "CVMFS_MAGIC_XATTRS_VISIBILITY",
     "CVMFS_MAX_CONNECTIONS",        // ours: libcurl connection pool per mount
+    "CVMFS_METADATA_DEADLINE",      // ours: overall limit of one download of
+                                    // a signed file or catalog
     "CVMFS_PREFETCH",               // ours: prefetch on/off
     "CVMFS_PREFETCH_BUDGET",        // ours: prefetch byte budget (MB)
     "CVMFS_PREFETCH_FILES",         // ours: prefetch object budget

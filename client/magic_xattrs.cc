@@ -69,16 +69,43 @@ std::string Percent(uint64_t part, uint64_t whole) {
   return buf;
 }
 
+// The magic attribute called `name` ("user.hash"), or null. Asked for
+// every attribute an entry does not carry: no allocation.
+const Attr* FindAttr(std::string_view name) {
+  constexpr std::string_view kPrefix = "user.";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return nullptr;
+  for (const Attr& a : kAttrs)
+    if (name.substr(kPrefix.size()) == a.name) return &a;
+  return nullptr;
+}
+
 }  // namespace
 
 bool MagicXattrs::IsMagic(const std::string& name) {
-  // Asked for every attribute an entry does not carry: no allocation.
-  constexpr std::string_view kPrefix = "user.";
-  const std::string_view n(name);
-  if (n.substr(0, kPrefix.size()) != kPrefix) return false;
-  for (const Attr& a : kAttrs)
-    if (n.substr(kPrefix.size()) == a.name) return true;
-  return false;
+  return FindAttr(name) != nullptr;
+}
+
+bool MagicXattrs::Shadows(const std::string& name,
+                          const DirectoryEntry& entry) {
+  const Attr* attr = FindAttr(name);
+  return attr != nullptr && AppliesTo(attr->applies, entry);
+}
+
+Result<std::string> MagicXattrs::Lookup(const std::string& name) const {
+  if (Shadows(name, info_.entry)) return Get(name);
+  for (const auto& [key, value] : info_.entry.xattrs.entries)
+    if (key == name) return value;
+  return Status::NotFound(name);
+}
+
+std::vector<std::string> MagicXattrs::List(const DirectoryEntry& entry,
+                                           bool hide_magic) {
+  std::vector<std::string> names;
+  for (const auto& [key, value] : entry.xattrs.entries)
+    if (!Shadows(key, entry)) names.push_back(key);
+  if (hide_magic) return names;
+  for (std::string& n : Names(entry)) names.push_back(std::move(n));
+  return names;
 }
 
 std::vector<std::string> MagicXattrs::Names(const DirectoryEntry& entry) {
@@ -90,15 +117,10 @@ std::vector<std::string> MagicXattrs::Names(const DirectoryEntry& entry) {
 }
 
 Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
-  const std::string prefix = "user.";
-  if (full_name.compare(0, prefix.size(), prefix) != 0)
-    return Status::NotFound(full_name);
-  const std::string name = full_name.substr(prefix.size());
-  const Attr* attr = nullptr;
-  for (const Attr& a : kAttrs)
-    if (name == a.name) attr = &a;
+  const Attr* attr = FindAttr(full_name);
   if (!attr || !AppliesTo(attr->applies, info_.entry))
     return Status::NotFound(full_name);
+  const std::string name = attr->name;
 
   if (auto value = EntryValue(name)) return std::move(*value);
   return MountValue(name, stats_());

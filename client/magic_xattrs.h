@@ -6,6 +6,12 @@
 // when such a value is asked for (tar --xattrs and rsync -X ask for every
 // listed name of every file).
 //
+// A magic name always wins over an attribute of the same name stored in the
+// repository (a tar member carrying user.hash=deadbeef): getxattr answers
+// the magic value and listxattr names it once (doc/client.md, "Extended
+// attributes"). A magic name that does not apply to the entry (user.hash
+// of a directory, user.rawlink of a file) shadows nothing, as in CVMFS.
+//
 // Thread safety: a short-lived view; create one per request.
 #ifndef CLIENT_MAGIC_XATTRS_H_
 #define CLIENT_MAGIC_XATTRS_H_
@@ -34,6 +40,17 @@ class MagicXattrs {
 
   // NotFound for names that are not magic (or do not apply to this entry).
   Result<std::string> Get(const std::string& name) const;
+  // getxattr: the magic value if `name` is magic for this entry, else the
+  // repository's attribute; NotFound if neither has it.
+  Result<std::string> Lookup(const std::string& name) const;
+  // listxattr, each name once: the repository's attributes that no magic
+  // one shadows, then (unless `hide_magic`, CVMFS_HIDE_MAGIC_XATTRS) the
+  // magic names of the entry.
+  static std::vector<std::string> List(const DirectoryEntry& entry,
+                                       bool hide_magic);
+  // True if `name` is magic and applies to `entry`: Get answers it and an
+  // attribute of that name in the repository is hidden.
+  static bool Shadows(const std::string& name, const DirectoryEntry& entry);
   // True for every magic name ("user.fqrn", ...), whatever the entry.
   static bool IsMagic(const std::string& name);
   // The magic names that apply to `entry`, with the "user." prefix.

@@ -14,21 +14,21 @@ namespace {
 class VerifyingSink : public DownloadSink {
  public:
   using Output = std::function<Status(const char* data, size_t size)>;
-  VerifyingSink(const ObjectRequest& request, Output output)
+  // `max_unsized`: the bound of an object without an expected size.
+  VerifyingSink(const ObjectRequest& request, uint64_t max_unsized,
+                Output output)
       : request_(request),
+        limit_(request.expected_size.value_or(max_unsized)),
         output_(std::move(output)),
         hasher_(request.digest.algorithm) {}
 
   Status Write(const void* data, size_t size) override {
     hasher_.Update(data, size);
     received_ += size;
-    if (!request_.compressed) {
-      stored_ += size;
-      return output_(static_cast<const char*>(data), size);
-    }
+    if (!request_.compressed)
+      return Store(static_cast<const char*>(data), size);
     return inflater_.Feed(data, size, [this](const char* out, size_t n) {
-      stored_ += n;
-      return output_(out, n);
+      return Store(out, n);
     });
   }
   void Reset() override {
@@ -51,23 +51,52 @@ class VerifyingSink : public DownloadSink {
       Status st = inflater_.Finish();
       if (!st.ok()) return st.Annotate(request_.digest.ToString());
     }
-    if (request_.expected_size != 0 && stored_ != request_.expected_size)
+    if (request_.expected_size && stored_ != *request_.expected_size)
       return Status::Corruption(
           "object " + request_.digest.ToString() + " (" + request_.description +
           ") has " + std::to_string(stored_) + " bytes, the catalog says " +
-          std::to_string(request_.expected_size));
+          std::to_string(*request_.expected_size));
     return Status::Ok();
   }
   uint64_t received() const { return received_; }
 
  private:
+  // Passes on what fits into the bound; a piece beyond it stops the stream
+  // before any of it is written (a zlib bomb, or a wrong size).
+  Status Store(const char* data, size_t n) {
+    if (n > limit_ - stored_) {
+      const std::string what =
+          request_.digest.ToString() + " (" + request_.description + ")";
+      if (request_.expected_size)
+        return Status::Corruption("object " + what +
+                                  " inflates to more than the catalog's " +
+                                  std::to_string(limit_) + " bytes");
+      return Status::Corruption("object " + what +
+                                " inflates to more than the limit of " +
+                                std::to_string(limit_) + " bytes");
+    }
+    stored_ += n;
+    return output_(data, n);
+  }
+
   const ObjectRequest& request_;
+  const uint64_t limit_;
   Output output_;
   Hasher hasher_;
   Inflater inflater_;
   uint64_t received_ = 0, stored_ = 0;
   std::function<void()> on_reset_;
 };
+
+// Catalogs, certificates, histories and the other objects that are not file
+// content are metadata: bounded by the fetcher's overall deadline.
+DownloadRequest ToDownload(const ObjectRequest& request, bool no_cache) {
+  DownloadRequest download{ObjectPath(request.digest, request.suffix),
+                           no_cache};
+  download.metadata = request.suffix != ObjectSuffix::kNone &&
+                      request.suffix != ObjectSuffix::kPartial;
+  return download;
+}
 
 }  // namespace
 
@@ -125,8 +154,8 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
       if (downloading_.fetch_add(1) > kQuietDownloads) ++crowded_starts_;
       st = Download(request);
       --downloading_;
-      if (st.ok() && request.expected_size > 0 &&
-          request.expected_size <= kLatencySampleSize) {
+      if (st.ok() && request.size_hint() > 0 &&
+          request.size_hint() <= kLatencySampleSize) {
         const Clock::Duration took = clock_->Now() - started;
         any_round_trip_.Add(took);
         if (crowded_starts_.load() == crowded) quiet_round_trip_.Add(took);
@@ -230,15 +259,14 @@ Status ObjectFetcher::DownloadOnce(const ObjectRequest& request,
   };
   start_txn();
   if (!txn) return txn_status;
-  VerifyingSink sink(request, [&](const char* data, size_t size) {
-    if (!txn) return txn_status;
-    return txn->Write(data, size);
-  });
+  VerifyingSink sink(request, max_unsized_bytes_,
+                     [&](const char* data, size_t size) {
+                       if (!txn) return txn_status;
+                       return txn->Write(data, size);
+                     });
   sink.set_on_reset(start_txn);
 
-  DownloadRequest download{ObjectPath(request.digest, request.suffix),
-                           no_cache};
-  DownloadResult result = fetcher_->Fetch(download, &sink);
+  DownloadResult result = fetcher_->Fetch(ToDownload(request, no_cache), &sink);
   bytes_ += sink.received();
   if (!result.status.ok()) return result.status;
   CVMFS_RETURN_IF_ERROR(sink.Verify());
@@ -251,14 +279,14 @@ Result<std::string> ObjectFetcher::FetchToMemory(const ObjectRequest& request) {
   Status st;
   for (bool no_cache : {false, true}) {
     std::string out;
-    VerifyingSink sink(request, [&](const char* data, size_t size) {
-      out.append(data, size);
-      return Status::Ok();
-    });
+    VerifyingSink sink(request, max_unsized_bytes_,
+                       [&](const char* data, size_t size) {
+                         out.append(data, size);
+                         return Status::Ok();
+                       });
     sink.set_on_reset([&] { out.clear(); });
-    DownloadRequest download{ObjectPath(request.digest, request.suffix),
-                             no_cache};
-    DownloadResult result = fetcher_->Fetch(download, &sink);
+    DownloadResult result =
+        fetcher_->Fetch(ToDownload(request, no_cache), &sink);
     bytes_ += sink.received();
     if (!result.status.ok()) return result.status;
     st = sink.Verify();

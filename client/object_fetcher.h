@@ -10,6 +10,16 @@
 // below decides whether another host is tried, with no-cache); when no host
 // is left it fails with Corruption and nothing is kept.
 //
+// Inflation is bounded (doc/client.md, "Objects that inflate too much"):
+// an object whose uncompressed size is known (the catalog's size of a
+// file, a chunk's size) may produce exactly that many bytes; one whose size
+// nobody vouches for (catalogs, history, certificate, lists) at most
+// max_unsized_bytes(). A stream that inflates beyond its bound is stopped at
+// the first piece that would exceed it, before that piece is written: the
+// object fails as Corruption, handled like a hash mismatch (no-cache once,
+// then the host failover hook), and its temporary file is removed. A zlib
+// bomb thus costs the bytes of its bound, never a cache's worth of disk.
+//
 // clang-format off
 //   Open(digest) ─► cache hit? ──yes──► handle
 //        │ no
@@ -38,6 +48,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cache/posix_cache.h"
@@ -56,12 +67,17 @@ struct ObjectRequest {
   ObjectSuffix suffix = ObjectSuffix::kNone;
   bool compressed = true;  // stored zlib-compressed on the server
   cache::ObjectType type = cache::ObjectType::kRegular;
-  std::string description;     // repository path, for logs and `cache list`
-  uint64_t expected_size = 0;  // uncompressed size if known (0 = unknown)
+  std::string description;  // repository path, for logs and `cache list`
+  // The uncompressed size if known (a file's or chunk's size in the
+  // catalog): the object must inflate to exactly this many bytes.
+  std::optional<uint64_t> expected_size;
   // A background prefetch (prefetcher.h): it never makes the cache let go
   // of open files to find room, and when it fails, the demand reads that
   // waited for it try on their own instead of sharing its failure.
   bool speculative = false;
+
+  // The expected size for budgets and estimates (0 when unknown).
+  uint64_t size_hint() const { return expected_size.value_or(0); }
 };
 
 struct FetchCounters {
@@ -92,6 +108,14 @@ class ObjectFetcher {
   Result<std::string> FetchToMemory(const ObjectRequest& request);
 
   FetchCounters counters() const;
+
+  // The most bytes an object without an expected size may inflate to: a
+  // catalog far beyond any real one (CVMFS advises catalogs of at most a
+  // few hundred MB), and a bound on what a bomb can write into txn/.
+  static constexpr uint64_t kMaxUnsizedBytes = uint64_t{1} << 30;  // 1 GiB
+  uint64_t max_unsized_bytes() const { return max_unsized_bytes_; }
+  // Lowers (or raises) that bound; for tests. Call before the first Open.
+  void set_max_unsized_bytes(uint64_t bytes) { max_unsized_bytes_ = bytes; }
 
   // How long a download of a small object (up to kLatencySampleSize, one
   // whose time is mostly the round trip) takes on the link, in
@@ -160,6 +184,7 @@ class ObjectFetcher {
   Fetcher* fetcher_;          // borrowed
   cache::PosixCache* cache_;  // borrowed
   const Clock* clock_ = SteadyClock();
+  uint64_t max_unsized_bytes_ = kMaxUnsizedBytes;
   RoundTripEstimate quiet_round_trip_, any_round_trip_;
   std::atomic<int> downloading_{0};  // leaders downloading now
   // Downloads that started with more than kQuietDownloads others running.

@@ -4,7 +4,9 @@
 // to the hook directly; nothing unverified reaches the cache.
 #include "client/object_fetcher.h"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -348,6 +350,166 @@ TEST_F(ObjectFetcherTest, CountsDemandRequestsWaitingForADownload) {
   for (std::thread& t : readers) t.join();
   EXPECT_EQ(0, objects.demand_waiting());
   EXPECT_EQ(3u, objects.demand_misses());
+}
+
+// Bytes in the files of `dir` (not recursive); 0 if it cannot be read.
+uint64_t BytesIn(const std::string& dir) {
+  uint64_t total = 0;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return 0;
+  while (dirent* e = ::readdir(d)) {
+    struct stat st;
+    const std::string path = dir + "/" + e->d_name;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      total += static_cast<uint64_t>(st.st_size);
+  }
+  ::closedir(d);
+  return total;
+}
+
+size_t FilesIn(const std::string& dir) {
+  size_t n = 0;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return 0;
+  while (dirent* e = ::readdir(d)) n += e->d_name[0] != '.';
+  ::closedir(d);
+  return n;
+}
+
+// Wraps a fetcher and measures the bytes in the cache's txn/ after every
+// piece its sinks accept: the peak a download put on the disk.
+class TxnProbe : public Fetcher {
+ public:
+  TxnProbe(Fetcher* inner, std::string txn_dir)
+      : inner_(inner), txn_dir_(std::move(txn_dir)) {}
+  DownloadResult Fetch(const DownloadRequest& r, DownloadSink* sink) override {
+    class Probing : public DownloadSink {
+     public:
+      Probing(DownloadSink* s, TxnProbe* p) : sink_(s), probe_(p) {}
+      Status Write(const void* data, size_t size) override {
+        Status st = sink_->Write(data, size);
+        probe_->peak_ = std::max(probe_->peak_, BytesIn(probe_->txn_dir_));
+        return st;
+      }
+      void Reset() override { sink_->Reset(); }
+
+     private:
+      DownloadSink* sink_;
+      TxnProbe* probe_;
+    } probing(sink, this);
+    return inner_->Fetch(r, &probing);
+  }
+  uint64_t peak() const { return peak_; }
+
+ private:
+  Fetcher* inner_;
+  const std::string txn_dir_;
+  uint64_t peak_ = 0;
+};
+
+// A zlib bomb: 64 MiB of zeros compress to about 64 KiB, and a signed
+// catalog can reference it (the content hash covers the compressed bytes)
+// as a file of 13 bytes. The download stops at the first inflated piece
+// beyond 13 bytes: nothing reaches txn/, the object fails as corrupt like a
+// hash mismatch (no-cache once, then the next host), and the cache keeps
+// what it had.
+TEST_F(ObjectFetcherTest, ZlibBombStopsAtTheCatalogSize) {
+  ObjectRequest kept = request_;
+  ASSERT_TRUE(objects_->Open(kept).ok());  // something cached before
+  const std::string bomb = ZlibCompress(std::string(64 << 20, '\0'));
+  ObjectRequest request;
+  request.digest = HashString(HashAlgorithm::kSha1, bomb);
+  request.description = "/bomb";
+  request.expected_size = 13;
+  const std::string path = ObjectPath(request.digest, ObjectSuffix::kNone);
+  server_.Put(path, bomb);
+  server_.set_chunk_size(4096);
+  server_.ResetCounters();
+  TxnProbe probe(&server_, tmp_.Sub("cache/txn"));
+  ObjectFetcher objects(&probe, cache_.get());
+  std::vector<int> hook_calls;
+  objects.set_missing_object_failover([&](int attempt) {
+    hook_calls.push_back(attempt);
+    return attempt < 1;
+  });
+
+  auto handle = objects.OpenReferenced(request);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(Status::Code::kCorruption, handle.status().code())
+      << handle.status().ToString();
+  EXPECT_NE(std::string::npos, handle.status().message().find("inflates"))
+      << handle.status().ToString();
+  // As for a hash mismatch: the same host with no-cache, then the next.
+  EXPECT_EQ(3u, server_.requests(path));
+  EXPECT_EQ((std::vector<int>{0, 1}), hook_calls);
+  // Each attempt stopped after a few KiB of the compressed stream.
+  EXPECT_LT(objects.counters().bytes_downloaded, bomb.size());
+  EXPECT_LE(probe.peak(), 13u);
+  EXPECT_EQ(0u, FilesIn(tmp_.Sub("cache/txn")));
+  EXPECT_FALSE(cache_->Contains(request.digest));
+  EXPECT_TRUE(cache_->Contains(kept.digest));
+  EXPECT_EQ(content_, ReadCached());
+}
+
+// The same bomb into memory (the trust chain's objects): stopped alike.
+TEST_F(ObjectFetcherTest, ZlibBombIntoMemoryStopsAtTheCatalogSize) {
+  const std::string bomb = ZlibCompress(std::string(64 << 20, '\0'));
+  ObjectRequest request;
+  request.digest = HashString(HashAlgorithm::kSha1, bomb);
+  request.expected_size = 13;
+  server_.Put(ObjectPath(request.digest, ObjectSuffix::kNone), bomb);
+  server_.set_chunk_size(4096);
+  auto out = objects_->FetchToMemory(request);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(Status::Code::kCorruption, out.status().code());
+  EXPECT_LT(objects_->counters().bytes_downloaded, bomb.size());
+}
+
+// Objects without an expected size (catalogs) inflate up to the limit.
+TEST_F(ObjectFetcherTest, UnsizedObjectsStopAtTheLimit) {
+  objects_->set_max_unsized_bytes(1 << 20);
+  auto put = [&](const std::string& content) {
+    ObjectRequest r;
+    const std::string stored = ZlibCompress(content);
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.suffix = ObjectSuffix::kCatalog;
+    r.type = cache::ObjectType::kCatalog;
+    r.description = "catalog";
+    server_.Put(ObjectPath(r.digest, r.suffix), stored);
+    return r;
+  };
+  const ObjectRequest fits = put(std::string(1 << 20, 'c'));
+  EXPECT_TRUE(objects_->Open(fits).ok());
+  const ObjectRequest bomb = put(std::string(64 << 20, '\0'));
+  auto handle = objects_->Open(bomb);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(Status::Code::kCorruption, handle.status().code())
+      << handle.status().ToString();
+  EXPECT_NE(std::string::npos, handle.status().message().find("limit"));
+  EXPECT_FALSE(cache_->Contains(bomb.digest));
+  EXPECT_EQ(0u, FilesIn(tmp_.Sub("cache/txn")));
+  EXPECT_EQ(ObjectFetcher::kMaxUnsizedBytes,
+            ObjectFetcher(&server_, cache_.get()).max_unsized_bytes());
+}
+
+// Fewer bytes than the catalog says is as corrupt as more, and so is any
+// byte at all for an empty file (size 0 is a known size, not "unknown").
+TEST_F(ObjectFetcherTest, SizeOtherThanTheCatalogsIsCorruption) {
+  for (const uint64_t catalog_size : {uint64_t{13}, uint64_t{0}}) {
+    const std::string content = "short";
+    const std::string stored = ZlibCompress(content);
+    ObjectRequest r;
+    r.digest = HashString(HashAlgorithm::kSha1, stored);
+    r.description = "/f";
+    r.expected_size = catalog_size;
+    server_.Put(ObjectPath(r.digest, ObjectSuffix::kNone), stored);
+    auto handle = objects_->OpenReferenced(r);
+    ASSERT_FALSE(handle.ok()) << catalog_size;
+    EXPECT_EQ(Status::Code::kCorruption, handle.status().code())
+        << handle.status().ToString();
+    EXPECT_FALSE(cache_->Contains(r.digest));
+  }
+  EXPECT_EQ(0u, FilesIn(tmp_.Sub("cache/txn")));
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ Result<std::string> FetchSmallFile(Fetcher* fetcher, std::string_view name,
                                    std::string* host) {
   MemorySink sink;
   DownloadRequest request{std::string(name), /*no_cache=*/false};
+  request.metadata = true;  // signed: bounded by the metadata deadline
   DownloadResult result = fetcher->Fetch(request, &sink);
   if (!result.status.ok()) return result.status.Annotate(std::string(name));
   if (host) *host = result.host;

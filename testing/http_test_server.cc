@@ -43,6 +43,12 @@ void HttpTestServer::BreakAfter(const std::string& rel, size_t size,
   broken_[std::string(kTestRepo) + "/" + rel] = {size, sent};
 }
 
+void HttpTestServer::Trickle(const std::string& rel, size_t size, size_t step,
+                             int step_ms) {
+  MutexLock lock(&mu_);
+  trickled_[std::string(kTestRepo) + "/" + rel] = {size, step, step_ms};
+}
+
 int HttpTestServer::requests_for(const std::string& rel) {
   MutexLock lock(&mu_);
   return per_path_[std::string(kTestRepo) + "/" + rel];
@@ -77,6 +83,20 @@ ssize_t HttpTestServer::ReadBroken(void* cls, uint64_t pos, char* buf,
   auto* b = static_cast<Break*>(cls);
   if (pos >= b->sent) return MHD_CONTENT_READER_END_WITH_ERROR;
   size_t n = std::min<size_t>(max, b->sent - pos);
+  std::fill(buf, buf + n, 'x');
+  return static_cast<ssize_t>(n);
+}
+
+// Called by MHD's thread of the connection whenever it can send more; the
+// sleep before each step after the first is the trickle. A client that
+// gave up makes the next send fail, and MHD closes the connection.
+ssize_t HttpTestServer::ReadTrickle(void* cls, uint64_t pos, char* buf,
+                                    size_t max) {
+  auto* t = static_cast<TrickleSpec*>(cls);
+  if (pos >= t->size) return MHD_CONTENT_READER_END_OF_STREAM;
+  if (pos > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(t->step_ms));
+  size_t n = std::min({max, t->step, static_cast<size_t>(t->size - pos)});
   std::fill(buf, buf + n, 'x');
   return static_cast<ssize_t>(n);
 }
@@ -127,6 +147,7 @@ MHD_Response* HttpTestServer::MakeResponse(MHD_Connection* c,
   last_headers_.clear();
   MHD_get_connection_values(c, MHD_HEADER_KIND, &CollectHeader, &last_headers_);
   auto broken = broken_.find(path);
+  auto trickled = trickled_.find(path);
   auto file = files_.find(path);
   std::string body;
   if (status_ != 0) {
@@ -135,6 +156,9 @@ MHD_Response* HttpTestServer::MakeResponse(MHD_Connection* c,
   } else if (broken != broken_.end()) {
     return MHD_create_response_from_callback(
         broken->second.size, 4096, &ReadBroken, &broken->second, nullptr);
+  } else if (trickled != trickled_.end()) {
+    return MHD_create_response_from_callback(
+        trickled->second.size, 4096, &ReadTrickle, &trickled->second, nullptr);
   } else if (file != files_.end()) {
     body = file->second;
   } else {

@@ -48,6 +48,9 @@ class HttpTestServer {
   void set_delay_ms(int ms) { delay_ms_ = ms; }
   // `rel` announces `size` bytes but the connection breaks after `sent`.
   void BreakAfter(const std::string& rel, size_t size, size_t sent);
+  // `rel` is `size` bytes of 'x' sent `step` bytes at a time, one step every
+  // `step_ms` milliseconds: a server trickling just above a low-speed limit.
+  void Trickle(const std::string& rel, size_t size, size_t step, int step_ms);
 
   int connections() const { return connections_; }
   int requests() const { return requests_; }
@@ -60,12 +63,17 @@ class HttpTestServer {
   struct Break {
     size_t size, sent;
   };
+  struct TrickleSpec {
+    size_t size, step;
+    int step_ms;
+  };
 
   static void OnConnection(void* cls, MHD_Connection*, void**,
                            MHD_ConnectionNotificationCode code);
   static MHD_Result CollectHeader(void* cls, MHD_ValueKind, const char* key,
                                   const char* value);
   static ssize_t ReadBroken(void* cls, uint64_t pos, char* buf, size_t max);
+  static ssize_t ReadTrickle(void* cls, uint64_t pos, char* buf, size_t max);
   static MHD_Result OnRequest(void* cls, MHD_Connection* c, const char* url,
                               const char*, const char*, const char*, size_t*,
                               void** request_state);
@@ -83,6 +91,7 @@ class HttpTestServer {
   Mutex mu_;  // guards the members below; leaf lock
   std::map<std::string, std::string> files_ GUARDED_BY(mu_);
   std::map<std::string, Break> broken_ GUARDED_BY(mu_);
+  std::map<std::string, TrickleSpec> trickled_ GUARDED_BY(mu_);
   std::map<std::string, int> per_path_ GUARDED_BY(mu_);
   std::map<std::string, std::string> last_headers_ GUARDED_BY(mu_);
   std::string last_target_ GUARDED_BY(mu_);

@@ -81,6 +81,7 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   c.http.timeout_s = s.timeout_s;
   c.http.timeout_direct_s = s.timeout_direct_s;
   c.http.low_speed_limit = static_cast<int>(s.low_speed_limit);
+  c.http.metadata_deadline_ms = s.metadata_deadline_s * 1000;
   c.http.max_retries = s.max_retries;
   c.http.backoff_init_ms = s.backoff_init_s * 1000;
   c.http.backoff_max_ms = s.backoff_max_s * 1000;

@@ -229,11 +229,11 @@ bool PrefetchListLoader::FeedRound() {
     for (const ObjectRequest& r : window) {
       if (cache_->Contains(r.digest)) {
         ++cached;
-      } else if (r.expected_size > pc.budget_bytes) {
+      } else if (r.size_hint() > pc.budget_bytes) {
         ++left_out;  // can never fit the budget
-      } else if (batch.size() < room_objects && r.expected_size <= room_bytes) {
+      } else if (batch.size() < room_objects && r.size_hint() <= room_bytes) {
         batch.push_back(r);
-        room_bytes -= r.expected_size;
+        room_bytes -= r.size_hint();
       } else {
         break;
       }

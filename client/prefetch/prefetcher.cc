@@ -117,7 +117,7 @@ Prefetcher::Admission Prefetcher::Admit(const ObjectRequest& request,
     ++counts_.skipped_throttled;
     return Admission::kThrottled;
   }
-  const uint64_t size = request.expected_size;
+  const uint64_t size = request.size_hint();
   // kLater work gets half the budget: the rest is for work read next.
   const bool later = priority == PrefetchPriority::kLater;
   const uint64_t object_limit =
@@ -368,7 +368,7 @@ void Prefetcher::Run() {
     // reader's own opens never wait behind a read-ahead's disk access);
     // speculation costs no I/O.
     if (cache_->Contains(item.request.digest)) {
-      uint64_t size = item.request.expected_size;
+      uint64_t size = item.request.size_hint();
       if (item.priority == PrefetchPriority::kNext) {
         auto cached = cache_->ReadAhead(item.request.digest);
         if (cached.ok()) size = *cached;

@@ -48,6 +48,13 @@ struct DownloadRequest {
   // Sends "Pragma: no-cache" and "Cache-Control: no-cache" so that proxies
   // refetch (used for the retry after a hash mismatch).
   bool no_cache = false;
+  // A signed file (.cvmfspublished, .cvmfswhitelist, the certificate) or a
+  // catalog: small, and needed before anything else works. Each attempt is
+  // bounded by the fetcher's overall deadline for metadata, on top of the
+  // connect and low-speed timeouts (a server trickling just above the
+  // low-speed limit would otherwise hold the mount for as long as it
+  // likes); file content is not bounded so.
+  bool metadata = false;
 };
 
 struct DownloadResult {

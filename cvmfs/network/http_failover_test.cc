@@ -222,5 +222,80 @@ TEST(HttpFetcherTest, StalledServerTimesOut) {
   EXPECT_GE(elapsed, milliseconds(900));
   EXPECT_LT(elapsed, milliseconds(5000));
 }
+
+// A signed file or a catalog (DownloadRequest::metadata) from a server that
+// trickles just above the low-speed limit: the attempt ends at the
+// metadata deadline, the host counts as failed without a retry on it, and
+// the next host serves the file. Without the deadline the trickle (256 KiB
+// at about 5 KB/s) would hold the fetch for some 50 s.
+TEST(HttpFetcherTest, TrickledMetadataFailsOverAtTheDeadline) {
+  HttpTestServer trickle, good;
+  ASSERT_TRUE(trickle.ok() && good.ok());
+  trickle.Trickle(".cvmfspublished", 256 << 10, 256, 50);
+  good.Put(".cvmfspublished", "manifest");
+  HttpFetcherOptions o = FastOptions({trickle.RepoUrl(), good.RepoUrl()});
+  o.low_speed_limit = 1024;
+  o.timeout_s = o.timeout_direct_s = 2;
+  o.metadata_deadline_ms = 800;
+  auto fetcher = MakeFetcher(o);
+  DownloadRequest request{".cvmfspublished"};
+  request.metadata = true;
+  StringSink sink;
+  const auto start = steady_clock::now();
+  DownloadResult r = fetcher->Fetch(request, &sink);
+  const auto took = steady_clock::now() - start;
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(sink.body(), "manifest");
+  EXPECT_EQ(r.host, good.RepoUrl());
+  EXPECT_GE(took, milliseconds(800));
+  EXPECT_LT(took, milliseconds(4000));
+  EXPECT_EQ(trickle.requests_for(".cvmfspublished"), 1)
+      << "no retry on the host that used up the deadline";
+  EXPECT_EQ(fetcher->counters().retries, 0u);
+  EXPECT_EQ(fetcher->counters().failovers, 1u);
+}
+
+// With no other host the fetch fails, naming the deadline, in its time.
+TEST(HttpFetcherTest, TrickledCatalogOnTheOnlyHostFailsAtTheDeadline) {
+  HttpTestServer trickle;
+  ASSERT_TRUE(trickle.ok());
+  const std::string catalog = "data/ab/cdefC";
+  trickle.Trickle(catalog, 256 << 10, 256, 50);
+  HttpFetcherOptions o = FastOptions({trickle.RepoUrl()});
+  o.low_speed_limit = 1024;
+  o.timeout_s = o.timeout_direct_s = 2;
+  o.metadata_deadline_ms = 500;
+  auto fetcher = MakeFetcher(o);
+  DownloadRequest request{catalog};
+  request.metadata = true;
+  StringSink sink;
+  const auto start = steady_clock::now();
+  DownloadResult r = fetcher->Fetch(request, &sink);
+  EXPECT_LT(steady_clock::now() - start, milliseconds(3000));
+  EXPECT_EQ(r.status.code(), Status::Code::kUnavailable);
+  EXPECT_NE(r.status.message().find("deadline"), std::string::npos)
+      << r.status.ToString();
+}
+
+// File content is bounded by the low-speed window only: a slow but steady
+// transfer that takes longer than the metadata deadline completes.
+TEST(HttpFetcherTest, ContentIsNotBoundedByTheMetadataDeadline) {
+  HttpTestServer trickle;
+  ASSERT_TRUE(trickle.ok());
+  trickle.Trickle("data/ab/cdef", 4096, 512, 60);  // about 420 ms
+  HttpFetcherOptions o = FastOptions({trickle.RepoUrl()});
+  o.low_speed_limit = 1024;
+  o.metadata_deadline_ms = 200;
+  auto fetcher = MakeFetcher(o);
+  StringSink content;
+  DownloadResult r = fetcher->Fetch({"data/ab/cdef"}, &content);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(content.body(), std::string(4096, 'x'));
+  DownloadRequest as_metadata{"data/ab/cdef"};
+  as_metadata.metadata = true;
+  StringSink metadata;
+  EXPECT_FALSE(fetcher->Fetch(as_metadata, &metadata).status.ok());
+}
+
 }  // namespace
 }  // namespace cvmfs

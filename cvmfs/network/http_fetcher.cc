@@ -44,6 +44,8 @@ Status ValidateOptions(const HttpFetcherOptions& o) {
   CVMFS_RETURN_IF_ERROR(CheckAtLeast("timeout", o.timeout_s, 1));
   CVMFS_RETURN_IF_ERROR(CheckAtLeast("timeout_direct", o.timeout_direct_s, 1));
   CVMFS_RETURN_IF_ERROR(CheckAtLeast("low_speed_limit", o.low_speed_limit, 0));
+  CVMFS_RETURN_IF_ERROR(
+      CheckAtLeast("metadata_deadline_ms", o.metadata_deadline_ms, 0));
   CVMFS_RETURN_IF_ERROR(CheckAtLeast("max_retries", o.max_retries, 0));
   CVMFS_RETURN_IF_ERROR(
       CheckAtLeast("proxy_reset_after", o.proxy_reset_after_s, 0));

@@ -22,6 +22,8 @@
 //      the request has tried as many proxies as are configured;
 //   3. then, or on a host fault: proxies back to the first group, next host,
 //      until the request has tried every host; then Unavailable.
+//   An attempt of a metadata request that exceeds metadata_deadline_ms
+//   goes to step 2 (via a proxy) or 3 (DIRECT) without a retry.
 //   HTTP 404 is final (NotFound). A sink error is final and only ends its
 //   own transfer. Before any retry the sink is Reset().
 //   With proxy_reset_after_s / host_reset_after_s, every attempt that starts
@@ -69,6 +71,11 @@ struct HttpFetcherOptions {
   std::vector<std::vector<std::string>> proxy_groups;
   int timeout_s = 5, timeout_direct_s = 10;  // connect + low-speed window
   int low_speed_limit = 1024;                // bytes/s
+  // The longest one attempt of a metadata request (DownloadRequest::metadata)
+  // may take, in milliseconds (CURLOPT_TIMEOUT_MS); 0 = no limit. An attempt
+  // that runs out of it fails its route at once, without a retry on that
+  // route: the next proxy, then the next host (a host fault when DIRECT).
+  int metadata_deadline_ms = 0;
   int max_retries = 1;
   int backoff_init_ms = 2000, backoff_max_ms = 10000;
   // Back to the first proxy group / host this long after leaving it

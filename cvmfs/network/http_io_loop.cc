@@ -156,6 +156,7 @@ void HttpFetcher::IoLoop::StartAttempt(Transfer* t) {
   t->error_body_bytes = 0;
   t->bytes = 0;
   t->error_buffer[0] = '\0';
+  t->started = Clock::now();
   CURL* curl = AcquireHandle();
   if (curl == nullptr) {
     Finish(t, Status::Unavailable("cannot create a curl handle for " + t->url));
@@ -201,6 +202,8 @@ CURLcode HttpFetcher::IoLoop::Configure(Transfer* t, CURL* curl) {
   set(CURLOPT_CONNECTTIMEOUT, timeout);
   set(CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(opt.low_speed_limit));
   set(CURLOPT_LOW_SPEED_TIME, timeout);
+  if (t->request.metadata && opt.metadata_deadline_ms > 0)
+    set(CURLOPT_TIMEOUT_MS, static_cast<long>(opt.metadata_deadline_ms));
   set(CURLOPT_ERRORBUFFER, t->error_buffer);
   set(CURLOPT_HEADERFUNCTION, &IoLoop::OnHeader);
   set(CURLOPT_HEADERDATA, static_cast<void*>(t));
@@ -311,7 +314,29 @@ void HttpFetcher::IoLoop::OnDone(CURL* curl, CURLcode code) {
   if (t->response_refused || (code == CURLE_OK && t->http_code / 100 != 2)) {
     fault = ClassifyHttpStatus(t->http_code, t->proxy_error, direct);
   }
-  Decide(t, fault, Describe(*t, code));
+  std::string what = Describe(*t, code);
+  if (PastDeadline(*t, code)) {
+    // Not retried on the same route: it had its whole allowance.
+    fault = direct ? TransferFault::kHostHttp : TransferFault::kProxyHttp;
+    what += "; exceeded the deadline of " +
+            std::to_string(owner_->options_.metadata_deadline_ms) +
+            " ms for signed files and catalogs";
+  }
+  Decide(t, fault, what);
+}
+
+bool HttpFetcher::IoLoop::PastDeadline(const Transfer& t, CURLcode code) const {
+  const int deadline_ms = owner_->options_.metadata_deadline_ms;
+  if (code != CURLE_OPERATION_TIMEDOUT || !t.request.metadata ||
+      deadline_ms <= 0)
+    return false;
+  // curl measures from a moment a little after `started` and reads its
+  // clock before ours, which may show a millisecond less than the deadline;
+  // the slack also counts a low-speed timeout that ends within it as the
+  // deadline (slow either way).
+  constexpr std::chrono::milliseconds kSlack{10};
+  return Clock::now() - t.started + kSlack >=
+         std::chrono::milliseconds(deadline_ms);
 }
 
 std::string HttpFetcher::IoLoop::Describe(const Transfer& t,

@@ -64,6 +64,7 @@ struct HttpFetcher::Transfer {
   int backoff_ms = 0;
   // Per attempt:
   Route route;
+  std::chrono::steady_clock::time_point started;
   std::string url;
   CURL* curl = nullptr;  // borrowed from the pool while in flight
   int http_code = 0;
@@ -136,6 +137,9 @@ class HttpFetcher::IoLoop {
   CURL* AcquireHandle();
   void ReleaseHandle(CURL* curl);
   std::string Describe(const Transfer& t, CURLcode code) const;
+  // The attempt ran out of the metadata deadline (not the low-speed or
+  // connect timeout, which curl reports with the same code).
+  bool PastDeadline(const Transfer& t, CURLcode code) const;
 
   static size_t OnHeader(char* data, size_t size, size_t n, void* arg);
   static size_t OnBody(char* data, size_t size, size_t n, void* arg);

@@ -7,7 +7,10 @@
 #     makes a constant number of getxattr calls, not one per file;
 #   - a repository with attributes answers "No data available" for the ones
 #     an entry lacks and the stored value for the ones it has;
-#   - user.* attributes (stored and magic) work in both.
+#   - user.* attributes (stored and magic) work in both;
+#   - a stored attribute named like a magic one (user.hash, user.pid from a
+#     tar member) never overrides it: getxattr answers the magic value and
+#     listxattr names it once.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/common.sh"
@@ -29,6 +32,8 @@ for repo in $plain $attrs; do
   done
 done
 setfattr -n user.foo -v bar "$WORK/src-$attrs/d1/f1"
+setfattr -n user.hash -v deadbeef "$WORK/src-$attrs/d1/f1"
+setfattr -n user.pid -v 1 "$WORK/src-$attrs/d1/f1"
 publish_tree $plain "$WORK/src-$plain" data
 publish_tree $attrs "$WORK/src-$attrs" data
 apache_start "$CVMFS_ROOTDIR/srv"
@@ -70,4 +75,19 @@ expect_eq "$attrs: user.foo" bar \
 for name in security.selinux system.posix_acl_access; do
   expect_contains "$attrs: $name" "No such attribute" "$(getxattr_error $attrs d1/f2 $name)"
 done
+
+note "stored user.hash and user.pid do not override the magic ones"
+f1=$WORK/mnt-$attrs/data/d1/f1
+hash=$(magic_xattr hash "$f1")
+[ "$hash" != deadbeef ] || check_failed "$attrs: user.hash answered the stored deadbeef"
+[ -f "$(server_object_path $attrs "$hash")" ] ||
+  check_failed "$attrs: user.hash of d1/f1 is '$hash', not the hash of a stored object"
+expect_eq "$attrs: user.pid of d1/f1 is the daemon's" \
+  "$(magic_xattr pid "$WORK/mnt-$attrs")" "$(magic_xattr pid "$f1")"
+names=$(getfattr --absolute-names -m - "$f1" | grep '^user\.' | sort)
+for name in user.hash user.pid user.foo user.fqrn; do
+  expect_eq "$attrs: times listxattr names $name" 1 "$(grep -cx "$name" <<<"$names" || true)"
+done
+dups=$(uniq -d <<<"$names")
+[ -z "$dups" ] || check_failed "$attrs: listxattr names these more than once: $dups"
 finish
