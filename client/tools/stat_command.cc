@@ -43,11 +43,15 @@ bool Online(const std::map<std::string, std::string>& a) {
   o.timeout_direct_s = std::max(1, std::atoi(a.at("timeout_direct").c_str()));
   o.max_retries = 0;
   o.backoff_init_ms = o.backoff_max_ms = 1;
+  // A probe, not a mount: a server that trickles gets as long as a
+  // connect and a low-speed window take, then counts as offline.
+  o.metadata_deadline_ms = 1000 * std::max(o.timeout_s, o.timeout_direct_s);
   auto fetcher = HttpFetcher::Create(o);
   if (!fetcher.ok()) return false;
   StringSink sink(1 << 20);
   DownloadRequest request;
   request.url_path = ".cvmfspublished";
+  request.metadata = true;
   return (*fetcher)->Fetch(request, &sink).status.ok();
 }
 
