@@ -30,8 +30,11 @@ for arg in "$@"; do
       extra_pkgs+=(linux-source-6.1 time bc fio httpdirfs rclone python3-matplotlib python3-dev) ;;
     --integration)
       # clang: test/style/thread_safety_check.sh; clang-format (14):
-      # test/style/format_test.sh.
-      extra_pkgs+=(apache2 squid curl psmisc attr fuse3 autofs strace clang clang-format)
+      # test/style/format_test.sh; libclang-rt-14-dev: libFuzzer and the
+      # sanitizer runtimes of clang (-DCVMFS_FUZZ=ON, doc/testing.md), only
+      # recommended by clang, so not installed without it here.
+      extra_pkgs+=(apache2 squid curl psmisc attr fuse3 autofs strace clang clang-format
+                   libclang-rt-14-dev)
       want_toxiproxy=yes ;;
     *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
   esac
