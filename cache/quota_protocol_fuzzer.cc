@@ -8,7 +8,7 @@
 // a CacheManager (cache_manager.h) running in a temporary directory, which
 // frames, parses and dispatches it against its quota store. The client half
 // closes after the input and reads replies to the end, so every input is
-// fully handled before the manager is stopped; nothing outlives the input.
+// fully handled before the manager is stopped.
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -74,7 +74,11 @@ void Converse(int fd, const uint8_t* data, size_t size) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Decode(data, size);
 
-  cvmfs::testing::TempDir tmp;
+  // One directory for all inputs (creating the cache layout's 256
+  // directories each time would be most of the work); the quota database
+  // is deleted after each input, so every input starts from an empty
+  // cache. Removed at exit.
+  static cvmfs::testing::TempDir tmp;
   cache::CacheManagerOptions options;
   options.dir = tmp.Sub("shared");
   options.quota_limit = 1 << 20;
@@ -86,5 +90,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (fd.ok()) Converse(fd->get(), data, size);
   (*manager)->Stop();
   server.join();
+  manager->reset();
+  for (const char* name : {"cachedb", "cachedb-journal", "cachedb-wal"})
+    (void)cvmfs::RemoveTree(options.dir + "/" + name);
   return 0;
 }
