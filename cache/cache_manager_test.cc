@@ -302,7 +302,7 @@ TEST_F(CacheManagerTest, GarbageFrameClosesOnlyThatConnection) {
   EXPECT_EQ(a->usage().size, 100u);
 }
 
-// Found by quota_protocol_fuzzer (test/fuzz/corpus/quota_protocol_fuzzer/
+// Reproduced by quota_protocol_fuzzer (test/fuzz/corpus/quota_protocol_fuzzer/
 // restore-4e9-holds): each hold of a restore was re-registered in a loop, so
 // one request for 2^32 opens stalled the manager for every mount.
 TEST_F(CacheManagerTest, RestoreOfMoreThanAClientCanHoldIsRefusedAtOnce) {
