@@ -30,14 +30,19 @@ struct ArchiveCloser {
   void operator()(archive* a) const { archive_read_free(a); }
 };
 
+// libarchive's message for the last error, which may be NULL (some
+// failures set none): never hand that to a std::string.
+std::string ArchiveError(archive* a) {
+  const char* why = archive_error_string(a);
+  return why ? why : "unreadable archive";
+}
+
 class ArchiveSource : public ByteSource {
  public:
   explicit ArchiveSource(archive* a) : a_(a) {}
   Result<size_t> Read(void* buf, size_t size) override {
     la_ssize_t n = archive_read_data(a_, buf, size);
-    if (n < 0)
-      return Status::Corruption(std::string("tar: ") +
-                                archive_error_string(a_));
+    if (n < 0) return Status::Corruption("tar: " + ArchiveError(a_));
     return static_cast<size_t>(n);
   }
 
@@ -262,7 +267,7 @@ Status TarIngester::Run() {
                                             1 << 20);
   if (rc != ARCHIVE_OK)
     return Status::InvalidArgument("cannot read tarball " + options_.tarball +
-                                   ": " + archive_error_string(a.get()));
+                                   ": " + ArchiveError(a.get()));
   for (;;) {
     archive_entry* e = nullptr;
     rc = archive_read_next_header(a.get(), &e);
@@ -270,7 +275,7 @@ Status TarIngester::Run() {
     if (rc == ARCHIVE_RETRY) continue;
     if (rc < ARCHIVE_WARN)
       return Status::Corruption("tarball " + options_.tarball + ": " +
-                                archive_error_string(a.get()));
+                                ArchiveError(a.get()));
     Status st = ProcessMember(a.get(), e);
     if (!st.ok()) {
       pipeline_->Drain();
