@@ -1,5 +1,6 @@
 #include "publisher/status_json.h"
 
+#include <cctype>
 #include <cstdio>
 
 #include "cvmfs/file_util.h"
@@ -175,6 +176,132 @@ Status UpdateStatusField(const std::string& storage_dir, const std::string& key,
   return cvmfs::WriteFileAtomic(FileOf(storage_dir),
                                 SerializeStatusJson(fields), 0644)
       .Annotate("writing " + FileOf(storage_dir));
+}
+
+namespace {
+
+// A recursive-descent recognizer of RFC 8259; depth-limited.
+class JsonValidator {
+ public:
+  explicit JsonValidator(std::string_view t) : t_(t) {}
+  bool Document() {
+    if (!Value(0)) return false;
+    Space();
+    return pos_ == t_.size();
+  }
+  size_t pos() const { return pos_; }
+
+ private:
+  void Space() {
+    while (pos_ < t_.size() && (t_[pos_] == ' ' || t_[pos_] == '\n' ||
+                                t_[pos_] == '\t' || t_[pos_] == '\r'))
+      ++pos_;
+  }
+  bool Literal(std::string_view word) {
+    if (t_.substr(pos_, word.size()) != word) return false;
+    pos_ += word.size();
+    return true;
+  }
+  bool Digits() {
+    size_t start = pos_;
+    while (pos_ < t_.size() && t_[pos_] >= '0' && t_[pos_] <= '9') ++pos_;
+    return pos_ > start;
+  }
+  bool Number() {
+    if (pos_ < t_.size() && t_[pos_] == '-') ++pos_;
+    if (pos_ < t_.size() && t_[pos_] == '0') {
+      ++pos_;
+    } else if (!Digits()) {
+      return false;
+    }
+    if (pos_ < t_.size() && t_[pos_] == '.') {
+      ++pos_;
+      if (!Digits()) return false;
+    }
+    if (pos_ < t_.size() && (t_[pos_] == 'e' || t_[pos_] == 'E')) {
+      ++pos_;
+      if (pos_ < t_.size() && (t_[pos_] == '+' || t_[pos_] == '-')) ++pos_;
+      if (!Digits()) return false;
+    }
+    return true;
+  }
+  bool String() {
+    if (pos_ >= t_.size() || t_[pos_] != '"') return false;
+    ++pos_;
+    while (pos_ < t_.size()) {
+      const unsigned char c = static_cast<unsigned char>(t_[pos_++]);
+      if (c == '"') return true;
+      if (c < 0x20) return false;
+      if (c != '\\') continue;
+      if (pos_ >= t_.size()) return false;
+      const char e = t_[pos_++];
+      if (e == 'u') {
+        for (int i = 0; i < 4; ++i, ++pos_)
+          if (pos_ >= t_.size() ||
+              !std::isxdigit(static_cast<unsigned char>(t_[pos_])))
+            return false;
+      } else if (std::string_view("\"\\/bfnrt").find(e) ==
+                 std::string_view::npos) {
+        return false;
+      }
+    }
+    return false;
+  }
+  bool Value(int depth) {
+    if (depth > 256) return false;
+    Space();
+    if (pos_ >= t_.size()) return false;
+    switch (t_[pos_]) {
+      case '{':
+        return Container(depth, '}', true);
+      case '[':
+        return Container(depth, ']', false);
+      case '"':
+        return String();
+      case 't':
+        return Literal("true");
+      case 'f':
+        return Literal("false");
+      case 'n':
+        return Literal("null");
+      default:
+        return Number();
+    }
+  }
+  bool Container(int depth, char close, bool object) {
+    ++pos_;
+    Space();
+    if (pos_ < t_.size() && t_[pos_] == close) {
+      ++pos_;
+      return true;
+    }
+    for (;;) {
+      if (object) {
+        Space();
+        if (!String()) return false;
+        Space();
+        if (pos_ >= t_.size() || t_[pos_++] != ':') return false;
+      }
+      if (!Value(depth + 1)) return false;
+      Space();
+      if (pos_ >= t_.size()) return false;
+      const char c = t_[pos_++];
+      if (c == close) return true;
+      if (c != ',') return false;
+    }
+  }
+
+  std::string_view t_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+Status ValidateJson(std::string_view text) {
+  JsonValidator v(text);
+  if (v.Document()) return Status::Ok();
+  return Status::Corruption("invalid JSON near byte " +
+                            std::to_string(v.pos()));
 }
 
 std::string StatusTime(time_t t) {

@@ -51,6 +51,11 @@ cvmfs::Status UpdateStatusField(const std::string& storage_dir,
                                 const std::string& key,
                                 const std::string& value);
 
+// Corruption (with the byte offset) unless `text` is one JSON value (RFC
+// 8259), the check CVMFS makes with `jq .` before installing a meta-info
+// file (update-info).
+cvmfs::Status ValidateJson(std::string_view text);
+
 // `t` as `date --utc` prints it: "Fri Nov 27 11:57:42 UTC 2026".
 std::string StatusTime(time_t t);
 

@@ -34,8 +34,7 @@ TEST(StatusJsonTest, UpdateKeepsOtherFieldsInOrder) {
   ASSERT_TRUE(UpdateStatusField(tmp.path(), "last_snapshot", "C").ok());
   auto text = cvmfs::ReadFile(tmp.path() + "/" + kStatusJsonName);
   ASSERT_TRUE(text.ok());
-  EXPECT_EQ(*text,
-            "{\n  \"last_snapshot\": \"C\",\n  \"last_gc\": \"B\"\n}\n");
+  EXPECT_EQ(*text, "{\n  \"last_snapshot\": \"C\",\n  \"last_gc\": \"B\"\n}\n");
   auto gc = ReadStatusField(tmp.path(), "last_gc");
   ASSERT_TRUE(gc.ok());
   EXPECT_EQ(gc->value_or("-"), "B");
@@ -45,8 +44,8 @@ TEST(StatusJsonTest, UpdateKeepsOtherFieldsInOrder) {
 }
 
 TEST(StatusJsonTest, MalformedIsCorruption) {
-  for (const char* bad : {"{", "{\"a\": 1}", "[]", "{\"a\": \"b\",}",
-                          "{\"a\": \"b\"} x"}) {
+  for (const char* bad :
+       {"{", "{\"a\": 1}", "[]", "{\"a\": \"b\",}", "{\"a\": \"b\"} x"}) {
     auto fields = ParseStatusJson(bad);
     EXPECT_FALSE(fields.ok()) << bad;
   }
@@ -54,6 +53,18 @@ TEST(StatusJsonTest, MalformedIsCorruption) {
   ASSERT_TRUE(escaped.ok());
   EXPECT_EQ((*escaped)[0].first, "a\"");
   EXPECT_EQ((*escaped)[0].second, "x\\yA");
+}
+
+TEST(StatusJsonTest, ValidateJsonAcceptsJsonOnly) {
+  for (const char* good :
+       {"{}", "[]", "0", "-1.5e+3", "\"x\"", "null",
+        "{\n  \"administrator\" : \"Your Name\",\n  \"custom\" : "
+        "{ \"_comment\" : \"a\\u00e9\" },\n  \"list\": [1, true, "
+        "false, null, {\"a\": []}]\n}\n"})
+    EXPECT_TRUE(ValidateJson(good).ok()) << good;
+  for (const char* bad : {"", "{", "{\"a\" 1}", "[1,]", "{\"a\":1,}", "01",
+                          "'x'", "{\"a\":1} {}", "[\"\\x\"]", "tru"})
+    EXPECT_FALSE(ValidateJson(bad).ok()) << bad;
 }
 
 TEST(StatusJsonTest, TimeIsDateUtc) {

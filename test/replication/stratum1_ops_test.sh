@@ -8,7 +8,9 @@
 #      the replicated revisions and tags do not reference; gc -a;
 #   4. snapshot -t fails at once on a held lock, snapshot without -t waits
 #      for it; snapshot -a's options;
-#   5. check's options on a Stratum 0: -c, -s, -t, -r (refused).
+#   5. check's options on a Stratum 0: -c, -s, -t, -r (refused);
+#   6. update-info: info/v1/repositories.json and meta.json (edited with
+#      $EDITOR, installed only when valid); update-repoinfo refused.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/common.sh"
@@ -200,5 +202,31 @@ grep -q "^catalogs: 1 catalogs" "$WORK/c.out" || check_failed "check -s walked m
 if srv check -s /data/a $fqrn >/dev/null 2>&1; then check_failed "check -s at a path without nested catalog passed"; fi
 if out=$(srv check -r $fqrn 2>&1); then check_failed "check -r accepted"; fi
 [[ "$out" == *"check -r"* ]] || check_failed "check -r refused without naming it: $out"
+
+# --- 6. update-info ----------------------------------------------------------------
+s1 update-info -p -e >"$WORK/ui.out" 2>&1 || check_failed "update-info -p -e: $(cat "$WORK/ui.out")"
+python3 - "$s1root/srv/cvmfs/info/v1/repositories.json" "$fqrn" <<'EOF' || check_failed "replica's repositories.json: $(cat "$s1root/srv/cvmfs/info/v1/repositories.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == 1, d
+assert d["repositories"] == [], d
+assert d["replicas"] == [{"name": sys.argv[2], "url": "/cvmfs/" + sys.argv[2]}], d
+EOF
+python3 -m json.tool "$s1root/srv/cvmfs/info/v1/meta.json" >/dev/null || check_failed "meta.json skeleton is not JSON"
+[ ! -e "$s1root/etc/cvmfs/info.apache.conf" ] || check_failed "update-info -p wrote an Apache configuration"
+printf '#!/bin/sh\nprintf %s >"$1"\n' "'{\"administrator\": \"Test Admin\", \"custom\": {}}'" >"$WORK/editor-good"
+printf '#!/bin/sh\nprintf %s >"$1"\n' "'{\"administrator\": '" >"$WORK/editor-bad"
+chmod +x "$WORK/editor-good" "$WORK/editor-bad"
+EDITOR=$WORK/editor-good srv update-info >"$WORK/ui.out" 2>&1 || check_failed "update-info: $(cat "$WORK/ui.out")"
+info=$CVMFS_ROOTDIR/srv/cvmfs/info/v1
+expect_eq "meta.json administrator" "Test Admin" \
+  "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["administrator"])' "$info/meta.json")"
+grep -q '"name"  : "'$fqrn'"' "$info/repositories.json" || check_failed "the Stratum 0 is not listed: $(cat "$info/repositories.json")"
+grep -q 'Alias /cvmfs/info' "$CVMFS_ROOTDIR/etc/cvmfs/info.apache.conf" || check_failed "no Apache configuration for /cvmfs/info"
+cp "$info/meta.json" "$WORK/meta.before"
+if EDITOR=$WORK/editor-bad srv update-info >"$WORK/ui.out" 2>&1; then check_failed "update-info installed invalid JSON"; fi
+cmp -s "$WORK/meta.before" "$info/meta.json" || check_failed "an invalid edit changed meta.json"
+if out=$(srv update-repoinfo $fqrn 2>&1); then check_failed "update-repoinfo accepted"; fi
+[[ "$out" == *"update-repoinfo"*"not implemented"* ]] || check_failed "update-repoinfo refused unclearly: $out"
 
 finish
