@@ -66,6 +66,23 @@ TEST_F(ReplicaTest, AddReplicaLearnsTheNameAndLaysOutConfigKeysAndStorage) {
       << again.status().ToString();
 }
 
+TEST_F(ReplicaTest, GarbageCollectionAndSnapshotGroupAreKept) {
+  auto plain = AddReplica(paths_, options_, &fetcher_);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_FALSE(ReplicaConfig::Load(paths_, kFqrn)->garbage_collection);
+  options_.alias = "collected";
+  options_.garbage_collection = true;   // add-replica -z
+  options_.snapshot_group = "nightly";  // add-replica -g
+  ASSERT_TRUE(AddReplica(paths_, options_, &fetcher_).ok());
+  auto loaded = ReplicaConfig::Load(paths_, "collected");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_TRUE(loaded->garbage_collection);
+  EXPECT_EQ(loaded->snapshot_group, "nightly");
+  EXPECT_NE(loaded->Serialize().find("CVMFS_GARBAGE_COLLECTION='true'"),
+            std::string::npos)
+      << loaded->Serialize();
+}
+
 TEST_F(ReplicaTest, AliasNamesConfigAndStorage) {
   options_.alias = "mirror-a";
   auto config = AddReplica(paths_, options_, &fetcher_);
