@@ -300,8 +300,16 @@ Result<GcReport> CollectGarbage(Repository* repo, const GcOptions& options) {
   cvmfs::ScopedRemoveTree cleanup(temp_dir);
   GcOptions with_policy = options;
   with_policy.policy = policy;
-  return CollectStorageGarbage({repo->store(), manifest.manifest, temp_dir},
-                               with_policy);
+  CVMFS_ASSIGN_OR_RETURN(
+      GcReport report,
+      CollectStorageGarbage({repo->store(), manifest.manifest, temp_dir},
+                            with_policy));
+  // The pruned reflog no longer has the hash the manifest names: sign the
+  // manifest again (a replica's reflog is replaced by its next snapshot).
+  if (!options.dry_run && report.reflog_entries_removed > 0)
+    CVMFS_RETURN_IF_ERROR(repo->ResignManifest().Annotate(
+        "re-signing the manifest for the pruned reflog"));
+  return report;
 }
 
 Result<std::unique_ptr<cvmfs::HistoryDb>> OpenStoredHistory(

@@ -255,6 +255,18 @@ TEST_F(GcTest, KeepsExactlyWhatKeptRevisionsAndTagsReference) {
   EXPECT_EQ(refs.size(), 3u + 3u)
       << "roots of 3, 4, 5; certificate, history, metainfo";
 
+  // The manifest names the pruned reflog (checkers compare the two), and
+  // still the same revision.
+  auto manifest = repo->CurrentManifest();
+  ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
+  ASSERT_TRUE(manifest->manifest.reflog.has_value());
+  auto reflog_bytes = cvmfs::ReadFile(Storage() + "/.cvmfsreflog");
+  ASSERT_TRUE(reflog_bytes.ok());
+  EXPECT_EQ(
+      *manifest->manifest.reflog,
+      cvmfs::HashString(manifest->manifest.reflog->algorithm, *reflog_bytes));
+  EXPECT_EQ(manifest->manifest.revision, 5u);
+
   // A second collection finds nothing more to delete.
   auto again = Collect(KeepRevisions(0));
   ASSERT_TRUE(again.ok());

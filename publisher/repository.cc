@@ -382,6 +382,12 @@ Status Repository::CommitHistory(std::unique_ptr<cvmfs::HistoryDb> history) {
   return WriteManifest(current.manifest, &hash);
 }
 
+Status Repository::ResignManifest() {
+  CVMFS_RETURN_IF_ERROR(Lock());
+  CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
+  return WriteManifest(current.manifest, nullptr);
+}
+
 Status Repository::Resign(int days) {
   KeyFiles keys = KeyFiles::In(config_.keys_dir, config_.fqrn);
   auto master_pem = cvmfs::ReadFile(keys.master_key);

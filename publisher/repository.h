@@ -96,6 +96,12 @@ class Repository {
   // Re-signs the whitelist with the master key for `days` days.
   cvmfs::Status Resign(int days);
 
+  // Re-signs the current manifest (same revision, root catalog and
+  // history) so that its reflog hash (Y) names the stored .cvmfsreflog
+  // again: gc prunes the reflog, and checkers (CVMFS's too) compare the
+  // reflog with the manifest's hash. Takes the lock.
+  cvmfs::Status ResignManifest();
+
   // Takes the repository's lock (spool/is_publishing.lock, flock: a dead
   // holder releases it) for the lifetime of this object; Busy names the
   // process holding it. Publish, PublishOldRoot and CommitHistory take it.
