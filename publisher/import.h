@@ -19,10 +19,11 @@
 // manifest is signed by the repository key, the whitelist by the master key
 // (.pub) and lists the certificate and has not expired (unless it is to be
 // re-signed), the master key matches .pub. It reads the history (tags) and
-// checks the reflog: its hash is the manifest's (Y) and it lists the current
-// root catalog, history and certificate and every tagged root catalog
-// (missing entries are warnings: gc walks the history and the previous
-// revisions, not the reflog). The next publish continues the revision
+// checks the reflog: it must be readable, and a hash other than the
+// manifest's (Y; gc rewrites the reflog only) and a missing entry for the
+// current root catalog, history, certificate or a tagged root catalog are
+// warnings (gc walks the history and the previous revisions, not the
+// reflog). The next publish continues the revision
 // numbers, the history and the reflog.
 //
 // A failure after the first write removes what Import wrote (configuration,

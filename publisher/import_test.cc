@@ -230,7 +230,7 @@ TEST_F(ImportTest, ExpiredWhitelistNeedsResigning) {
   EXPECT_FALSE(parsed->whitelist.IsExpired(::time(nullptr)));
 }
 
-TEST_F(ImportTest, RefusesAReflogTheManifestDoesNotName) {
+TEST_F(ImportTest, ChecksTheReflog) {
   MakeOld({}, 1);
   MoveToNewMachine();
   const std::string reflog = new_.Storage(kFqrn) + "/.cvmfsreflog";
@@ -240,6 +240,23 @@ TEST_F(ImportTest, RefusesAReflogTheManifestDoesNotName) {
   EXPECT_NE(std::string::npos, report.status().message().find("reflog"))
       << report.status().ToString();
   ExpectNothingWritten();
+
+  // A readable reflog that lists nothing (and is not the manifest's):
+  // imported, with a warning for each missing reference.
+  const std::string empty = new_root_.Sub("empty-reflog.db");
+  {
+    auto db = cvmfs::ReflogDb::Create(empty, kFqrn);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Close().ok());
+  }
+  ASSERT_TRUE(
+      cvmfs::WriteFileAtomic(reflog, *cvmfs::ReadFile(empty), 0644).ok());
+  report = Import(new_, Options());
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(0u, report->reflog_entries);
+  // Not the manifest's; root catalog, history, certificate; the tags
+  // trunk, trunk-previous, v1.
+  EXPECT_EQ(1u + 3u + 3u, report->warnings.size());
 }
 
 TEST_F(ImportTest, ReplicableMarker) {

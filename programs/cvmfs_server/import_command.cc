@@ -34,23 +34,22 @@ Status RefuseUnsupported(const ImportArgs& a) {
   struct Refused {
     bool given;
     const char* what;
+    const char* hint;
   };
   for (const Refused& r : {
-           Refused{a.legacy,
-                   "-l (import and migrate a legacy 2.0.x repository)"},
-           Refused{a.statistics, "-s (statistics of the legacy migration)"},
+           Refused{a.legacy, "-l (import a legacy 2.0.x repository)", ""},
+           Refused{a.statistics, "-s (legacy migration statistics)", ""},
            Refused{!a.file_ownership.empty(),
-                   "-c (file ownership of the legacy migration)"},
-           Refused{a.chown_backend,
-                   "-g (chown the storage to the owner): change the owner "
-                   "with chown -R before the import"},
+                   "-c (file ownership of the legacy migration)", ""},
+           Refused{a.chown_backend, "-g (chown the storage)",
+                   "; run chown -R OWNER on the storage before the import"},
            Refused{a.recreate_repo_key,
-                   "-t (new repository key and certificate)"},
-           Refused{a.masterkeycard, "-R (master key on a smartcard)"},
+                   "-t (new repository key and certificate)", ""},
+           Refused{a.masterkeycard, "-R (master key on a smartcard)", ""},
        }) {
     if (r.given)
       return Status::NotSupported(std::string("import: option ") + r.what +
-                                  " is not supported");
+                                  " is not supported" + r.hint);
   }
   if (!a.union_fs.empty() && a.union_fs != "overlayfs")
     return Status::NotSupported("import: -f " + a.union_fs +
