@@ -147,6 +147,10 @@ struct MkfsOptions {
   cvmfs::Compression compression = cvmfs::Compression::kZlib;
   bool garbage_collection = false;
   int whitelist_days = 30;
+  // -k: take the keys (<fqrn>.masterkey, .pub, .key, .crt) from this
+  // directory instead of generating them; they are copied into the keys
+  // directory, whose own keys for <fqrn> must not differ from them.
+  std::string import_keys_dir;
 };
 cvmfs::Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options);
 
