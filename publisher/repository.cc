@@ -12,6 +12,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/time_format.h"
+#include "publisher/auto_tags.h"
 #include "publisher/spool_layout.h"
 #include "publisher/stale_temporaries.h"
 
@@ -177,10 +178,6 @@ Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(
   return cvmfs::HistoryDb::OpenReadOnly(file);
 }
 
-static std::string IsoTime(int64_t t) {
-  return cvmfs::FormatTime(t, cvmfs::kRfc3339UtcFormat, cvmfs::TimeZone::kUtc);
-}
-
 Status Repository::WriteManifest(cvmfs::Manifest manifest,
                                  const Digest* history) {
   // Certificate and metainfo are stored once; make sure they exist.
@@ -261,12 +258,36 @@ Result<PublishStats> Repository::CommitRevision(CatalogTree* tree,
   trunk.description = "current HEAD";
   trunk.size = commit.root_size;
   CVMFS_RETURN_IF_ERROR(history->Insert(trunk));
+  std::string new_tag;
   if (!options.tag_name.empty() || config_.auto_tag) {
     cvmfs::Tag tag = trunk;
-    tag.name =
-        options.tag_name.empty() ? "generic-" + IsoTime(now) : options.tag_name;
+    if (options.tag_name.empty()) {
+      // Unique: generic_1-<time>, ... when another publish had this second.
+      Status lookup;
+      tag.name = AutoTagName(now, [&](const std::string& name) {
+        auto existing = history->Get(name);
+        if (!existing.ok()) lookup = existing.status();
+        return !existing.ok() || existing->has_value();
+      });
+      CVMFS_RETURN_IF_ERROR(lookup);
+    } else {
+      CVMFS_ASSIGN_OR_RETURN(auto taken, history->Get(options.tag_name));
+      if (taken)
+        return Status::AlreadyExists("tag name " + options.tag_name +
+                                     " is already in use");
+      tag.name = options.tag_name;
+    }
     tag.description = options.tag_description;
     CVMFS_RETURN_IF_ERROR(history->Insert(tag));
+    new_tag = tag.name;
+  }
+  // CVMFS_AUTO_TAG_TIMESPAN: auto tags older than it go.
+  CVMFS_ASSIGN_OR_RETURN(int64_t threshold,
+                         AutoTagThreshold(config_.auto_tag_timespan, now));
+  if (threshold != 0) {
+    CVMFS_ASSIGN_OR_RETURN(std::vector<cvmfs::Tag> all, history->List());
+    for (const std::string& name : OutdatedAutoTags(all, threshold))
+      if (name != new_tag) CVMFS_RETURN_IF_ERROR(history->Remove(name));
   }
   if (current.manifest.history)
     CVMFS_RETURN_IF_ERROR(
