@@ -418,6 +418,15 @@ Status Repository::Resign(int days) {
   return store_.Put(std::string(cvmfs::kWhitelistName), bytes);
 }
 
+Status Repository::ResignManifest() {
+  CVMFS_RETURN_IF_ERROR(Lock());
+  CVMFS_ASSIGN_OR_RETURN(std::string text,
+                         store_.Get(std::string(cvmfs::kManifestName)));
+  auto old = cvmfs::Manifest::Parse(text);
+  if (!old.ok()) return old.status().Annotate("manifest of " + config_.fqrn);
+  return WriteManifest(old->manifest, nullptr);
+}
+
 namespace {
 
 // The configuration of a new repository, from mkfs's options.

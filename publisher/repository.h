@@ -96,6 +96,13 @@ class Repository {
   // Re-signs the whitelist with the master key for `days` days.
   cvmfs::Status Resign(int days);
 
+  // Re-signs the current manifest with the repository key and certificate
+  // as they are now (`cvmfs_server resign -p`, after the key changed): the
+  // same revision, root catalog and history; new certificate hash,
+  // timestamp and signature. The old signature is not checked (it may be
+  // the old key's). Takes the lock.
+  cvmfs::Status ResignManifest();
+
   // Takes the repository's lock (spool/is_publishing.lock, flock: a dead
   // holder releases it) for the lifetime of this object; Busy names the
   // process holding it. Publish, PublishOldRoot and CommitHistory take it.

@@ -183,7 +183,8 @@ std::string ServerConfig::ConfigFile(const cvmfs::SystemPaths& paths) const {
 Result<ServerConfig> ServerConfig::Load(const cvmfs::SystemPaths& paths,
                                         const std::string& fqrn) {
   // The name becomes a path: nothing outside the tree may be reached.
-  if (!cvmfs::IsValidRepositoryName(fqrn))
+  if (!cvmfs::IsValidRepositoryName(fqrn) ||
+      fqrn.find("..") != std::string::npos)
     return Status::InvalidArgument("'" + fqrn +
                                    "' is not a valid repository name");
   std::string file = paths.ServerConfigDir(fqrn) + "/server.conf";

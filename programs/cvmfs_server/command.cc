@@ -13,7 +13,9 @@ namespace cvmfs_server {
 using cvmfs::Status;
 
 Status ValidateRepositoryName(const std::string& fqrn) {
-  if (cvmfs::IsValidRepositoryName(fqrn)) return Status::Ok();
+  if (cvmfs::IsValidRepositoryName(fqrn) &&
+      fqrn.find("..") == std::string::npos)
+    return Status::Ok();
   return Status::InvalidArgument(
       "'" + fqrn +
       "' is not a valid repository name (a fully qualified name such as "
@@ -30,12 +32,37 @@ Status ValidateGivenRepositoryNames(const CLI::App& cli) {
   return Status::Ok();
 }
 
+namespace {
+constexpr const char* kRefusedGroup = "Not supported";
+}  // namespace
+
+void AddRefusedOption(CLI::App* cmd, const std::string& names,
+                      const std::string& reason, bool takes_value) {
+  CLI::Option* opt = takes_value ? cmd->add_option(names, reason)
+                                 : cmd->add_flag(names, reason);
+  opt->group(kRefusedGroup);
+}
+
+Status RefuseGivenUnsupportedOptions(const CLI::App& cli) {
+  for (const CLI::Option* opt : cli.get_options()) {
+    if (opt->get_group() != kRefusedGroup || opt->count() == 0) continue;
+    const std::string name = !opt->get_snames().empty()
+                                 ? "-" + opt->get_snames().front()
+                                 : opt->get_name();
+    return Status::NotSupported(cli.get_name() + " " + name +
+                                " is not supported: " + opt->get_description());
+  }
+  return Status::Ok();
+}
+
 int RunGivenCommand(const std::vector<Command>& commands) {
   for (const Command& command : commands) {
     if (!command.cli->parsed()) continue;
     // Before anything touches a path made of the name.
     Status names = ValidateGivenRepositoryNames(*command.cli);
     if (!names.ok()) return FailMessage(names);
+    Status refused = RefuseGivenUnsupportedOptions(*command.cli);
+    if (!refused.ok()) return FailMessage(refused);
     return command.run();
   }
   return 0;

@@ -47,9 +47,22 @@ cvmfs::Status ValidateRepositoryName(const std::string& fqrn);
 // "fqrn" and "name" of `cli`.
 cvmfs::Status ValidateGivenRepositoryNames(const CLI::App& cli);
 
+// Adds to `cmd` an option (a flag, or one taking a value when `takes_value`)
+// that CVMFS 2.12 defines but this cvmfs_server does not implement: it is
+// listed by --help under "Not supported", and giving it fails the command
+// before it runs (RunGivenCommand) with NotSupported "<command> <option> is
+// not supported: <reason>", never silently ignored.
+void AddRefusedOption(CLI::App* cmd, const std::string& names,
+                      const std::string& reason, bool takes_value = false);
+
+// NotSupported for the first option added with AddRefusedOption that the
+// command line gave to `cli`; Ok when none.
+cvmfs::Status RefuseGivenUnsupportedOptions(const CLI::App& cli);
+
 // Runs the Command whose subcommand the command line gave and returns its
 // exit status; 0 when none was given. A repository name that is not valid
-// (ValidateGivenRepositoryNames) fails it before it runs.
+// (ValidateGivenRepositoryNames) or a refused option
+// (RefuseGivenUnsupportedOptions) fails it before it runs.
 int RunGivenCommand(const std::vector<Command>& commands);
 
 // Prints "cvmfs_server: <status>" to stderr; returns the exit code for it

@@ -12,6 +12,7 @@
 #include "programs/cvmfs_server/transaction_commands.h"
 #include "publisher/repository.h"
 #include "publisher/rollback.h"
+#include "publisher/transaction.h"
 
 namespace cvmfs_server {
 namespace {
@@ -27,6 +28,14 @@ int RunRollback(const cvmfs::SystemPaths& paths, const RollbackArgs& args) {
   publisher::Repository& repo = **repo_or;
   auto target = publisher::RollbackTarget(&repo, args.tag);
   if (!target.ok()) return FailMessage(target.status());
+  // Refused before asking, as CVMFS does.
+  publisher::Transaction txn(paths, &repo);
+  auto state = txn.State();
+  if (state.ok() && state->transaction)
+    return FailMessage(cvmfs::Status::Busy(
+        "a transaction is open on " + repo.config().fqrn +
+        "; cannot rollback a repository in a transaction (publish or abort "
+        "it first)"));
   if (!args.force) {
     std::string question =
         args.tag.empty()

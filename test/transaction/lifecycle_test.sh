@@ -137,7 +137,7 @@ in_both 'touch -d @1600000000 dir/sub/f1'
 publish -a v1 -m "first"
 in_transaction && check_failed "still in a transaction after publish"
 verify_published "transaction 1"
-srv list-catalogs $fqrn | grep -q '^ */nested$' || check_failed "no nested catalog at /nested"
+srv list-catalogs -x $fqrn | grep -q '^/nested$' || check_failed "no nested catalog at /nested"
 cp -a "$ref" "$WORK/ref-v1"
 
 note "transaction 2: edits, deletions, renames, type changes, metadata, dirtab"
@@ -160,7 +160,7 @@ for p in pkg1 pkg2; do
   touch -r "$union/sw/$p" "$WORK/union.before/sw/$p"
 done
 verify_published "transaction 2"
-catalogs=$(srv list-catalogs $fqrn)
+catalogs=$(srv list-catalogs -x $fqrn)
 for c in /nested /sw/pkg1 /sw/pkg2; do
   grep -q "^ *$c\$" <<<"$catalogs" || check_failed "no nested catalog at $c: $catalogs"
 done
@@ -194,7 +194,7 @@ verify_published "transaction 4"
 note "tags and rollback"
 srv tag -l $fqrn | grep -q '^v1 ' || check_failed "tag v1 missing: $(srv tag -l $fqrn)"
 srv tag -i v1 $fqrn | grep -q 'Description:  first' || check_failed "tag -i v1: $(srv tag -i v1 $fqrn)"
-srv rollback -t v1 $fqrn >/dev/null || fail "rollback -t v1"
+srv rollback -f -t v1 $fqrn >/dev/null || fail "rollback -t v1"
 rm -rf "$ref" && cp -a "$WORK/ref-v1" "$ref"
 rm -rf "$WORK/union.before" && cp -a "$union" "$WORK/union.before"
 verify_published "rollback to v1"
