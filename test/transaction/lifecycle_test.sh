@@ -151,7 +151,9 @@ in_both 'rm link-to-file2 && echo now-a-file > link-to-file2'     # symlink -> f
 in_both 'rm -r nested/inner && mkdir nested/inner && echo fresh > nested/inner/new.txt'  # opaque
 in_both 'chmod 640 dir/sub/f5 && chown 42:43 dir/sub/f6 && touch -d @1500000000 dir/sub/f7'
 in_both 'printf "/sw/*\n" > .cvmfsdirtab && mkdir -p sw/pkg1 sw/pkg2 && echo 1 > sw/pkg1/a && echo 2 > sw/pkg2/b'
-publish
+publish -v
+# -v (CVMFS: verbose) lists the change set.
+grep -q '^  /dir/sub/f3 remove file$' "$WORK/publish.out" || check_failed "publish -v: no change set: $(cat "$WORK/publish.out")"
 # The dirtab created the markers (as CVMFS does in the union).
 for p in pkg1 pkg2; do
   [ -f "$union/sw/$p/.cvmfscatalog" ] || check_failed "the dirtab made no marker in sw/$p"
