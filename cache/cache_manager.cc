@@ -33,6 +33,8 @@ constexpr int64_t kStaleTxnSeconds = 3600;
 // that it cannot stall every other mount.
 constexpr int kSendTimeoutSeconds = 10;
 constexpr size_t kReadChunk = 64 * 1024;
+// Opens and pins one restore request may re-register (Restore).
+constexpr uint64_t kMaxRestoreHolds = 1 << 21;
 
 Result<Digest> ParseId(const std::string& text) {
   auto id = Digest::Parse(text);
@@ -363,6 +365,17 @@ Status CacheManager::Unpin(Client* c, const Digest& id) {
 
 Status CacheManager::Restore(Client* c, const protocol::Request& req,
                              protocol::Reply* reply) {
+  // Each hold is re-registered one by one: refuse a request for more than a
+  // client can hold (its open files are bounded by its fd limit) before any
+  // work, or a few bytes asking for 2^32 opens stall the manager, and with
+  // it every mount on the node.
+  uint64_t requested = 0;
+  for (const protocol::Hold& hold : req.restore().holds())
+    requested += uint64_t{hold.opens()} + hold.pins();
+  if (requested > kMaxRestoreHolds)
+    return Status::InvalidArgument("restore of " + std::to_string(requested) +
+                                   " opens and pins (at most " +
+                                   std::to_string(kMaxRestoreHolds) + ")");
   size_t skipped = 0, total = 0;
   for (const protocol::Hold& hold : req.restore().holds()) {
     auto id = Digest::Parse(hold.id());

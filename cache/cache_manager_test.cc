@@ -3,6 +3,7 @@
 #include "cache/cache_manager.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -299,6 +300,39 @@ TEST_F(CacheManagerTest, GarbageFrameClosesOnlyThatConnection) {
   EXPECT_EQ(ReceiveFrame(fd.get(), &reply).code(), Code::kUnavailable);
   Put(a.get(), Content(1, 100));
   EXPECT_EQ(a->usage().size, 100u);
+}
+
+// Reproduced by quota_protocol_fuzzer (test/fuzz/corpus/quota_protocol_fuzzer/
+// restore-4e9-holds): each hold of a restore was re-registered in a loop, so
+// one request for 2^32 opens stalled the manager for every mount.
+TEST_F(CacheManagerTest, RestoreOfMoreThanAClientCanHoldIsRefusedAtOnce) {
+  auto manager = StartManager(1000);
+  ASSERT_NE(manager, nullptr);
+  cvmfs::UniqueFd fd = RawConnection();
+  timeval timeout{5, 0};  // a stalled manager fails the test, not hangs it
+  ASSERT_EQ(::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout,
+                         sizeof(timeout)),
+            0);
+  protocol::Request hello;
+  hello.mutable_hello()->set_protocol_version(kQuotaProtocolVersion);
+  ASSERT_TRUE(SendFrame(fd.get(), hello).ok());
+  protocol::Reply reply;
+  ASSERT_TRUE(ReceiveFrame(fd.get(), &reply).ok());
+  protocol::Request restore;
+  protocol::Hold* hold = restore.mutable_restore()->add_holds();
+  hold->set_id(IdOf("absent").ToString());
+  hold->set_opens(4000000000u);
+  hold->set_pins(4000000000u);
+  ASSERT_TRUE(SendFrame(fd.get(), restore).ok());
+  ASSERT_TRUE(ReceiveFrame(fd.get(), &reply).ok());
+  EXPECT_EQ(StatusOf(reply).code(), Code::kInvalidArgument);
+  // The connection still works.
+  protocol::Request usage;
+  usage.mutable_usage();
+  ASSERT_TRUE(SendFrame(fd.get(), usage).ok());
+  ASSERT_TRUE(ReceiveFrame(fd.get(), &reply).ok());
+  EXPECT_TRUE(StatusOf(reply).ok());
+  EXPECT_TRUE(reply.has_usage());
 }
 
 TEST_F(CacheManagerTest, NewManagerGetsTheClientsOpensAndPinsBack) {

@@ -7,6 +7,7 @@
 #include "cvmfs/compression.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/prefetch_list.h"
+#include "cvmfs/trust_chain.h"
 
 namespace publisher {
 
@@ -66,16 +67,106 @@ void CheckCounters(const std::map<std::string, CatalogCountersCheck>& all,
   }
 }
 
+// The root of the nested catalog mounted at `subtree`, found by descending
+// from `root` through the nested catalogs whose mountpoints lead to it.
+cvmfs::Result<cvmfs::Digest> FindNestedCatalog(cvmfs::CatalogWalker* walker,
+                                               const cvmfs::Digest& root,
+                                               const std::string& subtree) {
+  std::string want = subtree;
+  while (want.size() > 1 && want.back() == '/') want.pop_back();
+  if (want.empty() || want == "/") return root;
+  if (want.front() != '/') want = "/" + want;
+  cvmfs::Digest current = root;
+  for (;;) {
+    CVMFS_ASSIGN_OR_RETURN(auto catalog, walker->Load(current));
+    CVMFS_ASSIGN_OR_RETURN(auto refs, catalog->NestedCatalogs());
+    const cvmfs::NestedCatalogRef* next = nullptr;
+    for (const auto& r : refs) {
+      if (r.path == want) return r.hash;
+      if (want.compare(0, r.path.size() + 1, r.path + "/") == 0) next = &r;
+    }
+    if (next == nullptr)
+      return Status::NotFound("no nested catalog is mounted at " + want);
+    current = next->hash;
+  }
+}
+
+// The signed files as they lie in a storage.
+class StoredFiles : public cvmfs::TrustChainSource {
+ public:
+  explicit StoredFiles(cvmfs::ObjectStore* store) : store_(store) {}
+  cvmfs::Result<std::string> FetchWhitelist() override {
+    return store_->Get(std::string(cvmfs::kWhitelistName));
+  }
+  cvmfs::Result<std::string> FetchManifest() override {
+    return store_->Get(std::string(cvmfs::kManifestName));
+  }
+  cvmfs::Result<std::string> FetchCertificate(
+      const cvmfs::Digest& digest, const std::string& fqrn) override {
+    auto pem = cvmfs::ReadVerifiedObject(store_, digest,
+                                         cvmfs::ObjectSuffix::kCertificate);
+    if (!pem.ok()) return pem.status().Annotate(fqrn + ": certificate");
+    return pem;
+  }
+
+ private:
+  cvmfs::ObjectStore* store_;
+};
+
 }  // namespace
+
+cvmfs::Result<cvmfs::Manifest> VerifyStoredTrustChain(
+    cvmfs::ObjectStore* store, const std::vector<std::string>& key_files,
+    const std::string& fqrn, time_t now) {
+  CVMFS_ASSIGN_OR_RETURN(auto keys, cvmfs::LoadMasterKeys(key_files));
+  StoredFiles files(store);
+  CVMFS_ASSIGN_OR_RETURN(cvmfs::VerifiedChain chain,
+                         cvmfs::VerifyTrustChain(&files, keys, fqrn, now));
+  return std::move(chain.manifest);
+}
+
+cvmfs::Result<CheckReport> ScrubStorage(cvmfs::LocalObjectStore* store) {
+  CheckReport report;
+  CVMFS_ASSIGN_OR_RETURN(std::vector<std::string> names, store->ListObjects());
+  for (const std::string& name : names) {
+    auto parsed = cvmfs::ParseObjectPath(name);
+    if (!parsed.ok()) {
+      report.problems.push_back("not an object name: " + name);
+      continue;
+    }
+    ++report.objects_checked;
+    auto bytes = store->Get(name);
+    if (!bytes.ok()) {
+      report.problems.push_back("unreadable " + name + ": " +
+                                bytes.status().ToString());
+      continue;
+    }
+    if (cvmfs::HashString(parsed->digest.algorithm, *bytes) != parsed->digest)
+      report.problems.push_back("hash mismatch " + name +
+                                " (its content does not match its name)");
+  }
+  return report;
+}
 
 cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
                                          const cvmfs::Digest& root,
                                          bool verify_content,
                                          const std::string& temp_dir) {
+  CheckOptions options;
+  options.verify_content = verify_content;
+  return CheckRevision(store, root, options, temp_dir);
+}
+
+cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
+                                         const cvmfs::Digest& root_catalog,
+                                         const CheckOptions& options,
+                                         const std::string& temp_dir) {
+  const bool verify_content = options.verify_content;
   CheckReport report;
   std::set<std::string> seen;
   auto check_object = [&](const std::string& name, const cvmfs::Digest& digest,
                           const std::string& path, bool compressed) {
+    if (!options.check_data) return;
     if (!seen.insert(name).second) return;
     ++report.objects_checked;
     if (!verify_content) {
@@ -103,6 +194,11 @@ cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
   // Per catalog: stored counters, recounted self counters, nested mountpoints.
   std::map<std::string, CatalogCountersCheck> counters;
   cvmfs::CatalogWalker walker(store, temp_dir);
+  cvmfs::Digest root = root_catalog;
+  if (!options.subtree.empty()) {
+    CVMFS_ASSIGN_OR_RETURN(
+        root, FindNestedCatalog(&walker, root_catalog, options.subtree));
+  }
   Status st = walker.Walk(root, [&](const cvmfs::CatalogVisit& v) -> Status {
     ++report.catalogs;
     CatalogCountersCheck& cc = counters[v.mountpoint];

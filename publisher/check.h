@@ -1,16 +1,30 @@
-// `cvmfs_server check`: walks every catalog of a revision and verifies that
-// each object it references exists and, with `verify_content`, that the
-// object's bytes match its name (and decompress cleanly). It also verifies
-// every catalog's statistics: self_* against its rows, subtree_* against the
-// totals of the catalogs nested in it.
+// `cvmfs_server check` (CVMFS 2.12's semantics, doc/publishing.md "Checking
+// a repository"):
+//
+//   VerifyStoredTrustChain  whitelist, certificate and manifest as stored,
+//                           with the master public key(s) only (a Stratum 1
+//                           has no private key)
+//   CheckRevision           walks every catalog of a revision (or of the
+//                           subtree below one nested catalog, -s) and
+//                           verifies every catalog's statistics (self_*
+//                           against its rows, subtree_* against the nested
+//                           catalogs' totals) and, unless -c, that each data
+//                           object and chunk it references exists
+//   ScrubStorage            -i: every object under data/ is re-hashed and
+//                           compared with its name (CVMFS's `swissknife
+//                           scrub`), whatever revision references it
+//
+// Thread safety: free functions; one caller per store.
 #ifndef PUBLISHER_CHECK_H_
 #define PUBLISHER_CHECK_H_
 
 #include <cstdint>
+#include <ctime>
 #include <string>
 #include <vector>
 
 #include "cvmfs/hash.h"
+#include "cvmfs/manifest.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/status.h"
 
@@ -23,10 +37,41 @@ struct CheckReport {
   std::vector<std::string> problems;  // one line each
 };
 
+struct CheckOptions {
+  // Whether referenced data objects and chunks must exist (CVMFS's default;
+  // `check -c` turns it off: only catalogs and their statistics).
+  bool check_data = true;
+  // Whether referenced objects are also re-hashed and inflated (the older,
+  // per-revision form of an integrity check; `check -i` scrubs instead).
+  bool verify_content = false;
+  // `check -s PATH`: start at the nested catalog mounted at PATH ("/a/b");
+  // NotFound when no nested catalog is mounted there. Empty: the root.
+  std::string subtree;
+};
+
+cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
+                                         const cvmfs::Digest& root,
+                                         const CheckOptions& options,
+                                         const std::string& temp_dir);
+
+// CheckRevision with check_data and the given verify_content.
 cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
                                          const cvmfs::Digest& root,
                                          bool verify_content,
                                          const std::string& temp_dir);
+
+// Verifies the stored .cvmfswhitelist, certificate (X object) and
+// .cvmfspublished of `store` with `master_keys` (cvmfs/trust_chain.h):
+// Corruption naming the broken link. `now` decides whether the whitelist
+// has expired.
+cvmfs::Result<cvmfs::Manifest> VerifyStoredTrustChain(
+    cvmfs::ObjectStore* store, const std::vector<std::string>& key_files,
+    const std::string& fqrn, time_t now);
+
+// `check -i`: re-hashes every object under data/ of `store` and reports
+// those whose bytes do not match their names (and names that are not
+// object names). objects_checked counts the objects read.
+cvmfs::Result<CheckReport> ScrubStorage(cvmfs::LocalObjectStore* store);
 
 }  // namespace publisher
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cvmfs/catalog/writable_catalog.h"
+#include "cvmfs/catalog_walker.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/manifest.h"
@@ -109,6 +110,117 @@ TEST(CheckTest, MissingObjectIsReported) {
   ASSERT_EQ(report->problems.size(), 1u);
   EXPECT_NE(report->problems[0].find("missing"), std::string::npos);
   EXPECT_NE(report->problems[0].find("/f"), std::string::npos);
+}
+
+TEST(CheckTest, NoDataCheckSkipsObjects) {  // check -c
+  TempDir tmp;
+  cvmfs::MemoryObjectStore store;
+  auto root = StoreCatalog(&store, tmp.path(), {}, true);
+  CheckOptions options;
+  options.check_data = false;
+  auto report = CheckRevision(&store, root, options, tmp.path());
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->objects_checked, 0u);
+  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+}
+
+std::string FixtureStorage(const std::string& fqrn) {
+  return cvmfs::testing::FixturesDir() + "/" + fqrn + "/srv/cvmfs/" + fqrn;
+}
+
+TEST(CheckTest, SubtreeStartsAtTheNestedCatalog) {  // check -s
+  const std::string fqrn = "import-src.example.org";
+  cvmfs::LocalObjectStore store(FixtureStorage(fqrn));
+  auto manifest = cvmfs::Manifest::Parse(*store.Get(".cvmfspublished"));
+  ASSERT_TRUE(manifest.ok());
+  const cvmfs::Digest root = manifest->manifest.root_catalog;
+  TempDir tmp;
+  std::vector<std::string> mountpoints;
+  cvmfs::CatalogWalker walker(&store, tmp.path());
+  ASSERT_TRUE(walker
+                  .Walk(root,
+                        [&](const cvmfs::CatalogVisit& v) {
+                          mountpoints.push_back(v.mountpoint);
+                          return cvmfs::Status::Ok();
+                        })
+                  .ok());
+  ASSERT_GE(mountpoints.size(), 2u) << "the fixture has no nested catalog";
+  const std::string sub = mountpoints[1];
+  uint64_t below = 0;
+  for (const std::string& m : mountpoints)
+    if (m == sub || m.compare(0, sub.size() + 1, sub + "/") == 0) ++below;
+  CheckOptions options;
+  options.subtree = sub;
+  auto report = CheckRevision(&store, root, options, tmp.path());
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->catalogs, below);
+  EXPECT_LT(report->catalogs, mountpoints.size());
+  for (const std::string& p : report->problems) ADD_FAILURE() << p;
+
+  options.subtree = sub + "/no-such-nested-catalog";
+  auto missing = CheckRevision(&store, root, options, tmp.path());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.status().IsNotFound()) << missing.status().ToString();
+}
+
+TEST(CheckTest, StoredTrustChainVerifiesWithThePublicKeyOnly) {
+  const std::string fqrn = "sha1-zlib.example.org";
+  const std::string key =
+      cvmfs::testing::FixturesDir() + "/" + fqrn + "/" + fqrn + ".pub";
+  cvmfs::LocalObjectStore store(FixtureStorage(fqrn));
+  auto parsed = cvmfs::Manifest::Parse(*store.Get(".cvmfspublished"));
+  ASSERT_TRUE(parsed.ok());
+  const time_t when =
+      static_cast<time_t>(parsed->manifest.publish_timestamp.value_or(0));
+  auto manifest = VerifyStoredTrustChain(&store, {key}, fqrn, when);
+  ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
+  EXPECT_EQ(manifest->root_catalog, parsed->manifest.root_catalog);
+
+  // Another repository's key does not verify it.
+  const std::string other = cvmfs::testing::FixturesDir() +
+                            "/shake128-none.example.org/"
+                            "shake128-none.example.org.pub";
+  auto wrong = VerifyStoredTrustChain(&store, {other}, fqrn, when);
+  EXPECT_FALSE(wrong.ok());
+  // A tampered manifest does not verify.
+  TempDir tmp;
+  cvmfs::LocalObjectStore copy(tmp.path());
+  ASSERT_TRUE(copy.CreateLayout().ok());
+  for (const char* f : {".cvmfswhitelist", ".cvmfspublished"})
+    ASSERT_TRUE(copy.Put(f, *store.Get(f)).ok());
+  ASSERT_TRUE(
+      copy.Put(cvmfs::ObjectPath(*parsed->manifest.certificate,
+                                 cvmfs::ObjectSuffix::kCertificate),
+               *store.Get(cvmfs::ObjectPath(*parsed->manifest.certificate,
+                                            cvmfs::ObjectSuffix::kCertificate)))
+          .ok());
+  ASSERT_TRUE(VerifyStoredTrustChain(&copy, {key}, fqrn, when).ok());
+  std::string text = *store.Get(".cvmfspublished");
+  text.replace(text.find("\nS"), 2, "\nS9");
+  ASSERT_TRUE(copy.Put(".cvmfspublished", text).ok());
+  EXPECT_FALSE(VerifyStoredTrustChain(&copy, {key}, fqrn, when).ok());
+}
+
+TEST(CheckTest, ScrubFindsObjectsThatDoNotMatchTheirNames) {  // check -i
+  TempDir tmp;
+  cvmfs::LocalObjectStore store(tmp.path());
+  ASSERT_TRUE(store.CreateLayout().ok());
+  std::string good = cvmfs::ZlibCompress("good");
+  std::string bad = cvmfs::ZlibCompress("bad");
+  const std::string good_name =
+      cvmfs::ObjectPath(cvmfs::HashString(cvmfs::HashAlgorithm::kSha1, good),
+                        cvmfs::ObjectSuffix::kNone);
+  const std::string bad_name =
+      cvmfs::ObjectPath(cvmfs::HashString(cvmfs::HashAlgorithm::kSha1, bad),
+                        cvmfs::ObjectSuffix::kPartial);
+  ASSERT_TRUE(store.Put(good_name, good).ok());
+  ASSERT_TRUE(store.Put(bad_name, bad + "x").ok());
+  auto report = ScrubStorage(&store);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->objects_checked, 2u);
+  ASSERT_EQ(report->problems.size(), 1u);
+  EXPECT_NE(report->problems[0].find(bad_name), std::string::npos)
+      << report->problems[0];
 }
 
 }  // namespace

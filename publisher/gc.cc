@@ -151,8 +151,12 @@ Status MarkHistory(const Digest& current_root, const GcPolicy& policy,
 
 // Marks every revision the history database names: named tags, automatic
 // tags, trunk and trunk-previous (the default rollback target).
-Status MarkTags(Repository* repo, ReachableObjects* marks, GcReport* report) {
-  CVMFS_ASSIGN_OR_RETURN(auto history, repo->OpenHistory(false));
+Status MarkTags(const GcStorage& storage, ReachableObjects* marks,
+                GcReport* report) {
+  if (!storage.manifest.history) return Status::Ok();
+  CVMFS_ASSIGN_OR_RETURN(
+      auto history, OpenStoredHistory(storage.store, *storage.manifest.history,
+                                      storage.temp_dir));
   CVMFS_ASSIGN_OR_RETURN(std::vector<cvmfs::Tag> tags, history->List());
   for (const cvmfs::Tag& tag : tags) {
     bool known = false;
@@ -194,10 +198,10 @@ std::optional<ObjectSuffix> ReflogSuffix(int type) {
 // Removes the entries of unmarked objects from the reflog and stores it
 // (unless a dry run). A repository without reflog is collected all the
 // same: the candidates come from listing data/.
-Status PruneReflog(Repository* repo, const ReachableObjects& marks,
-                   const std::string& temp_dir, bool dry_run,
-                   GcReport* report) {
-  auto bytes = repo->store()->Get(std::string(cvmfs::kReflogName));
+Status PruneReflog(cvmfs::LocalObjectStore* store,
+                   const ReachableObjects& marks, const std::string& temp_dir,
+                   bool dry_run, GcReport* report) {
+  auto bytes = store->Get(std::string(cvmfs::kReflogName));
   if (!bytes.ok() && bytes.status().IsNotFound()) {
     report->warnings.push_back("the repository has no reflog (.cvmfsreflog)");
     return Status::Ok();
@@ -223,8 +227,7 @@ Status PruneReflog(Repository* repo, const ReachableObjects& marks,
   reflog.reset();
   if (dry_run || report->reflog_entries_removed == 0) return Status::Ok();
   CVMFS_ASSIGN_OR_RETURN(std::string updated, cvmfs::ReadFile(file));
-  return repo->store()
-      ->Put(std::string(cvmfs::kReflogName), updated)
+  return store->Put(std::string(cvmfs::kReflogName), updated)
       .Annotate("storing the reflog");
 }
 
@@ -295,13 +298,46 @@ Result<GcReport> CollectGarbage(Repository* repo, const GcOptions& options) {
   CVMFS_RETURN_IF_ERROR(CheckCollectable(config, manifest.manifest));
   CVMFS_ASSIGN_OR_RETURN(std::string temp_dir, repo->MakeTempDir());
   cvmfs::ScopedRemoveTree cleanup(temp_dir);
+  GcOptions with_policy = options;
+  with_policy.policy = policy;
+  CVMFS_ASSIGN_OR_RETURN(
+      GcReport report,
+      CollectStorageGarbage({repo->store(), manifest.manifest, temp_dir},
+                            with_policy));
+  // The pruned reflog no longer has the hash the manifest names: sign the
+  // manifest again (a replica's reflog is replaced by its next snapshot).
+  if (!options.dry_run && report.reflog_entries_removed > 0)
+    CVMFS_RETURN_IF_ERROR(repo->ResignManifest().Annotate(
+        "re-signing the manifest for the pruned reflog"));
+  return report;
+}
 
+Result<std::unique_ptr<cvmfs::HistoryDb>> OpenStoredHistory(
+    cvmfs::ObjectStore* store, const Digest& history,
+    const std::string& temp_dir) {
+  CVMFS_ASSIGN_OR_RETURN(
+      std::string raw,
+      cvmfs::ReadVerifiedObject(store, history, ObjectSuffix::kHistory));
+  const std::string file = temp_dir + "/history." + history.ToString() + ".db";
+  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(file, raw, 0600));
+  return cvmfs::HistoryDb::OpenReadOnly(file);
+}
+
+Result<GcReport> CollectStorageGarbage(const GcStorage& storage,
+                                       const GcOptions& options) {
+  GcPolicy policy = options.policy;
+  if (policy.keep_revisions && policy.keep_since)
+    return Status::InvalidArgument(
+        "keep either a number of revisions (-r) or the revisions "
+        "since a time (-t), not both");
+  if (!policy.keep_revisions && !policy.keep_since)
+    policy.keep_since =
+        static_cast<int64_t>(::time(nullptr)) - kDefaultGcTimespan;
   GcReport report;
-  ReachableObjects marks(repo->store(), temp_dir);
-  CVMFS_RETURN_IF_ERROR(
-      MarkHistory(manifest.manifest.root_catalog, policy, &marks, &report));
-  CVMFS_RETURN_IF_ERROR(MarkTags(repo, &marks, &report));
-  const cvmfs::Manifest& m = manifest.manifest;
+  ReachableObjects marks(storage.store, storage.temp_dir);
+  const cvmfs::Manifest& m = storage.manifest;
+  CVMFS_RETURN_IF_ERROR(MarkHistory(m.root_catalog, policy, &marks, &report));
+  CVMFS_RETURN_IF_ERROR(MarkTags(storage, &marks, &report));
   if (m.certificate) marks.Mark(*m.certificate, ObjectSuffix::kCertificate);
   if (m.history) marks.Mark(*m.history, ObjectSuffix::kHistory);
   if (m.metainfo) marks.Mark(*m.metainfo, ObjectSuffix::kMetainfo);
@@ -309,11 +345,11 @@ Result<GcReport> CollectGarbage(Repository* repo, const GcOptions& options) {
   report.objects_marked = marks.size();
 
   CVMFS_ASSIGN_OR_RETURN(auto garbage,
-                         FindGarbage(repo->store(), marks, &report));
+                         FindGarbage(storage.store, marks, &report));
   // The reflog first: it must never name an object that is gone.
-  CVMFS_RETURN_IF_ERROR(
-      PruneReflog(repo, marks, temp_dir, options.dry_run, &report));
-  CVMFS_RETURN_IF_ERROR(Sweep(repo->store(), garbage, options, &report));
+  CVMFS_RETURN_IF_ERROR(PruneReflog(storage.store, marks, storage.temp_dir,
+                                    options.dry_run, &report));
+  CVMFS_RETURN_IF_ERROR(Sweep(storage.store, garbage, options, &report));
   return report;
 }
 

@@ -30,14 +30,17 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
 
+#include "cvmfs/catalog/history_db.h"
 #include "cvmfs/catalog_walker.h"
 #include "cvmfs/hash.h"
+#include "cvmfs/manifest.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/status.h"
@@ -146,6 +149,31 @@ class ReachableObjects {
 // publish holds the lock, a transaction is open); nothing is deleted then.
 cvmfs::Result<GcReport> CollectGarbage(Repository* repo,
                                        const GcOptions& options);
+
+// What a collection works on: a storage (a Stratum 0's or a Stratum 1
+// replica's), the manifest it serves and a private scratch directory. The
+// caller holds whatever lock keeps writers out and has checked that the
+// storage may be collected.
+struct GcStorage {
+  cvmfs::LocalObjectStore* store = nullptr;
+  cvmfs::Manifest manifest;
+  std::string temp_dir;
+};
+
+// The mark and sweep of CollectGarbage on `storage`: the current revision,
+// the earlier ones the policy keeps (as far as they are stored: a replica
+// holds only the revisions it replicated), every tag of the manifest's
+// history database, certificate, history and metainfo; everything else
+// under data/ is deleted and the reflog pruned. Used for a replica by
+// `cvmfs_server gc` on a Stratum 1.
+cvmfs::Result<GcReport> CollectStorageGarbage(const GcStorage& storage,
+                                              const GcOptions& options);
+
+// The history database `history` of `store`, verified, inflated into
+// `temp_dir` and opened read-only.
+cvmfs::Result<std::unique_ptr<cvmfs::HistoryDb>> OpenStoredHistory(
+    cvmfs::ObjectStore* store, const cvmfs::Digest& history,
+    const std::string& temp_dir);
 
 // Parses a -t argument: Unix seconds ("1700000000" or "@1700000000"),
 // "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]" (also with 'T'; local time), or

@@ -16,6 +16,7 @@
 #include "cvmfs/catalog/reflog_db.h"
 #include "cvmfs/catalog_walker.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/manifest.h"
 #include "publisher/check.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
@@ -254,11 +255,56 @@ TEST_F(GcTest, KeepsExactlyWhatKeptRevisionsAndTagsReference) {
   EXPECT_EQ(refs.size(), 3u + 3u)
       << "roots of 3, 4, 5; certificate, history, metainfo";
 
+  // The manifest names the pruned reflog (checkers compare the two), and
+  // still the same revision.
+  auto manifest = repo->CurrentManifest();
+  ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
+  ASSERT_TRUE(manifest->manifest.reflog.has_value());
+  auto reflog_bytes = cvmfs::ReadFile(Storage() + "/.cvmfsreflog");
+  ASSERT_TRUE(reflog_bytes.ok());
+  EXPECT_EQ(
+      *manifest->manifest.reflog,
+      cvmfs::HashString(manifest->manifest.reflog->algorithm, *reflog_bytes));
+  EXPECT_EQ(manifest->manifest.revision, 5u);
+
   // A second collection finds nothing more to delete.
   auto again = Collect(KeepRevisions(0));
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->objects_deleted, 0u);
   EXPECT_EQ(again->reflog_entries_removed, 0u);
+}
+
+// A Stratum 1 replica: a storage without Repository around it, holding
+// only the revisions it replicated (here not revision 2's root catalog).
+TEST_F(GcTest, ReplicaStorageKeepsExactlyWhatItsRevisionsReference) {
+  MakeRepository(true);
+  auto roots = PublishHistory();
+  const std::string replica = work_.Sub("replica");
+  ASSERT_EQ(std::system(("cp -a " + Storage() + " " + replica).c_str()), 0);
+  cvmfs::LocalObjectStore store(replica);
+  ASSERT_TRUE(store.Remove(ObjectPath(roots[0], ObjectSuffix::kCatalog)).ok());
+  const std::string stray =
+      ObjectPath(cvmfs::HashString(cvmfs::HashAlgorithm::kSha1, "stray"),
+                 ObjectSuffix::kNone);
+  ASSERT_TRUE(store.Put(stray, "stray").ok());
+  auto manifest = cvmfs::Manifest::Parse(*store.Get(".cvmfspublished"));
+  ASSERT_TRUE(manifest.ok());
+  TempDir tmp;
+  Names swept;
+  GcOptions o;
+  o.policy.keep_since = 0;  // every stored revision
+  o.on_sweep = [&](const std::string& n, uint64_t) { swept.insert(n); };
+  auto report =
+      CollectStorageGarbage({&store, manifest->manifest, tmp.path()}, o);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  // Revisions 3 to 5 (the chain ends where the replica has no catalog).
+  auto listed = store.ListObjects();
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(Names(listed->begin(), listed->end()),
+            Expected({roots[3], roots[2], roots[1]}));
+  EXPECT_TRUE(swept.count(stray));
+  // The Stratum 0 itself was not touched.
+  EXPECT_EQ(OnDisk().count(ObjectPath(roots[0], ObjectSuffix::kCatalog)), 1u);
 }
 
 TEST_F(GcTest, DryRunDeletesNothing) {

@@ -455,6 +455,50 @@ struct MkfsKeys {
   cvmfs::Certificate certificate;
 };
 
+// mkfs -k: copies the keys of `from` into the keys directory (as CVMFS,
+// keys already there are kept, but must not differ) and loads them.
+Result<MkfsKeys> ImportKeys(const ServerConfig& config,
+                            const std::string& from) {
+  KeyFiles src = KeyFiles::In(from, config.fqrn);
+  KeyFiles dst = KeyFiles::In(config.keys_dir, config.fqrn);
+  struct Item {
+    std::string from, to;
+    int mode;
+  };
+  std::string pems[4];
+  const Item items[4] = {{src.master_key, dst.master_key, 0400},
+                         {src.master_pub, dst.master_pub, 0444},
+                         {src.repo_key, dst.repo_key, 0400},
+                         {src.repo_crt, dst.repo_crt, 0444}};
+  for (int i = 0; i < 4; ++i) {
+    auto pem = cvmfs::ReadFile(items[i].from);
+    if (!pem.ok())
+      return pem.status().Annotate("importing keys (-k " + from + ")");
+    pems[i] = *pem;
+    auto there = cvmfs::ReadFile(items[i].to);
+    if (there.ok() && *there != pems[i])
+      return Status::AlreadyExists("importing keys from " + from +
+                                   " would overwrite " + items[i].to);
+  }
+  CVMFS_ASSIGN_OR_RETURN(auto master, cvmfs::PrivateKey::FromPem(pems[0]));
+  CVMFS_ASSIGN_OR_RETURN(auto pub, cvmfs::PublicKey::FromPem(pems[1]));
+  if (master.PublicPem() != pub.ToPem())
+    return Status::InvalidArgument(src.master_key + " does not belong to " +
+                                   src.master_pub);
+  CVMFS_ASSIGN_OR_RETURN(auto repo_key, cvmfs::PrivateKey::FromPem(pems[2]));
+  CVMFS_ASSIGN_OR_RETURN(auto cert, cvmfs::Certificate::FromPem(pems[3]));
+  CVMFS_ASSIGN_OR_RETURN(auto cert_key, cert.GetPublicKey());
+  if (repo_key.PublicPem() != cert_key.ToPem())
+    return Status::InvalidArgument(src.repo_key + " does not belong to " +
+                                   src.repo_crt);
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.keys_dir));
+  for (int i = 0; i < 4; ++i)
+    if (!cvmfs::PathExists(items[i].to))
+      CVMFS_RETURN_IF_ERROR(
+          cvmfs::WriteFileAtomic(items[i].to, pems[i], items[i].mode));
+  return MkfsKeys{std::move(master), std::move(cert)};
+}
+
 Result<MkfsKeys> CreateKeys(const ServerConfig& config) {
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.keys_dir));
   KeyFiles keys = KeyFiles::In(config.keys_dir, config.fqrn);
@@ -555,7 +599,10 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
     return Status::AlreadyExists("storage " + config.storage_dir +
                                  " already holds a repository");
 
-  CVMFS_ASSIGN_OR_RETURN(MkfsKeys keys, CreateKeys(config));
+  CVMFS_ASSIGN_OR_RETURN(MkfsKeys keys,
+                         options.import_keys_dir.empty()
+                             ? CreateKeys(config)
+                             : ImportKeys(config, options.import_keys_dir));
   cvmfs::LocalObjectStore store(config.storage_dir);
   CVMFS_RETURN_IF_ERROR(
       CreateStorage(config, keys, options.whitelist_days, &store));

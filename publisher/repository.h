@@ -96,11 +96,13 @@ class Repository {
   // Re-signs the whitelist with the master key for `days` days.
   cvmfs::Status Resign(int days);
 
-  // Re-signs the current manifest with the repository key and certificate
-  // as they are now (`cvmfs_server resign -p`, after the key changed): the
-  // same revision, root catalog and history; new certificate hash,
-  // timestamp and signature. The old signature is not checked (it may be
-  // the old key's). Takes the lock.
+  // Re-signs the current manifest (same revision, root catalog and
+  // history) with the repository key and certificate as they are now: new
+  // certificate hash, timestamp, reflog hash (Y) and signature. For gc (it
+  // prunes the reflog; checkers, CVMFS's too, compare the reflog with the
+  // manifest's hash) and for `cvmfs_server resign -p` after a key change
+  // (so the old signature is not checked: it may be the old key's). Takes
+  // the lock.
   cvmfs::Status ResignManifest();
 
   // Takes the repository's lock (spool/is_publishing.lock, flock: a dead
@@ -148,6 +150,10 @@ struct MkfsOptions {
   cvmfs::Compression compression = cvmfs::Compression::kZlib;
   bool garbage_collection = false;
   int whitelist_days = 30;
+  // -k: take the keys (<fqrn>.masterkey, .pub, .key, .crt) from this
+  // directory instead of generating them; they are copied into the keys
+  // directory, whose own keys for <fqrn> must not differ from them.
+  std::string import_keys_dir;
 };
 cvmfs::Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options);
 

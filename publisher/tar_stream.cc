@@ -44,6 +44,13 @@ struct TarStream::Input {
 
 namespace {
 
+// libarchive's message for the last error, which may be NULL (some
+// failures set none): never hand that to a std::string.
+std::string ArchiveError(archive* a) {
+  const char* why = archive_error_string(a);
+  return why ? why : "unreadable archive";
+}
+
 // The bytes of the current member. Sparse members come as data blocks at
 // offsets (archive_read_data_block); the holes between and after them read
 // as zeros, up to the member's size.
@@ -76,8 +83,7 @@ Result<size_t> MemberSource::Read(void* buf, size_t size) {
       break;
     }
     if (rc < ARCHIVE_WARN)
-      return Status::Corruption(std::string("tar: ") +
-                                archive_error_string(a_));
+      return Status::Corruption("tar: " + ArchiveError(a_));
     if (offset < out_)
       return Status::Corruption("tar: sparse blocks out of order");
     block_ = static_cast<const char*>(p);
@@ -140,7 +146,7 @@ Result<std::unique_ptr<TarStream>> TarStream::Open(const std::string& tarball) {
   if (s->input_->bytes_read == 0 && !s->input_->failed)
     return Status::InvalidArgument(s->name_ + " is empty, not a tar archive");
   return Status::InvalidArgument(s->name_ + " is not a tar archive (" +
-                                 archive_error_string(a) + ")");
+                                 ArchiveError(a) + ")");
 }
 
 Status TarStream::Incomplete(const char* why) const {
@@ -153,7 +159,7 @@ Result<archive_entry*> TarStream::Next() {
   if (in_member_) {
     in_member_ = false;
     if (archive_read_data_skip(a) < ARCHIVE_WARN)
-      return Incomplete(archive_error_string(a));
+      return Incomplete(ArchiveError(a).c_str());
     member_end_ = archive_filter_bytes(a, 0);
   }
   for (;;) {
@@ -161,7 +167,7 @@ Result<archive_entry*> TarStream::Next() {
     int rc = archive_read_next_header(a, &e);
     if (rc == ARCHIVE_RETRY) continue;
     if (rc == ARCHIVE_EOF) break;
-    if (rc < ARCHIVE_WARN) return Incomplete(archive_error_string(a));
+    if (rc < ARCHIVE_WARN) return Incomplete(ArchiveError(a).c_str());
     in_member_ = true;
     return e;
   }

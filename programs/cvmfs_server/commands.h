@@ -17,6 +17,8 @@ using Paths = cvmfs::SystemPaths;
 
 // Stratum 0: create, publish into and maintain a repository.
 std::vector<Command> AddMkfsCommand(CLI::App& app, const Paths& paths);
+// import_command.cc: take over an existing repository's storage and keys.
+std::vector<Command> AddImportCommand(CLI::App& app, const Paths& paths);
 std::vector<Command> AddIngestCommand(CLI::App& app, const Paths& paths);
 std::vector<Command> AddTagCommand(CLI::App& app, const Paths& paths);
 std::vector<Command> AddRollbackCommand(CLI::App& app, const Paths& paths);
@@ -48,7 +50,7 @@ inline constexpr AddCommandsFn kCommandFamilies[] = {
     AddListCatalogsCommand, AddCheckCommand,        AddRmfsCommand,
     AddListCommand,         AddReplicaCommands,     AddServeCommand,
     AddSquidConfigCommand,  AddGcCommand,           AddDiffCommand,
-    AddTransactionCommands, AddPrefetchListCommand,
+    AddTransactionCommands, AddPrefetchListCommand, AddImportCommand,
 };
 
 }  // namespace cvmfs_server

@@ -9,20 +9,36 @@
 //            CVMFS_GC_DELETION_LOG from server.conf)
 //   -d, --dry-run  delete nothing, report what would be deleted
 //   -f       do not ask for confirmation
+//   -a       every garbage-collectable repository and replica here, with
+//            one policy (-r/-t, else 3 days); failures are reported and the
+//            others still run; exit 0 (as CVMFS, which runs it from cron)
+// A Stratum 1 replica (CVMFS_GARBAGE_COLLECTION=true, add-replica -z) is
+// collected under its snapshot lock: what the revisions it replicated and
+// its tags do not reference. A collection that deletes records last_gc in
+// .cvmfs_status.json.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cvmfs/file_util.h"
+#include "cvmfs/manifest.h"
+#include "cvmfs/object_name.h"
 #include "cvmfs/time_format.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/gc.h"
 #include "publisher/repository.h"
 #include "publisher/server_config.h"
+#include "publisher/status_json.h"
+#include "server/replication/replica.h"
+#include "server/replication/replica_config.h"
 
 namespace cvmfs_server {
 namespace {
@@ -43,6 +59,7 @@ struct GcArgs {
   std::string deletion_log;
   bool dry_run = false;
   bool force = false;
+  bool all = false;
   std::string fqrn;
 };
 
@@ -114,33 +131,191 @@ void PrintReport(const GcReport& r, bool dry_run) {
     std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
-Status RunGc(const cvmfs::SystemPaths& paths, const GcArgs& args) {
-  CVMFS_ASSIGN_OR_RETURN(std::string fqrn, ResolveFqrn(paths, args.fqrn));
+// Where deleted objects go besides stdout: -L, else CVMFS_GC_DELETION_LOG.
+using LogFile = std::unique_ptr<FILE, int (*)(FILE*)>;
+cvmfs::Result<LogFile> OpenDeletionLog(const GcArgs& args,
+                                       const std::string& configured) {
+  std::string path = args.deletion_log.empty() ? configured : args.deletion_log;
+  LogFile log(nullptr, &std::fclose);
+  if (!path.empty() && !args.dry_run) {
+    log.reset(std::fopen(path.c_str(), "a"));
+    if (!log)
+      return Status::FromErrno(errno, "opening the deletion log " + path);
+  }
+  return log;
+}
+
+void OnSweep(const GcArgs& args, FILE* log, GcOptions* options) {
+  options->on_sweep = [&args, log](const std::string& name, uint64_t) {
+    if (args.list) std::printf("%s\n", name.c_str());
+    if (log) std::fprintf(log, "%s\n", name.c_str());
+  };
+}
+
+// gc of a Stratum 1 replica (CVMFS: the replica must have
+// CVMFS_GARBAGE_COLLECTION=true, from add-replica -z): what the revisions it
+// replicated and the tags of its history do not reference. Holds the
+// replica's snapshot lock (waiting for a running snapshot, as CVMFS).
+Status GcReplica(const cvmfs::SystemPaths& paths, const std::string& name,
+                 const GcArgs& args, const GcPolicy& policy) {
+  CVMFS_ASSIGN_OR_RETURN(auto config,
+                         replication::ReplicaConfig::Load(paths, name));
+  if (!config.garbage_collection)
+    return Status::InvalidArgument(
+        "Garbage Collection is not enabled for " + name +
+        " (CVMFS_GARBAGE_COLLECTION is not true in its server.conf; "
+        "add-replica -z enables it)");
+  KeyValueFile conf;
+  auto loaded =
+      KeyValueFile::Load(replication::ReplicaConfig::ConfigFile(paths, name));
+  if (loaded.ok()) conf = std::move(*loaded);
+  CVMFS_ASSIGN_OR_RETURN(
+      LogFile log, OpenDeletionLog(args, conf.Get("CVMFS_GC_DELETION_LOG")));
+  replication::LockPolicy lock_policy;
+  lock_policy.on_wait = [] {
+    std::printf("waiting for another update to finish...\n");
+    std::fflush(stdout);
+  };
+  std::optional<replication::SnapshotLock> lock;
+  if (!args.dry_run) {
+    CVMFS_ASSIGN_OR_RETURN(auto l, replication::SnapshotLock::AcquireForReplica(
+                                       config, lock_policy));
+    lock.emplace(std::move(l));
+  }
+  cvmfs::LocalObjectStore store(config.storage_dir);
+  auto text = store.Get(std::string(cvmfs::kManifestName));
+  if (!text.ok() && text.status().IsNotFound()) {
+    std::printf("Repository %s is empty, nothing to do\n", name.c_str());
+    return Status::Ok();
+  }
+  if (!text.ok()) return text.status();
+  CVMFS_ASSIGN_OR_RETURN(cvmfs::SignedManifest manifest,
+                         cvmfs::Manifest::Parse(*text));
+  const std::string tmp_base = config.spool_dir + "/tmp";
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(tmp_base, 0700));
+  std::string tmp = tmp_base + "/gc.XXXXXX";
+  if (!::mkdtemp(tmp.data())) return Status::FromErrno(errno, "mkdtemp " + tmp);
+  cvmfs::ScopedRemoveTree remove_tmp(tmp);
+  GcOptions options;
+  options.policy = policy;
+  options.dry_run = args.dry_run;
+  OnSweep(args, log.get(), &options);
+  CVMFS_ASSIGN_OR_RETURN(GcReport report,
+                         publisher::CollectStorageGarbage(
+                             {&store, manifest.manifest, tmp}, options));
+  PrintReport(report, args.dry_run);
+  if (args.dry_run) return Status::Ok();
+  return publisher::UpdateStatusField(config.storage_dir, "last_gc",
+                                      publisher::StatusTime(::time(nullptr)));
+}
+
+Status GcOne(const cvmfs::SystemPaths& paths, const std::string& fqrn,
+             const GcArgs& args, const GcPolicy* given) {
+  if (replication::IsReplica(paths, fqrn)) {
+    GcPolicy policy;
+    if (given) {
+      policy = *given;
+    } else {
+      auto kv = KeyValueFile::Load(
+          replication::ReplicaConfig::ConfigFile(paths, fqrn));
+      CVMFS_ASSIGN_OR_RETURN(policy,
+                             PolicyFor(args, kv.ok() ? *kv : KeyValueFile()));
+    }
+    return GcReplica(paths, fqrn, args, policy);
+  }
   CVMFS_ASSIGN_OR_RETURN(auto repo, publisher::Repository::Open(paths, fqrn));
   CVMFS_ASSIGN_OR_RETURN(KeyValueFile conf,
                          KeyValueFile::Load(repo->config().ConfigFile(paths)));
   GcOptions options;
-  CVMFS_ASSIGN_OR_RETURN(options.policy, PolicyFor(args, conf));
-  options.dry_run = args.dry_run;
-  if (!args.force && !args.dry_run && !Confirm(fqrn, options.policy))
-    return Status::InvalidArgument("not confirmed; nothing was deleted");
-
-  std::string log_path = args.deletion_log.empty()
-                             ? conf.Get("CVMFS_GC_DELETION_LOG")
-                             : args.deletion_log;
-  std::unique_ptr<FILE, int (*)(FILE*)> log(nullptr, &std::fclose);
-  if (!log_path.empty() && !args.dry_run) {
-    log.reset(std::fopen(log_path.c_str(), "a"));
-    if (!log)
-      return Status::FromErrno(errno, "opening the deletion log " + log_path);
+  if (given) {
+    options.policy = *given;
+  } else {
+    CVMFS_ASSIGN_OR_RETURN(options.policy, PolicyFor(args, conf));
   }
-  options.on_sweep = [&](const std::string& name, uint64_t) {
-    if (args.list) std::printf("%s\n", name.c_str());
-    if (log) std::fprintf(log.get(), "%s\n", name.c_str());
-  };
+  options.dry_run = args.dry_run;
+  CVMFS_ASSIGN_OR_RETURN(
+      LogFile log, OpenDeletionLog(args, conf.Get("CVMFS_GC_DELETION_LOG")));
+  OnSweep(args, log.get(), &options);
   CVMFS_ASSIGN_OR_RETURN(GcReport report, CollectGarbage(repo.get(), options));
   PrintReport(report, args.dry_run);
-  return Status::Ok();
+  if (args.dry_run) return Status::Ok();
+  return publisher::UpdateStatusField(repo->config().storage_dir, "last_gc",
+                                      publisher::StatusTime(::time(nullptr)));
+}
+
+// Whether `name` may be collected: garbage-collectable Stratum 0s and
+// replicas with CVMFS_GARBAGE_COLLECTION=true (gc -a takes only those).
+bool Collectable(const cvmfs::SystemPaths& paths, const std::string& name) {
+  if (replication::IsReplica(paths, name)) {
+    auto c = replication::ReplicaConfig::Load(paths, name);
+    return c.ok() && c->garbage_collection;
+  }
+  auto c = publisher::ServerConfig::Load(paths, name);
+  return c.ok() && c->garbage_collection;
+}
+
+std::vector<std::string> CollectableRepositories(
+    const cvmfs::SystemPaths& paths) {
+  std::vector<std::string> out;
+  auto names = cvmfs::ListDirectory(paths.RepositoriesD());
+  if (!names.ok()) return out;
+  for (const std::string& n : *names)
+    if (cvmfs::PathExists(paths.RepositoriesD() + "/" + n + "/server.conf") &&
+        Collectable(paths, n))
+      out.push_back(n);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int RunGc(const cvmfs::SystemPaths& paths, const GcArgs& args) {
+  if (!args.all) {
+    auto fqrn = ResolveFqrn(paths, args.fqrn);
+    if (!fqrn.ok()) return FailMessage(fqrn.status());
+    if (!args.force && !args.dry_run) {
+      // The policy shown is the one that will be applied.
+      KeyValueFile conf;
+      if (!replication::IsReplica(paths, *fqrn)) {
+        auto repo = publisher::ServerConfig::Load(paths, *fqrn);
+        if (!repo.ok()) return FailMessage(repo.status());
+        auto kv = KeyValueFile::Load(repo->ConfigFile(paths));
+        if (kv.ok()) conf = std::move(*kv);
+      }
+      auto policy = PolicyFor(args, conf);
+      if (!policy.ok()) return FailMessage(policy.status());
+      if (!Confirm(*fqrn, *policy))
+        return FailMessage(
+            Status::InvalidArgument("not confirmed; nothing was deleted"));
+    }
+    return ExitCode(GcOne(paths, *fqrn, args, nullptr));
+  }
+  // gc -a: every garbage-collectable repository, one policy for all.
+  if (!args.fqrn.empty())
+    return FailMessage(
+        Status::InvalidArgument("no repository name expected with gc -a"));
+  const std::vector<std::string> names = CollectableRepositories(paths);
+  if (names.empty())
+    return FailMessage(Status::InvalidArgument(
+        "There are no active garbage-collectable repositories"));
+  auto policy = PolicyFor(args, KeyValueFile());
+  if (!policy.ok()) return FailMessage(policy.status());
+  std::string joined;
+  for (const std::string& n : names) joined += (joined.empty() ? "" : " ") + n;
+  if (!args.force && !args.dry_run && !Confirm(joined, *policy))
+    return FailMessage(
+        Status::InvalidArgument("not confirmed; nothing was deleted"));
+  for (const std::string& name : names) {
+    std::printf("\nStarting %s at %s\n", name.c_str(),
+                publisher::StatusTime(::time(nullptr)).c_str());
+    std::fflush(stdout);
+    Status st = GcOne(paths, name, args, &*policy);
+    if (!st.ok()) {
+      FailMessage(st.Annotate(name));
+      std::fprintf(stderr, "ERROR from cvmfs_server gc!\n");
+    }
+    std::printf("Finished %s at %s\n", name.c_str(),
+                publisher::StatusTime(::time(nullptr)).c_str());
+  }
+  return 0;  // as CVMFS: -a runs from cron; failures are in the output
 }
 
 }  // namespace
@@ -160,6 +335,8 @@ std::vector<Command> AddGcCommand(CLI::App& app, const Paths& paths) {
   cmd->add_flag("-d,--dry-run", args->dry_run,
                 "delete nothing, show what would be deleted");
   cmd->add_flag("-f", args->force, "do not ask for confirmation");
+  cmd->add_flag("-a", args->all,
+                "collect every garbage-collectable repository and replica");
   cmd->add_option("fqrn", args->fqrn, "repository name");
   return {MakeCommand(cmd, paths, args, RunGc)};
 }

@@ -1,16 +1,38 @@
 // `cvmfs_server info [FQRN]`: what a repository is (name, revision,
 // whitelist expiry, hash and compression, storage); for a Stratum 1
 // replica, its replication status (replica_status.h).
+//
+// `cvmfs_server update-info [-p] [-e]`: the machine's global info resource
+// as CVMFS 2.12 writes it, srv/cvmfs/info/v1/repositories.json (every
+// Stratum 0 under "repositories", every replica under "replicas") and
+// meta.json (administrator, email, organisation, custom; a skeleton at
+// first). Without -e, meta.json is opened in $EDITOR (vi) and installed
+// only if it is valid JSON; without -p, the Apache snippet serving
+// /cvmfs/info is written to etc/cvmfs/info.apache.conf.
+//
+// `cvmfs_server update-repoinfo` (the repository's own meta-info object M)
+// is refused: not implemented.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cvmfs/compression.h"
+#include "cvmfs/file_util.h"
 #include "cvmfs/hash.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/repository.h"
+#include "publisher/server_config.h"
+#include "publisher/status_json.h"
+#include "server/apache_config.h"
+#include "server/replication/replica_config.h"
 #include "server/replication/replica_status.h"
 
 namespace cvmfs_server {
@@ -63,13 +85,154 @@ int RunInfo(const cvmfs::SystemPaths& paths, const std::string& given) {
   return 0;
 }
 
+struct UpdateInfoArgs {
+  bool no_apache = false;  // -p
+  bool no_edit = false;    // -e
+};
+
+constexpr char kMetaSkeleton[] = R"({
+  "administrator" : "Your Name",
+  "email"         : "you@organisation.org",
+  "organisation"  : "Your Organisation",
+
+  "custom" : {
+    "_comment" : "Put arbitrary structured data here"
+  }
+}
+)";
+
+std::string InfoDir(const cvmfs::SystemPaths& paths) {
+  return paths.SrvCvmfs() + "/info";
+}
+
+// The entries of one list of repositories.json, as CVMFS renders them.
+std::string RenderRepos(const std::vector<std::pair<std::string, std::string>>&
+                            repos) {  // (name under repositories.d, fqrn)
+  std::string out;
+  for (size_t i = 0; i < repos.size(); ++i) {
+    const auto& [name, fqrn] = repos[i];
+    out += "    {\n      \"name\"  : \"" + fqrn + "\",\n";
+    if (name != fqrn) out += "      \"alias\" : \"" + name + "\",\n";
+    out += "      \"url\"   : \"/cvmfs/" + name + "\"\n    }";
+    out += i + 1 < repos.size() ? ",\n" : "\n";
+  }
+  return out;
+}
+
+std::string RepositoriesJson(const cvmfs::SystemPaths& paths) {
+  std::vector<std::pair<std::string, std::string>> stratum0, stratum1;
+  auto names = cvmfs::ListDirectory(paths.RepositoriesD());
+  std::vector<std::string> sorted =
+      names.ok() ? *names : std::vector<std::string>();
+  std::sort(sorted.begin(), sorted.end());
+  for (const std::string& n : sorted) {
+    if (replication::IsReplica(paths, n)) {
+      auto c = replication::ReplicaConfig::Load(paths, n);
+      if (c.ok()) stratum1.emplace_back(n, c->fqrn);
+      continue;
+    }
+    auto c = publisher::ServerConfig::Load(paths, n);
+    if (c.ok()) stratum0.emplace_back(n, c->fqrn);
+  }
+  return "{\n  \"schema\" : 1,\n  \"repositories\" : [\n" +
+         RenderRepos(stratum0) + "  ],\n  \"replicas\" : [\n" +
+         RenderRepos(stratum1) + "  ]\n}\n";
+}
+
+// Opens `file` in $EDITOR (vi) on this terminal; the edit must leave JSON.
+cvmfs::Status EditJson(const std::string& file) {
+  const char* env = std::getenv("EDITOR");
+  const std::string editor = env && *env ? env : "vi";
+  const std::string command = editor + " '" + file + "'";
+  int rc = std::system(command.c_str());
+  if (rc != 0)
+    return cvmfs::Status::InvalidArgument("the editor (" + editor +
+                                          ") failed; nothing was changed");
+  CVMFS_ASSIGN_OR_RETURN(std::string text, cvmfs::ReadFile(file));
+  cvmfs::Status valid = publisher::ValidateJson(text);
+  if (!valid.ok())
+    return valid.Annotate("the edited meta.json is not valid JSON; Aborting");
+  return cvmfs::Status::Ok();
+}
+
+cvmfs::Status UpdateInfo(const cvmfs::SystemPaths& paths,
+                         const UpdateInfoArgs& args) {
+  if (::geteuid() != 0)
+    return cvmfs::Status::Permission("only root can update meta information");
+  const std::string v1 = InfoDir(paths) + "/v1";
+  if (!cvmfs::PathExists(v1)) {
+    std::printf("Creating Info Resource... ");
+    CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(v1, 0755));
+    CVMFS_RETURN_IF_ERROR(
+        cvmfs::WriteFileAtomic(v1 + "/repositories.json", "{}\n", 0644));
+    std::printf("done\n");
+  }
+  if (!cvmfs::PathExists(v1 + "/meta.json"))
+    CVMFS_RETURN_IF_ERROR(
+        cvmfs::WriteFileAtomic(v1 + "/meta.json", kMetaSkeleton, 0644));
+  const std::string apache = paths.EtcCvmfs() + "/info.apache.conf";
+  if (!args.no_apache && !cvmfs::PathExists(apache)) {
+    std::printf("Creating Apache Configuration for Info Resource... ");
+    CVMFS_ASSIGN_OR_RETURN(std::string conf,
+                           server::ApacheConfigFor("info", InfoDir(paths)));
+    CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(apache, conf, 0644));
+    std::printf("done\n%s",
+                server::ApacheEnableInstructions(apache, "info").c_str());
+  }
+  std::string edited;
+  if (!args.no_edit) {
+    CVMFS_ASSIGN_OR_RETURN(std::string meta,
+                           cvmfs::ReadFile(v1 + "/meta.json"));
+    char tmpl[] = "/tmp/cvmfs_meta_info.XXXXXX";
+    int fd = ::mkstemp(tmpl);
+    if (fd < 0) return cvmfs::Status::FromErrno(errno, "mkstemp");
+    ::close(fd);
+    edited = tmpl;
+    cvmfs::Status st = cvmfs::WriteFileAtomic(edited, meta, 0600);
+    if (st.ok()) st = EditJson(edited);
+    if (!st.ok()) {
+      ::unlink(edited.c_str());
+      return st;
+    }
+  }
+  std::printf("Updating global JSON information... ");
+  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(v1 + "/repositories.json",
+                                               RepositoriesJson(paths), 0644));
+  if (!edited.empty()) {
+    auto meta = cvmfs::ReadFile(edited);
+    ::unlink(edited.c_str());
+    if (!meta.ok()) return meta.status();
+    CVMFS_RETURN_IF_ERROR(
+        cvmfs::WriteFileAtomic(v1 + "/meta.json", *meta, 0644));
+  }
+  std::printf("done\n");
+  return cvmfs::Status::Ok();
+}
+
+int RefuseUpdateRepoinfo(const cvmfs::SystemPaths&, const std::string&) {
+  return FailMessage(cvmfs::Status::NotSupported(
+      "update-repoinfo (the repository's meta-info object) is not "
+      "implemented"));
+}
+
 }  // namespace
 
 std::vector<Command> AddInfoCommand(CLI::App& app, const Paths& paths) {
   auto fqrn = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("info", "show repository information");
   cmd->add_option("fqrn", *fqrn, "repository name");
-  return {MakeCommand(cmd, paths, fqrn, RunInfo)};
+  auto update_args = std::make_shared<UpdateInfoArgs>();
+  auto* update = app.add_subcommand(
+      "update-info", "write the global info resource (info/v1/*.json)");
+  update->add_flag("-p", update_args->no_apache, "no Apache configuration");
+  update->add_flag("-e", update_args->no_edit, "do not edit meta.json");
+  auto repoinfo_args = std::make_shared<std::string>();
+  auto* repoinfo = app.add_subcommand(
+      "update-repoinfo", "edit a repository's meta info (not implemented)");
+  repoinfo->allow_extras();
+  return {MakeCommand(cmd, paths, fqrn, RunInfo),
+          MakeCommand(update, paths, update_args, UpdateInfo),
+          MakeCommand(repoinfo, paths, repoinfo_args, RefuseUpdateRepoinfo)};
 }
 
 }  // namespace cvmfs_server

@@ -1,6 +1,6 @@
 // `cvmfs_server mkfs [-o OWNER] [-w URL] [-a HASH] [-Z COMPRESSION] [-z]
-// FQRN`: creates a repository (publisher::Mkfs), then its serving
-// configuration (mkfs_configs.h) and its transaction mounts.
+// [-k KEYS_DIR] [-m] FQRN`: creates a repository (publisher::Mkfs), then its
+// serving configuration (mkfs_configs.h) and its transaction mounts.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -21,6 +21,7 @@ struct MkfsArgs {
   publisher::MkfsOptions options;
   std::string hash = "sha1";
   std::string compression = "zlib";
+  bool replicable = false;  // -m: CVMFS 2.12's default already
 };
 
 int RunMkfs(const cvmfs::SystemPaths& paths, const MkfsArgs& args) {
@@ -52,6 +53,12 @@ std::vector<Command> AddMkfsCommand(CLI::App& app, const Paths& paths) {
   cmd->add_option("-Z", args->compression, "compression: zlib, none");
   cmd->add_flag("-z", o.garbage_collection,
                 "make the repository garbage-collectable");
+  cmd->add_option("-k", o.import_keys_dir,
+                  "use the existing keys (FQRN.masterkey, .pub, .key, .crt) "
+                  "of this directory");
+  cmd->add_flag("-m", args->replicable,
+                "make the repository replicable (.cvmfs_master_replica; "
+                "every new repository is, as with CVMFS 2.12)");
   cmd->add_option("fqrn", o.fqrn, "repository name")->required();
   return {MakeCommand(cmd, paths, args, RunMkfs)};
 }

@@ -1,15 +1,32 @@
 // cvmfs_server add-replica and snapshot (server/replication/replica.h does
 // the work):
 //
-//   add-replica [-o owner] [-n alias] STRATUM0_URL PUBKEY
-//   snapshot [-a] [NAME]
+//   add-replica [-o owner] [-n alias] [-z] [-g group] STRATUM0_URL PUBKEY
+//     -z  the replica may be garbage-collected (CVMFS_GARBAGE_COLLECTION)
+//     -g  its snapshot group (CVMFS_SNAPSHOT_GROUP)
+//   snapshot [-t] [NAME]
+//     -t  fail at once if another snapshot (or gc) holds the replica's
+//         lock; without -t it waits, unless the holder is the initial
+//         snapshot (CVMFS's acquire_update_lock)
+//   snapshot -a [-n] [-i] [-g group]
+//     every replica (of `group`, or those without a group), oldest snapshot
+//     first; -i skips replicas without an initial snapshot; -n is accepted
+//     (we never warn about logrotate); -s (separate logs in /var/log/cvmfs)
+//     is refused: not implemented. -a implies -t. Exit 0 (cron), failures
+//     are in the output.
+// A snapshot records last_snapshot in .cvmfs_status.json.
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "cvmfs/file_util.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
+#include "publisher/status_json.h"
 #include "server/apache_config.h"
 #include "server/replication/replica.h"
 
@@ -20,7 +37,12 @@ using cvmfs::Status;
 using replication::SnapshotStats;
 
 struct SnapshotArgs {
-  bool all = false;  // -a
+  bool all = false;                   // -a
+  bool abort_on_conflict = false;     // -t
+  bool separate_logs = false;         // -s (with -a)
+  bool no_logrotate_warning = false;  // -n (with -a)
+  bool skip_noninitial = false;       // -i (with -a)
+  std::string group;                  // -g (with -a)
   std::string name;
 };
 
@@ -45,7 +67,8 @@ void PrintStats(const std::string& name, const SnapshotStats& s) {
 }
 
 // One replica's snapshot; returns the exit status.
-int SnapshotOne(const cvmfs::SystemPaths& paths, const std::string& name) {
+int SnapshotOne(const cvmfs::SystemPaths& paths, const std::string& name,
+                bool abort_on_conflict) {
   auto config = replication::ReplicaConfig::Load(paths, name);
   if (!config.ok()) return FailMessage(config.status());
   auto fetcher = replication::MakeSourceFetcher(
@@ -55,10 +78,19 @@ int SnapshotOne(const cvmfs::SystemPaths& paths, const std::string& name) {
   std::printf("%s: snapshot of %s from %s\n", name.c_str(),
               config->fqrn.c_str(), config->stratum0_url.c_str());
   std::fflush(stdout);
-  auto stats = replication::SnapshotReplica(*config, fetcher->get());
+  replication::LockPolicy lock;
+  lock.abort_on_conflict = abort_on_conflict;
+  lock.on_wait = [] {
+    std::printf("waiting for another update to finish...\n");
+    std::fflush(stdout);
+  };
+  auto stats = replication::SnapshotReplica(*config, fetcher->get(), lock);
   if (!stats.ok()) return FailMessage(stats.status());
   PrintStats(name, *stats);
-  return 0;
+  Status st =
+      publisher::UpdateStatusField(config->storage_dir, "last_snapshot",
+                                   publisher::StatusTime(::time(nullptr)));
+  return ExitCode(st);
 }
 
 int AddReplica(const cvmfs::SystemPaths& paths,
@@ -82,16 +114,53 @@ int AddReplica(const cvmfs::SystemPaths& paths,
   return 0;
 }
 
+// snapshot -a: the replicas of the group, oldest last snapshot first.
+int SnapshotAll(const cvmfs::SystemPaths& paths, const SnapshotArgs& args) {
+  if (args.separate_logs)
+    return FailMessage(Status::NotSupported(
+        "snapshot -a -s (separate logs in /var/log/cvmfs) is not implemented; "
+        "the output goes to stdout"));
+  std::vector<std::pair<std::string, std::string>> due;  // (last, name)
+  for (const std::string& n : replication::ListReplicas(paths)) {
+    auto config = replication::ReplicaConfig::Load(paths, n);
+    if (!config.ok()) {
+      FailMessage(config.status());
+      continue;
+    }
+    if (config->snapshot_group != args.group) continue;
+    auto last = cvmfs::ReadFile(config->storage_dir + "/" +
+                                replication::kLastSnapshotName);
+    if (!last.ok() && args.skip_noninitial) continue;
+    std::string when = "0";
+    if (last.ok()) {
+      struct tm tm = {};
+      if (::strptime(last->c_str(), "%a %b %d %H:%M:%S UTC %Y", &tm))
+        when = std::to_string(static_cast<int64_t>(::timegm(&tm)));
+    }
+    due.emplace_back(
+        std::string(20 - std::min<size_t>(20, when.size()), '0') + when, n);
+  }
+  std::sort(due.begin(), due.end());
+  // One replica failing (or busy) does not stop the others.
+  for (const auto& [when, name] : due) {
+    if (SnapshotOne(paths, name, /*abort_on_conflict=*/true) != 0)
+      std::fprintf(stderr, "ERROR from cvmfs_server snapshot of %s!\n",
+                   name.c_str());
+  }
+  return 0;
+}
+
 int Snapshot(const cvmfs::SystemPaths& paths, const SnapshotArgs& args) {
   if (args.all) {
-    // One replica failing (or busy) does not stop the others.
-    int rc = 0;
-    for (const std::string& n : replication::ListReplicas(paths)) {
-      int r = SnapshotOne(paths, n);
-      if (r != 0) rc = r;
-    }
-    return rc;
+    if (!args.name.empty())
+      return FailMessage(
+          Status::InvalidArgument("no non-option parameters expected with -a"));
+    return SnapshotAll(paths, args);
   }
+  if (args.separate_logs || args.no_logrotate_warning || args.skip_noninitial ||
+      !args.group.empty())
+    return FailMessage(Status::InvalidArgument(
+        "snapshot: -s, -n, -i and -g are options of snapshot -a"));
   std::string target = args.name;
   if (target.empty()) {
     auto replicas = replication::ListReplicas(paths);
@@ -101,7 +170,7 @@ int Snapshot(const cvmfs::SystemPaths& paths, const SnapshotArgs& args) {
                                   "exactly one replica here)"));
     target = replicas.front();
   }
-  return SnapshotOne(paths, target);
+  return SnapshotOne(paths, target, args.abort_on_conflict);
 }
 
 }  // namespace
@@ -113,6 +182,10 @@ std::vector<Command> AddReplicaCommands(CLI::App& app, const Paths& paths) {
   add->add_option("-o", options->owner, "owner of the replica's storage");
   add->add_option("-n", options->alias,
                   "name of the replica (default: the repository name)");
+  add->add_flag("-z", options->garbage_collection,
+                "enable garbage collection of the replica");
+  add->add_option("-g", options->snapshot_group,
+                  "snapshot group (snapshot -a -g GROUP)");
   add->add_option("stratum0_url", options->stratum0_url,
                   "URL of the source repository")
       ->required();
@@ -125,6 +198,16 @@ std::vector<Command> AddReplicaCommands(CLI::App& app, const Paths& paths) {
   auto* snapshot = app.add_subcommand(
       "snapshot", "update a Stratum 1 replica from its source");
   snapshot->add_flag("-a", args->all, "update every replica on this machine");
+  snapshot->add_flag("-t", args->abort_on_conflict,
+                     "fail if another snapshot is in progress");
+  snapshot->add_flag("-s", args->separate_logs,
+                     "with -a: separate logs (not implemented: refused)");
+  snapshot->add_flag("-n", args->no_logrotate_warning,
+                     "with -a: do not warn about logrotate (we never do)");
+  snapshot->add_flag("-i", args->skip_noninitial,
+                     "with -a: skip replicas without an initial snapshot");
+  snapshot->add_option("-g", args->group,
+                       "with -a: only the replicas of this snapshot group");
   snapshot->add_option("name", args->name, "replica name");
 
   return {MakeCommand(add, paths, options, AddReplica),

@@ -127,6 +127,8 @@ Result<ReplicaConfig> AddReplica(const cvmfs::SystemPaths& paths,
 
   ReplicaConfig config = ReplicaConfig::ForNew(paths, name, fqrn);
   config.owner = options.owner;
+  config.garbage_collection = options.garbage_collection;
+  config.snapshot_group = options.snapshot_group;
   config.stratum0_url = options.stratum0_url;
   const std::string config_file = ReplicaConfig::ConfigFile(paths, name);
   if (cvmfs::PathExists(config_file))
@@ -184,14 +186,36 @@ Result<SnapshotLock> SnapshotLock::Acquire(const std::string& lock_file,
   return SnapshotLock(std::move(fd));
 }
 
+Result<SnapshotLock> SnapshotLock::AcquireForReplica(
+    const ReplicaConfig& config, const LockPolicy& policy) {
+  const std::string lock_file = config.spool_dir + "/is_snapshotting.lock";
+  auto lock = Acquire(lock_file, config.name);
+  if (lock.ok() || lock.status().code() != Status::Code::kBusy ||
+      policy.abort_on_conflict)
+    return lock;
+  if (!cvmfs::PathExists(config.storage_dir + "/" + kLastSnapshotName))
+    return Status::Busy("another snapshot of " + config.name +
+                        " is running, the initial one (lock " + lock_file +
+                        ")");
+  if (policy.on_wait) policy.on_wait();
+  cvmfs::UniqueFd fd(
+      ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.valid()) return Status::FromErrno(errno, "open " + lock_file);
+  int rc;
+  do {
+    rc = ::flock(fd.get(), LOCK_EX);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) return Status::FromErrno(errno, "flock " + lock_file);
+  return SnapshotLock(std::move(fd));
+}
+
 Result<SnapshotStats> SnapshotReplica(const ReplicaConfig& config,
-                                      cvmfs::Fetcher* fetcher) {
+                                      cvmfs::Fetcher* fetcher,
+                                      const LockPolicy& policy) {
   const std::string tmp_base = config.spool_dir + "/tmp";
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(tmp_base, 0700));
-  CVMFS_ASSIGN_OR_RETURN(
-      SnapshotLock lock,
-      SnapshotLock::Acquire(config.spool_dir + "/is_snapshotting.lock",
-                            config.name));
+  CVMFS_ASSIGN_OR_RETURN(SnapshotLock lock,
+                         SnapshotLock::AcquireForReplica(config, policy));
   // Under the lock nothing else writes here: what is left was interrupted.
   CVMFS_RETURN_IF_ERROR(EmptyDirectory(config.storage_dir + "/data/txn"));
   CVMFS_RETURN_IF_ERROR(EmptyDirectory(tmp_base));

@@ -13,6 +13,7 @@
 #ifndef SERVER_REPLICATION_REPLICA_H_
 #define SERVER_REPLICATION_REPLICA_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,8 @@ struct AddReplicaOptions {
   std::string public_key;  // a .pub file, or a directory of *.pub files
   std::string alias;       // -n: name of the replica; default the fqrn
   std::string owner = "root";
+  bool garbage_collection = false;  // -z
+  std::string snapshot_group;       // -g
 };
 
 // Checks that the source allows replication and that its whitelist and
@@ -49,12 +52,25 @@ cvmfs::Result<std::unique_ptr<cvmfs::Fetcher>> MakeSourceFetcher(
     const std::string& stratum0_url, int timeout_s, int retries,
     int connections);
 
+// How a snapshot (or a replica's gc) meets a lock someone else holds, as
+// CVMFS's acquire_update_lock: it waits, unless `abort_on_conflict`
+// (`snapshot -t`) or the holder is the initial snapshot (the replica has no
+// .cvmfs_last_snapshot yet), which are Busy at once.
+struct LockPolicy {
+  bool abort_on_conflict = false;
+  std::function<void()> on_wait;  // called once before waiting, if at all
+};
+
 // An exclusive flock() on a file; released when destroyed.
 class SnapshotLock {
  public:
   // Busy ("another snapshot of <name> is running") if someone holds it.
   static cvmfs::Result<SnapshotLock> Acquire(const std::string& lock_file,
                                              const std::string& name);
+  // The lock of `config`'s replica (spool/is_snapshotting.lock) under
+  // `policy`.
+  static cvmfs::Result<SnapshotLock> AcquireForReplica(
+      const ReplicaConfig& config, const LockPolicy& policy);
 
  private:
   explicit SnapshotLock(cvmfs::UniqueFd fd) : fd_(std::move(fd)) {}
@@ -64,7 +80,8 @@ class SnapshotLock {
 // Takes the replica's lock, removes temporaries left in data/txn by an
 // interrupted snapshot and runs one snapshot (snapshot.h).
 cvmfs::Result<SnapshotStats> SnapshotReplica(const ReplicaConfig& config,
-                                             cvmfs::Fetcher* fetcher);
+                                             cvmfs::Fetcher* fetcher,
+                                             const LockPolicy& lock = {});
 
 }  // namespace replication
 

@@ -113,6 +113,14 @@ Result<ReplicaConfig> ReplicaConfig::Load(const cvmfs::SystemPaths& paths,
       ParseInt(kv, "CVMFS_HTTP_RETRIES", 0, 100, file, &c.http_retries));
   CVMFS_RETURN_IF_ERROR(
       ParseInt(kv, "CVMFS_NUM_WORKERS", 1, 1024, file, &c.num_workers));
+  const std::string gc = Get(kv, "CVMFS_GARBAGE_COLLECTION", "false");
+  if (gc != "true" && gc != "false")
+    return Status::InvalidArgument(file +
+                                   ": CVMFS_GARBAGE_COLLECTION must be true or "
+                                   "false, not '" +
+                                   gc + "'");
+  c.garbage_collection = gc == "true";
+  c.snapshot_group = Get(kv, "CVMFS_SNAPSHOT_GROUP");
   return c;
 }
 
@@ -134,6 +142,8 @@ std::string ReplicaConfig::Serialize() const {
   line("CVMFS_HTTP_TIMEOUT", std::to_string(http_timeout_s));
   line("CVMFS_HTTP_RETRIES", std::to_string(http_retries));
   line("CVMFS_NUM_WORKERS", std::to_string(num_workers));
+  if (garbage_collection) line("CVMFS_GARBAGE_COLLECTION", "true");
+  if (!snapshot_group.empty()) line("CVMFS_SNAPSHOT_GROUP", snapshot_group);
   return out;
 }
 

@@ -42,6 +42,11 @@ struct ReplicaConfig {
   int http_timeout_s = 10;
   int http_retries = 3;
   int num_workers = 16;  // parallel downloads
+  // CVMFS_GARBAGE_COLLECTION (add-replica -z): `gc` may collect the replica.
+  bool garbage_collection = false;
+  // CVMFS_SNAPSHOT_GROUP (add-replica -g): `snapshot -a -g GROUP` takes only
+  // the replicas of GROUP, plain `snapshot -a` only those without a group.
+  std::string snapshot_group;
 
   // Defaults for a new replica called `name` under `paths`.
   static ReplicaConfig ForNew(const cvmfs::SystemPaths& paths,

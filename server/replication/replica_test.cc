@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <thread>
+
 #include "server/replication/replication_test_util.h"
 #include "server/replication/verified_download.h"
 
@@ -59,6 +64,23 @@ TEST_F(ReplicaTest, AddReplicaLearnsTheNameAndLaysOutConfigKeysAndStorage) {
   auto again = AddReplica(paths_, options_, &fetcher_);
   EXPECT_EQ(again.status().code(), Status::Code::kAlreadyExists)
       << again.status().ToString();
+}
+
+TEST_F(ReplicaTest, GarbageCollectionAndSnapshotGroupAreKept) {
+  auto plain = AddReplica(paths_, options_, &fetcher_);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_FALSE(ReplicaConfig::Load(paths_, kFqrn)->garbage_collection);
+  options_.alias = "collected";
+  options_.garbage_collection = true;   // add-replica -z
+  options_.snapshot_group = "nightly";  // add-replica -g
+  ASSERT_TRUE(AddReplica(paths_, options_, &fetcher_).ok());
+  auto loaded = ReplicaConfig::Load(paths_, "collected");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_TRUE(loaded->garbage_collection);
+  EXPECT_EQ(loaded->snapshot_group, "nightly");
+  EXPECT_NE(loaded->Serialize().find("CVMFS_GARBAGE_COLLECTION='true'"),
+            std::string::npos)
+      << loaded->Serialize();
 }
 
 TEST_F(ReplicaTest, AliasNamesConfigAndStorage) {
@@ -142,6 +164,42 @@ TEST_F(ReplicaTest, ConcurrentSnapshotIsRefused) {
   EXPECT_EQ(fetcher_.total_requests(),
             4u)  // add-replica: master replica, whitelist, manifest, X
       << "the refused snapshot must not touch the source";
+}
+
+// As CVMFS's acquire_update_lock: after the initial snapshot, a held lock
+// is waited for; with abort_on_conflict (`snapshot -t`) it is Busy at once.
+TEST_F(ReplicaTest, HeldLockIsWaitedForUnlessAbortOnConflict) {
+  auto config = AddReplica(paths_, options_, &fetcher_).value();
+  ASSERT_TRUE(SnapshotReplica(config, &fetcher_).ok());
+  std::optional<SnapshotLock> held;
+  {
+    auto lock = SnapshotLock::Acquire(
+        config.spool_dir + "/is_snapshotting.lock", config.name);
+    ASSERT_TRUE(lock.ok());
+    held.emplace(std::move(*lock));
+  }
+  LockPolicy fail_fast;
+  fail_fast.abort_on_conflict = true;
+  auto refused = SnapshotReplica(config, &fetcher_, fail_fast);
+  EXPECT_EQ(refused.status().code(), Status::Code::kBusy);
+
+  std::atomic<bool> waiting{false}, done{false};
+  LockPolicy wait;
+  wait.on_wait = [&] { waiting = true; };
+  cvmfs::Status result;
+  std::thread snapshot([&] {
+    auto stats = SnapshotReplica(config, &fetcher_, wait);
+    result = stats.status();
+    done = true;
+  });
+  for (int i = 0; i < 500 && !waiting; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(waiting);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(done) << "the snapshot did not wait for the lock";
+  held.reset();
+  snapshot.join();
+  EXPECT_TRUE(result.ok()) << result.ToString();
 }
 
 // Objects of a replica are served by a web server running as another user

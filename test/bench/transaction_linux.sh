@@ -14,7 +14,7 @@
 #      without compressing it again              (target >= 5x faster than 1.;
 #      CVMFS_BENCH_READ_BACK=1 reads the copied tree once right before the
 #      publish, as the first publish finds it after its quicker copy)
-# Ends with `cvmfs_server check -c` (catalogs and every object's content).
+# Ends with `cvmfs_server check -i` (catalogs and every object's content).
 # Needs root, FUSE and overlayfs. On a shared machine run it as
 # `nice -n 19 ionice -c2 -n7 ...` and compare the ratio, not the absolute
 # times: the first publish is bound by compression (CPU), the re-publish by
@@ -85,4 +85,4 @@ fi
 t=$(now); "$srv" publish $fqrn >"$work/out"; again=$(elapsed "$t")
 cat "$work/out"
 echo "first publish: $first s, re-publish of the copied tree: $again s, speed-up $(echo "scale=1; $first / $again" | bc)x"
-"$srv" check -c $fqrn | tail -1
+"$srv" check -i $fqrn | tail -1

@@ -76,7 +76,7 @@ expect_eq "revision after add" $((revision + 1)) "$(manifest_field $fqrn S)"
 listing=$("$BIN/cvmfs_server" prefetch-list list $fqrn 2>&1) || fail "prefetch-list list: $listing"
 grep -q "^workload: ${#workload[@]} files, .* trigger /sw/app/bin/start; 0 stale$" <<<"$listing" ||
   check_failed "prefetch-list list shows: $listing"
-out=$("$BIN/cvmfs_server" check -c $fqrn 2>&1) || check_failed "cvmfs_server check -c failed: $out"
+out=$("$BIN/cvmfs_server" check -i $fqrn 2>&1) || check_failed "cvmfs_server check -i failed: $out"
 
 # --- use -----------------------------------------------------------------
 rm -rf "$cache"
@@ -140,5 +140,5 @@ out=$("$BIN/cvmfs_server" prefetch-list remove -n workload $fqrn 2>&1) ||
   fail "prefetch-list remove failed: $out"
 expect_eq "lists after remove" "No prefetch lists in $fqrn" \
   "$("$BIN/cvmfs_server" prefetch-list list $fqrn 2>&1)"
-out=$("$BIN/cvmfs_server" check -c $fqrn 2>&1) || check_failed "check after remove: $out"
+out=$("$BIN/cvmfs_server" check -i $fqrn 2>&1) || check_failed "check after remove: $out"
 finish

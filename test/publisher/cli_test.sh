@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cvmfs_server end to end through its command line: mkfs with each hash
 # algorithm and compression, ingest (file and stdin), re-ingest without new
-# objects, -d, tags, rollback, resign, check -c, and failures that must leave
+# objects, -d, tags, rollback, resign, check -i, and failures that must leave
 # the served revision intact.
 # These tests exercise ingest and the storage; they need no transaction
 # mounts (test/transaction/ covers those).
@@ -33,7 +33,7 @@ for algo in sha1 rmd160 shake128; do
     srv ingest -t "$work/t.tar" -b sw $fqrn >/dev/null
     [ "$(manifest_field $fqrn S)" = 2 ] || fail "$fqrn: ingest revision"
     case $algo in sha1) ;; *) manifest_field $fqrn C | grep -q -- "-$algo\$" || fail "$fqrn: algo id" ;; esac
-    srv check -c $fqrn >/dev/null || fail "$fqrn: check -c"
+    srv check -i $fqrn >/dev/null || fail "$fqrn: check -i"
     n=$(srv list-catalogs $fqrn | wc -l)
     [ "$n" = 2 ] || fail "$fqrn: expected 2 catalogs, got $n"
   done
@@ -55,7 +55,7 @@ rev=$(manifest_field $fqrn S)
 srv ingest -t "$work/t.tar" -b sw -d sw/a $fqrn >/dev/null
 srv rollback -f -t release-1 $fqrn >/dev/null
 [ "$(manifest_field $fqrn S)" -gt "$rev" ] || fail "rollback must publish a new revision"
-srv check -c $fqrn >/dev/null || fail "check after rollback"
+srv check -i $fqrn >/dev/null || fail "check after rollback"
 srv tag -r release-1 -f $fqrn >/dev/null
 srv tag -l $fqrn | grep -q release-1 && fail "tag not removed"
 srv resign -d 7 $fqrn >/dev/null
@@ -69,11 +69,12 @@ cmp -s "$work/manifest.before" "$CVMFS_ROOTDIR/srv/cvmfs/$fqrn/.cvmfspublished" 
 if srv ingest -t "$work/missing.tar" -b x $fqrn 2>/dev/null; then fail "missing tarball accepted"; fi
 if srv mkfs $fqrn 2>/dev/null; then fail "mkfs over an existing repository"; fi
 if srv mkfs not_qualified 2>/dev/null; then fail "unqualified name accepted"; fi
-# A corrupted data object is found by check -c.
+# A corrupted data object is found by check -i.
 obj=$(find "$CVMFS_ROOTDIR/srv/cvmfs/$fqrn/data" -type f -size +1000k ! -name '*C' | head -1)
 chmod u+w "$obj"; printf 'X' | dd of="$obj" bs=1 seek=100 conv=notrunc 2>/dev/null
-if srv check -c $fqrn >/dev/null 2>&1; then fail "check -c missed a corrupted object"; fi
-srv check $fqrn >/dev/null || fail "check without -c only looks for existence"
+if srv check -i $fqrn >/dev/null 2>&1; then fail "check -i missed a corrupted object"; fi
+srv check $fqrn >/dev/null || fail "check without -i only looks for existence"
+if srv check -c -i $fqrn >/dev/null 2>&1; then fail "check -c -i missed a corrupted object"; fi
 # And publishing still works.
 srv ingest -t "$work/t.tar" -b sw3 $fqrn >/dev/null || fail "publish after failures"
 echo "cli_test: all passed"

@@ -26,7 +26,7 @@ tar -C "$src" -cf "$work/t.tar" .
 srv ingest -t "$work/t.tar" -b / $fqrn >/dev/null
 got=$(catalogs)
 [ "$got" = "/ /software/gcc /software/gcc/v1 /software/gcc/v2 " ] || fail "catalogs: $got"
-srv check -c $fqrn >/dev/null || fail "check -c after the dirtab ingest"
+srv check -i $fqrn >/dev/null || fail "check -i after the dirtab ingest"
 
 # The published dirtab applies to the next tarball's directories.
 mkdir -p "$work/more/python/v3"
@@ -35,7 +35,7 @@ srv ingest -t "$work/more.tar" -b software $fqrn >/dev/null
 got=$(catalogs)
 [ "$got" = "/ /software/gcc /software/gcc/v1 /software/gcc/v2 /software/python /software/python/v3 " ] ||
   fail "catalogs after the second ingest: $got"
-srv check -c $fqrn >/dev/null || fail "check -c after the second ingest"
+srv check -i $fqrn >/dev/null || fail "check -i after the second ingest"
 
 # A contradiction is an error naming the line; nothing is published.
 cp "$manifest" "$work/manifest.before"

@@ -2,7 +2,7 @@
 # A full disk during `cvmfs_server ingest`, for the storage (srv/) and for the
 # spool (var/spool/, where catalogs are built), each on its own small tmpfs:
 # the ingest fails with a message that says what could not be written where,
-# the served manifest stays byte for byte, `check -c` passes, and once there
+# the served manifest stays byte for byte, `check -i` passes, and once there
 # is room the same ingest succeeds. Needs root (mount); exits 77 otherwise.
 # These tests exercise ingest and the storage; they need no transaction
 # mounts (test/transaction/ covers those).
@@ -60,14 +60,14 @@ grep -q "publishing /big/part" "$work/err" || fail "the message does not name th
 grep -q "$srv_mnt/cvmfs/$fqrn" "$work/err" || fail "the message does not name the storage: $(cat "$work/err")"
 grep -q "nothing was published; $fqrn stays at revision 2" "$work/err" || fail "no 'nothing was published'"
 cmp -s "$work/manifest.before" "$manifest" || fail "manifest changed by a failed ingest"
-srv check -c $fqrn >/dev/null || fail "check -c after the failed ingest"
+srv check -i $fqrn >/dev/null || fail "check -i after the failed ingest"
 srv info $fqrn >/dev/null || fail "info after the failed ingest"
 [ -z "$(ls -A "$srv_mnt/cvmfs/$fqrn/data/txn")" ] || fail "partial objects left in data/txn"
 
 mount -o remount,size=128m "$srv_mnt"
 srv ingest -t "$work/big.tar" -b big $fqrn >/dev/null || fail "ingest after making room"
 grep -q '^S3$' "$manifest" || fail "expected revision 3"
-srv check -c $fqrn >/dev/null || fail "check -c after making room"
+srv check -i $fqrn >/dev/null || fail "check -i after making room"
 
 # The catalog does not fit in the spool: 12000 entries on 1 MiB.
 mkdir -p "$work/many"
@@ -81,11 +81,11 @@ cat "$work/err"
 grep -qE "no space: .*database or disk is full" "$work/err" || fail "unclear message: $(cat "$work/err")"
 grep -q "writing the catalog of /" "$work/err" || fail "the message does not name the catalog"
 cmp -s "$work/manifest.before" "$manifest" || fail "manifest changed by a failed ingest"
-srv check -c $fqrn >/dev/null || fail "check -c after the spool was full"
+srv check -i $fqrn >/dev/null || fail "check -i after the spool was full"
 [ -z "$(ls -A "$spool_mnt/$fqrn/tmp")" ] || fail "temporaries left in the spool: $(ls "$spool_mnt/$fqrn/tmp")"
 
 mount -o remount,size=32m "$spool_mnt"
 srv ingest -t "$work/many.tar" -b many $fqrn >/dev/null || fail "ingest after making room in the spool"
 grep -q '^S4$' "$manifest" || fail "expected revision 4"
-srv check -c $fqrn >/dev/null || fail "check -c at the end"
+srv check -i $fqrn >/dev/null || fail "check -i at the end"
 echo "full_disk_test: all passed"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cvmfs_server gc end to end through its command line: several revisions with
-# changes and a tag, `check -c` before and after, a dry run that deletes
+# changes and a tag, `check -i` before and after, a dry run that deletes
 # nothing, and the accounting "objects on disk before gc minus the deleted
 # ones == the objects the kept revisions and tags reference", where the
 # referenced set is computed here by reading the catalogs with Python's
@@ -86,8 +86,8 @@ echo "third" > "$work/r5/a"
 publish r5
 [ "$(manifest_field S)" = 5 ] || fail "expected revision 5, got $(manifest_field S)"
 
-srv check -c $fqrn >/dev/null || fail "check -c before gc"
-srv check -c -t release-1 $fqrn >/dev/null || fail "check -c -t release-1 before gc"
+srv check -i $fqrn >/dev/null || fail "check -i before gc"
+srv check -i -t release-1 $fqrn >/dev/null || fail "check -i -t release-1 before gc"
 objects > "$work/before"
 
 # Not confirmed: nothing happens.
@@ -116,9 +116,9 @@ referenced > "$work/referenced"
 cmp -s "$work/after" "$work/referenced" ||
   fail "on disk != referenced: $(diff "$work/after" "$work/referenced" | head)"
 
-srv check -c $fqrn >/dev/null || fail "check -c after gc"
+srv check -i $fqrn >/dev/null || fail "check -i after gc"
 for tag in release-1 trunk-previous; do
-  srv check -c -t $tag $fqrn >/dev/null || fail "check -c -t $tag after gc"
+  srv check -i -t $tag $fqrn >/dev/null || fail "check -i -t $tag after gc"
 done
 
 # Publishing and collecting again works; nothing is left to delete after.
@@ -126,6 +126,6 @@ echo "fourth" > "$work/r5/a"
 publish r5
 srv gc -f -r 0 $fqrn >/dev/null
 srv gc -f -r 0 $fqrn | grep -q "^Deleted 0 of" || fail "second gc still found garbage"
-srv check -c $fqrn >/dev/null || fail "check -c after the second gc"
+srv check -i $fqrn >/dev/null || fail "check -i after the second gc"
 grep -v "^data/" "$work/gc.out"
 echo "PASS: gc_test"

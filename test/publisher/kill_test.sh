@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # kill -9 of `cvmfs_server ingest` at points spread over its run: after each
 # kill the served manifest is the previous one or a complete new revision,
-# `check -c` passes, `info` works and the publish lock is free; afterwards an
+# `check -i` passes, `info` works and the publish lock is free; afterwards an
 # ingest succeeds, removes what the killed processes left in the spool and in
-# data/txn, and `check -c` passes.
+# data/txn, and `check -i` passes.
 #
 # Each kill point gets a tarball of its own content (same shape, another
 # seed), so that no run is shortened by objects an earlier killed run stored
@@ -101,7 +101,7 @@ for delay in 50 $((duration * 20 / 100)) $((duration * 40 / 100)) $((duration * 
   stale=$(count_stale)
   stale_seen=$((stale_seen + stale))
   outcomes+=" ${delay}ms:$outcome(exit $status, $stale stale)"
-  srv check -c $fqrn >"$work/check" 2>&1 || { cat "$work/check"; fail "check -c after a kill at ${delay} ms"; }
+  srv check -i $fqrn >"$work/check" 2>&1 || { cat "$work/check"; fail "check -i after a kill at ${delay} ms"; }
   srv info $fqrn >/dev/null || fail "info after a kill at ${delay} ms"
   flock -n "$spool/is_publishing.lock" true || fail "lock still held after a kill at ${delay} ms"
   [ $i = 6 ] || rm "$work/$i.tar"
@@ -120,5 +120,5 @@ fi
 [ "$(revision)" = $((old_rev + 1)) ] || fail "final ingest did not publish revision $((old_rev + 1))"
 [ -z "$(ls -A "$spool/tmp")" ] || fail "spool/tmp not empty: $(ls -A "$spool/tmp")"
 [ -z "$(ls -A "$storage/data/txn")" ] || fail "data/txn not empty: $(ls -A "$storage/data/txn")"
-srv check -c $fqrn >/dev/null || fail "check -c at the end"
+srv check -i $fqrn >/dev/null || fail "check -i at the end"
 echo "kill_test: all passed"

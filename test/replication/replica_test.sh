@@ -9,7 +9,8 @@
 #   4. a new revision at the (restarted) Stratum 0: the next snapshot copies
 #      exactly the objects the new revision added (summary count, and the
 #      Stratum 0's access log), a further one copies nothing;
-#   5. a snapshot while another holds the lock is refused clearly;
+#   5. a snapshot -t while another holds the lock is refused clearly (a
+#      snapshot without -t waits: stratum1_ops_test.sh);
 #   `list` and `info` on the Stratum 1 show a stratum1 with its source URL,
 #   last snapshot and served revision (after 2. and 4.);
 #   6. the client sees the new revision through the Stratum 1 alone.
@@ -179,7 +180,7 @@ grep -q "replica was up to date" "$WORK/snapshot3.out" || check_failed "no 'up t
 # --- 5. the lock --------------------------------------------------------------
 lock=$s1root/var/spool/cvmfs/$fqrn/is_snapshotting.lock
 rc=0
-out=$(CVMFS_ROOTDIR=$s1root flock -x "$lock" "$BIN/cvmfs_server" snapshot $fqrn 2>&1) || rc=$?
+out=$(CVMFS_ROOTDIR=$s1root flock -x "$lock" "$BIN/cvmfs_server" snapshot -t $fqrn 2>&1) || rc=$?
 [ "$rc" -ne 0 ] || check_failed "a snapshot ran while another held the lock"
 [[ "$out" == *"another snapshot of $fqrn is running"* ]] || check_failed "unclear refusal: $out"
 s1 snapshot -a >"$WORK/snapshot-a.out" 2>&1 || check_failed "snapshot -a failed: $(cat "$WORK/snapshot-a.out")"

@@ -60,9 +60,11 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
 def is_test(path):
+  # Fuzz targets (foo_fuzzer.cc, test/fuzz/) are test code: they link the
+  # test support and never reach production.
   base = os.path.basename(path)
   return (base.endswith('_test.cc') or base.endswith('_test_util.h') or
-          base.endswith('_test.h'))
+          base.endswith('_test.h') or base.endswith('_fuzzer.cc'))
 
 
 def sources(root):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kill -9 of `cvmfs_server publish` (of a transaction) at points spread over
 # its run. After each kill: the served manifest is the previous revision or
-# a complete new one, `check -c` passes and the lock is free. Then the
+# a complete new one, `check -i` passes and the lock is free. Then the
 # transaction is finished by `publish` (or thrown away by `abort`, every
 # other round): both must work whatever the kill interrupted (the upper
 # layer scan, the storing of objects, the catalogs, the remount after the
@@ -75,7 +75,7 @@ for delay in 50 $((duration * 20 / 100)) $((duration * 40 / 100)) $((duration * 
   else
     fail "round $i: after a kill at ${delay} ms the manifest has revision $(revision), expected $old_rev or $((old_rev + 1))"
   fi
-  srv check -c $fqrn >"$WORK/check" 2>&1 || { cat "$WORK/check"; fail "round $i: check -c after a kill at ${delay} ms"; }
+  srv check -i $fqrn >"$WORK/check" 2>&1 || { cat "$WORK/check"; fail "round $i: check -i after a kill at ${delay} ms"; }
   flock -n "$spool/is_publishing.lock" true || fail "round $i: lock still held after the kill"
 
   # Finish the transaction: publish in odd rounds, abort in even ones
@@ -141,5 +141,5 @@ for action in publish abort; do
   expect_eq "content after $action" "after commit, finished by $action" \
     "$(cat "$union/after-commit-$action" 2>&1)"
 done
-srv check -c $fqrn >/dev/null || check_failed "check -c at the end"
+srv check -i $fqrn >/dev/null || check_failed "check -i at the end"
 finish

@@ -222,7 +222,7 @@ in_both 'echo after-remount > remount.txt'
 publish
 verify_published "after remounting"
 
-srv check -c $fqrn >"$WORK/check.out" 2>&1 || check_failed "check -c: $(tail -5 "$WORK/check.out")"
+srv check -i $fqrn >"$WORK/check.out" 2>&1 || check_failed "check -i: $(tail -5 "$WORK/check.out")"
 srv rmfs -f $fqrn >/dev/null || fail "rmfs -f"
 if mountpoint -q "$spool/rdonly" 2>/dev/null || mountpoint -q "$union" 2>/dev/null; then
   check_failed "rmfs left mounts behind"
