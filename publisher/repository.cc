@@ -12,6 +12,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/time_format.h"
+#include "publisher/auto_tags.h"
 #include "publisher/spool_layout.h"
 #include "publisher/stale_temporaries.h"
 
@@ -177,10 +178,6 @@ Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(
   return cvmfs::HistoryDb::OpenReadOnly(file);
 }
 
-static std::string IsoTime(int64_t t) {
-  return cvmfs::FormatTime(t, cvmfs::kRfc3339UtcFormat, cvmfs::TimeZone::kUtc);
-}
-
 Status Repository::WriteManifest(cvmfs::Manifest manifest,
                                  const Digest* history) {
   // Certificate and metainfo are stored once; make sure they exist.
@@ -261,12 +258,36 @@ Result<PublishStats> Repository::CommitRevision(CatalogTree* tree,
   trunk.description = "current HEAD";
   trunk.size = commit.root_size;
   CVMFS_RETURN_IF_ERROR(history->Insert(trunk));
+  std::string new_tag;
   if (!options.tag_name.empty() || config_.auto_tag) {
     cvmfs::Tag tag = trunk;
-    tag.name =
-        options.tag_name.empty() ? "generic-" + IsoTime(now) : options.tag_name;
+    if (options.tag_name.empty()) {
+      // Unique: generic_1-<time>, ... when another publish had this second.
+      Status lookup;
+      tag.name = AutoTagName(now, [&](const std::string& name) {
+        auto existing = history->Get(name);
+        if (!existing.ok()) lookup = existing.status();
+        return !existing.ok() || existing->has_value();
+      });
+      CVMFS_RETURN_IF_ERROR(lookup);
+    } else {
+      CVMFS_ASSIGN_OR_RETURN(auto taken, history->Get(options.tag_name));
+      if (taken)
+        return Status::AlreadyExists("tag name " + options.tag_name +
+                                     " is already in use");
+      tag.name = options.tag_name;
+    }
     tag.description = options.tag_description;
     CVMFS_RETURN_IF_ERROR(history->Insert(tag));
+    new_tag = tag.name;
+  }
+  // CVMFS_AUTO_TAG_TIMESPAN: auto tags older than it go.
+  CVMFS_ASSIGN_OR_RETURN(int64_t threshold,
+                         AutoTagThreshold(config_.auto_tag_timespan, now));
+  if (threshold != 0) {
+    CVMFS_ASSIGN_OR_RETURN(std::vector<cvmfs::Tag> all, history->List());
+    for (const std::string& name : OutdatedAutoTags(all, threshold))
+      if (name != new_tag) CVMFS_RETURN_IF_ERROR(history->Remove(name));
   }
   if (current.manifest.history)
     CVMFS_RETURN_IF_ERROR(
@@ -382,12 +403,6 @@ Status Repository::CommitHistory(std::unique_ptr<cvmfs::HistoryDb> history) {
   return WriteManifest(current.manifest, &hash);
 }
 
-Status Repository::ResignManifest() {
-  CVMFS_RETURN_IF_ERROR(Lock());
-  CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
-  return WriteManifest(current.manifest, nullptr);
-}
-
 Status Repository::Resign(int days) {
   KeyFiles keys = KeyFiles::In(config_.keys_dir, config_.fqrn);
   auto master_pem = cvmfs::ReadFile(keys.master_key);
@@ -401,6 +416,15 @@ Status Repository::Resign(int days) {
       std::string bytes,
       cvmfs::SignWhitelist(wl, master, config_.hash_algorithm));
   return store_.Put(std::string(cvmfs::kWhitelistName), bytes);
+}
+
+Status Repository::ResignManifest() {
+  CVMFS_RETURN_IF_ERROR(Lock());
+  CVMFS_ASSIGN_OR_RETURN(std::string text,
+                         store_.Get(std::string(cvmfs::kManifestName)));
+  auto old = cvmfs::Manifest::Parse(text);
+  if (!old.ok()) return old.status().Annotate("manifest of " + config_.fqrn);
+  return WriteManifest(old->manifest, nullptr);
 }
 
 namespace {

@@ -97,9 +97,12 @@ class Repository {
   cvmfs::Status Resign(int days);
 
   // Re-signs the current manifest (same revision, root catalog and
-  // history) so that its reflog hash (Y) names the stored .cvmfsreflog
-  // again: gc prunes the reflog, and checkers (CVMFS's too) compare the
-  // reflog with the manifest's hash. Takes the lock.
+  // history) with the repository key and certificate as they are now: new
+  // certificate hash, timestamp, reflog hash (Y) and signature. For gc (it
+  // prunes the reflog; checkers, CVMFS's too, compare the reflog with the
+  // manifest's hash) and for `cvmfs_server resign -p` after a key change
+  // (so the old signature is not checked: it may be the old key's). Takes
+  // the lock.
   cvmfs::Status ResignManifest();
 
   // Takes the repository's lock (spool/is_publishing.lock, flock: a dead

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "cvmfs/config/option_reader.h"
+#include "cvmfs/config/options_manager.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/text.h"
 
@@ -134,6 +135,7 @@ Result<ServerConfig> ServerConfig::FromKeyValues(const KeyValueFile& kv) {
     if (!v.ok()) return v.status();
     *p.out = *v;
   }
+  c.auto_tag_timespan = kv.Get("CVMFS_AUTO_TAG_TIMESPAN", "");
   if (kv.Has("CVMFS_NUM_WORKERS")) {
     auto v = ParseUint("CVMFS_NUM_WORKERS", kv.Get("CVMFS_NUM_WORKERS"));
     if (!v.ok()) return v.status();
@@ -166,6 +168,8 @@ KeyValueFile ServerConfig::ToKeyValues() const {
   kv.Set("CVMFS_MAX_CHUNK_SIZE", std::to_string(chunking.max_size));
   kv.Set("CVMFS_GARBAGE_COLLECTION", garbage_collection ? "true" : "false");
   kv.Set("CVMFS_AUTO_TAG", auto_tag ? "true" : "false");
+  if (!auto_tag_timespan.empty())
+    kv.Set("CVMFS_AUTO_TAG_TIMESPAN", auto_tag_timespan);
   kv.Set("CVMFS_REPOSITORY_TTL", std::to_string(ttl));
   kv.Set("CVMFS_INCLUDE_XATTRS", include_xattrs ? "true" : "false");
   kv.Set("CVMFS_IGNORE_SPECIAL_FILES", ignore_special_files ? "true" : "false");
@@ -178,6 +182,11 @@ std::string ServerConfig::ConfigFile(const cvmfs::SystemPaths& paths) const {
 
 Result<ServerConfig> ServerConfig::Load(const cvmfs::SystemPaths& paths,
                                         const std::string& fqrn) {
+  // The name becomes a path: nothing outside the tree may be reached.
+  if (!cvmfs::IsValidRepositoryName(fqrn) ||
+      fqrn.find("..") != std::string::npos)
+    return Status::InvalidArgument("'" + fqrn +
+                                   "' is not a valid repository name");
   std::string file = paths.ServerConfigDir(fqrn) + "/server.conf";
   if (!cvmfs::PathExists(file))
     return Status::NotFound("repository " + fqrn + " does not exist here (no " +

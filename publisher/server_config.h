@@ -49,6 +49,9 @@ struct ServerConfig {
   cvmfs::ChunkingParams chunking;
   bool garbage_collection = false;
   bool auto_tag = true;
+  // CVMFS_AUTO_TAG_TIMESPAN: auto tags older than this are removed on
+  // publish (publisher/auto_tags.h); empty: kept forever.
+  std::string auto_tag_timespan;
   uint64_t ttl = 240;
   bool include_xattrs = true;
   bool ignore_special_files = false;

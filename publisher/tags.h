@@ -25,17 +25,28 @@ struct NewTag {
   // Root catalog hash (hex, as given on the command line) of a revision
   // that is tagged already; empty: the revision trunk points at.
   std::string root_hash;
-  int64_t timestamp = 0;  // Unix seconds, stored with the tag
 };
 
-// Tags the revision `tag` names. An existing tag of the same name is
-// replaced, i.e. moved to that revision. NotFound when there is no trunk
-// tag or no tagged revision with `root_hash`.
-cvmfs::Status AddTag(Repository* repo, const NewTag& tag);
+// What AddTag did.
+enum class TagChange { kCreated, kMoved };
 
-// Removes tag `name`. InvalidArgument for trunk and trunk-previous (publish
-// maintains them), NotFound when there is no such tag.
-cvmfs::Status RemoveTag(Repository* repo, const std::string& name);
+// Tags the revision `tag` names, as CVMFS's tag_edit does. The tag gets
+// that revision's own timestamp, root catalog size and revision number
+// (not the time of tagging). A name that exists already is moved only when
+// a root hash is given (moving is explicit): AlreadyExists ("a tag with
+// the name NAME already exists; move it with -h <root hash>") otherwise,
+// InvalidArgument when it points at that hash already; a moved tag keeps
+// its description unless a new one is given. InvalidArgument for names with
+// spaces and for trunk and trunk-previous; NotFound when there is no trunk
+// tag or no tagged revision with `root_hash`.
+cvmfs::Result<TagChange> AddTag(Repository* repo, const NewTag& tag);
+
+// Removes the tags `names` together (one new history), as CVMFS's
+// tag_edit -d: nothing is removed when one of them is trunk or
+// trunk-previous (InvalidArgument, publish maintains them) or does not
+// exist (NotFound "tag NAME does not exist").
+cvmfs::Status RemoveTags(Repository* repo,
+                         const std::vector<std::string>& names);
 
 // Every tag, newest revision first (HistoryDb::List).
 cvmfs::Result<std::vector<cvmfs::Tag>> ListTags(Repository* repo);

@@ -38,8 +38,31 @@ struct Command {
 using AddCommandsFn = std::vector<Command> (*)(CLI::App& app,
                                                const cvmfs::SystemPaths& paths);
 
+// Ok when `fqrn` is a repository name (cvmfs::IsValidRepositoryName: FQDN
+// like, no '/', no "..", nothing a path could escape with); InvalidArgument
+// naming it otherwise.
+cvmfs::Status ValidateRepositoryName(const std::string& fqrn);
+
+// ValidateRepositoryName of every value given to the positional options
+// "fqrn" and "name" of `cli`.
+cvmfs::Status ValidateGivenRepositoryNames(const CLI::App& cli);
+
+// Adds to `cmd` an option (a flag, or one taking a value when `takes_value`)
+// that CVMFS 2.12 defines but this cvmfs_server does not implement: it is
+// listed by --help under "Not supported", and giving it fails the command
+// before it runs (RunGivenCommand) with NotSupported "<command> <option> is
+// not supported: <reason>", never silently ignored.
+void AddRefusedOption(CLI::App* cmd, const std::string& names,
+                      const std::string& reason, bool takes_value = false);
+
+// NotSupported for the first option added with AddRefusedOption that the
+// command line gave to `cli`; Ok when none.
+cvmfs::Status RefuseGivenUnsupportedOptions(const CLI::App& cli);
+
 // Runs the Command whose subcommand the command line gave and returns its
-// exit status; 0 when none was given.
+// exit status; 0 when none was given. A repository name that is not valid
+// (ValidateGivenRepositoryNames) or a refused option
+// (RefuseGivenUnsupportedOptions) fails it before it runs.
 int RunGivenCommand(const std::vector<Command>& commands);
 
 // Prints "cvmfs_server: <status>" to stderr; returns the exit code for it
@@ -80,6 +103,15 @@ cvmfs::Result<std::string> ResolveFqrn(const cvmfs::SystemPaths& paths,
 // Repository::Open of ResolveFqrn(paths, given).
 cvmfs::Result<std::unique_ptr<publisher::Repository>> OpenRepository(
     const cvmfs::SystemPaths& paths, const std::string& given);
+
+// Asks `question` followed by " (y/N)? " on stdout and reads one line of
+// stdin, as CVMFS's `read -p` does (a pipe answers too): true for "y" or "Y".
+// End of input (no terminal, nothing piped) is no.
+bool Confirm(const std::string& question);
+
+// InvalidArgument "not confirmed (answer y, or give -f): <consequence>";
+// what a command that was not confirmed returns.
+cvmfs::Status NotConfirmed(const std::string& consequence);
 
 // Local time as CVMFS prints it ("Fri Nov 27 13:13:00 2026").
 std::string FormatLocalTime(int64_t unix_seconds);

@@ -1,10 +1,16 @@
-// `cvmfs_server diff [-s FROM] [-d TO] [-m] [-i] [FQRN]`: what changed
-// between two tagged revisions (diff.h), printed like CVMFS's diff: a header
-// line, one line per changed path, then the statistics deltas.
+// `cvmfs_server diff [-m] [-h] [-s FROM] [-d TO] [-i] [FQRN]`, as CVMFS
+// 2.12 (cvmfs_publish diff): what changed between two tagged revisions
+// (diff.h): one line per changed path, then the statistics deltas.
 //   -s TAG  source revision (default trunk-previous)
 //   -d TAG  destination revision (default trunk)
 //   -m, --machine-readable  tab-separated lines (diff.h, FormatChange)
-//   -i      ignore changes of timestamps alone
+//   -h, --header            first a header line (DELTA: from --> to, or
+//                           with -m the legend of the line descriptors)
+//   -i, --ignore-timediff   ignore changes of timestamps alone
+//   -w, --worktree          refused: the diff of an open transaction is not
+//                           supported (publish it, then diff)
+//   -k, --keychain          refused: the keys are the repository's own
+// -h is an option here, so help is --help only.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <ctime>
@@ -32,7 +38,10 @@ struct DiffArgs {
   std::string from = std::string(cvmfs::kTagTrunkPrevious);
   std::string to = std::string(cvmfs::kTagTrunk);
   bool machine_readable = false;
+  bool header = false;
   bool ignore_timestamps = false;
+  bool worktree = false;
+  std::string keychain;
   std::string fqrn;
 };
 
@@ -73,6 +82,13 @@ void PrintHeader(const cvmfs::Tag& from, const cvmfs::Tag& to,
 }
 
 Status RunDiff(const cvmfs::SystemPaths& paths, const DiffArgs& args) {
+  if (args.worktree)
+    return Status::NotSupported(
+        "diff -w (unpublished changes of the open transaction) is not "
+        "supported; publish, then diff the two revisions");
+  if (!args.keychain.empty())
+    return Status::NotSupported(
+        "diff -k is not supported: the repository's own public key is used");
   CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepository(paths, args.fqrn));
   CVMFS_ASSIGN_OR_RETURN(auto history, repo->OpenHistory(false));
   CVMFS_ASSIGN_OR_RETURN(cvmfs::Tag from, FindTag(history.get(), args.from));
@@ -81,7 +97,7 @@ Status RunDiff(const cvmfs::SystemPaths& paths, const DiffArgs& args) {
   CVMFS_ASSIGN_OR_RETURN(std::string temp_dir, repo->MakeTempDir());
   cvmfs::ScopedRemoveTree remove_temp_dir(temp_dir);
 
-  PrintHeader(from, to, args.machine_readable);
+  if (args.header) PrintHeader(from, to, args.machine_readable);
   DiffOptions options;
   options.ignore_timestamps = args.ignore_timestamps;
   CVMFS_ASSIGN_OR_RETURN(
@@ -105,11 +121,18 @@ std::vector<Command> AddDiffCommand(CLI::App& app, const Paths& paths) {
   auto args = std::make_shared<DiffArgs>();
   auto* cmd = app.add_subcommand(
       "diff", "show what changed between two tagged revisions");
+  cmd->set_help_flag("--help");
   cmd->add_option("-s", args->from, "source tag (default trunk-previous)");
   cmd->add_option("-d", args->to, "destination tag (default trunk)");
   cmd->add_flag("-m,--machine-readable", args->machine_readable,
                 "tab-separated output");
-  cmd->add_flag("-i", args->ignore_timestamps, "ignore timestamp-only changes");
+  cmd->add_flag("-h,--header", args->header, "show the header line");
+  cmd->add_flag("-i,--ignore-timediff", args->ignore_timestamps,
+                "ignore timestamp-only changes");
+  cmd->add_flag("-w,--worktree", args->worktree,
+                "diff of the open transaction (not supported)");
+  cmd->add_option("-k,--keychain", args->keychain,
+                  "public key directory (not supported)");
   cmd->add_option("fqrn", args->fqrn, "repository name");
   return {MakeCommand(cmd, paths, args, RunDiff)};
 }

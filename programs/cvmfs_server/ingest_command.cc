@@ -1,6 +1,16 @@
-// `cvmfs_server ingest -t TARBALL -b BASE_DIR [-d PATH]... [-c] [FQRN]`:
-// publishes a tarball (tar_ingest.h) into a directory of the repository as a
-// new revision, and prints what the publish did.
+// `cvmfs_server ingest -t TARBALL -b BASE_DIR [-d PATH]... [-c] [FQRN]` or
+// `cvmfs_server ingest -d PATH... [FQRN]`, as CVMFS 2.12: publishes a
+// tarball (tar_ingest.h) into a directory of the repository as a new
+// revision, after deleting the -d paths (or only deletes them), and prints
+// what the publish did.
+//   -t, --tar_file   the tarball, - for stdin; needs -b
+//   -b, --base_dir   where it goes; needs -t
+//   -d, --delete     a path to delete first (repeatable)
+//   -c, --catalog    make the base directory a nested catalog
+//   -k, --keep-ownership  the owners and groups of the tarball are kept;
+//                    that is what this ingest always does
+//   -u, -g           refused: changing the owner of the ingested entries is
+//                    not implemented (they keep the tarball's, as with -k)
 #include <sys/resource.h>
 
 #include <chrono>
@@ -22,7 +32,8 @@ using cvmfs::Status;
 
 struct IngestArgs {
   publisher::TarIngestOptions options;
-  bool catalog = false;  // -c
+  bool catalog = false;         // -c
+  bool keep_ownership = false;  // -k: what happens anyway
   std::string fqrn;
 };
 
@@ -60,6 +71,19 @@ void PrintPublishStats(const publisher::PublishStats& s, double seconds) {
 }
 
 int RunIngest(const cvmfs::SystemPaths& paths, const IngestArgs& args) {
+  const publisher::TarIngestOptions& o = args.options;
+  if (o.tarball.empty() && o.base_dir.empty() && o.delete_paths.empty())
+    return FailMessage(Status::InvalidArgument(
+        "give -t TARBALL -b BASE_DIR to ingest a tarball and/or -d PATH to "
+        "delete"));
+  if (o.tarball.empty() != o.base_dir.empty())
+    return FailMessage(Status::InvalidArgument(
+        o.tarball.empty()
+            ? "-b needs the tarball to extract (-t)"
+            : "-t needs the base directory to extract into (-b)"));
+  if (args.catalog && o.tarball.empty())
+    return FailMessage(
+        Status::InvalidArgument("-c needs a tarball and base directory"));
   auto repo_or = OpenRepository(paths, args.fqrn);
   if (!repo_or.ok()) return FailMessage(repo_or.status());
   publisher::Repository& repo = **repo_or;
@@ -73,6 +97,17 @@ int RunIngest(const cvmfs::SystemPaths& paths, const IngestArgs& args) {
   auto stats = repo.Publish(
       [&](publisher::CatalogTree* tree,
           publisher::IngestPipeline* pipeline) -> Status {
+        if (ingest.tarball.empty()) {  // -d only
+          for (const std::string& d : ingest.delete_paths) {
+            CVMFS_ASSIGN_OR_RETURN(std::string path,
+                                   publisher::NormalizeRepoPath(d));
+            if (path.empty())
+              return Status::InvalidArgument(
+                  "-d: refusing to delete the repository root");
+            CVMFS_RETURN_IF_ERROR(tree->Remove(path).Annotate("-d " + d));
+          }
+          return Status::Ok();
+        }
         CVMFS_RETURN_IF_ERROR(publisher::IngestTar(ingest, tree, pipeline));
         if (args.catalog) {
           auto base = publisher::NormalizeRepoPath(ingest.base_dir);
@@ -98,13 +133,23 @@ std::vector<Command> AddIngestCommand(CLI::App& app, const Paths& paths) {
   publisher::TarIngestOptions& o = args->options;
   auto* cmd =
       app.add_subcommand("ingest", "publish a tarball into a directory");
-  cmd->add_option("-t,--tar_file", o.tarball, "tarball, or - for stdin")
-      ->required();
-  cmd->add_option("-b,--base_dir", o.base_dir, "target directory")->required();
-  cmd->add_option("-d,--to_delete", o.delete_paths, "path to delete first")
+  cmd->add_option("-t,--tar_file", o.tarball, "tarball, or - for stdin");
+  cmd->add_option("-b,--base_dir", o.base_dir, "target directory");
+  cmd->add_option("-d,--delete,--to_delete", o.delete_paths,
+                  "path to delete first (repeatable)")
       ->allow_extra_args(false);
   cmd->add_flag("-c,--catalog", args->catalog,
-                "make the base directory a nested catalog");
+                "create a nested catalog in the base directory");
+  cmd->add_flag("-k,--keep-ownership", args->keep_ownership,
+                "keep the tarball's owners (what ingest always does)");
+  AddRefusedOption(cmd, "-u,--user",
+                   "changing the owner of ingested entries is not "
+                   "implemented; they keep the tarball's (as with -k)",
+                   true);
+  AddRefusedOption(cmd, "-g,--group",
+                   "changing the group of ingested entries is not "
+                   "implemented; they keep the tarball's (as with -k)",
+                   true);
   cmd->add_option("fqrn", args->fqrn, "repository name");
   return {MakeCommand(cmd, paths, args, RunIngest)};
 }

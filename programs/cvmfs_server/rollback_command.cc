@@ -1,6 +1,7 @@
 // `cvmfs_server rollback [-t TAG] [-f] [FQRN]`: publishes the revision of
 // TAG (default trunk-previous) again as a new revision (publisher/
-// rollback.h). -f is accepted and does nothing (nothing asks).
+// rollback.h), after a confirmation read from stdin as CVMFS asks it (-f:
+// without). Not confirmed (no terminal, nothing piped): nothing changes.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include "programs/cvmfs_server/transaction_commands.h"
 #include "publisher/repository.h"
 #include "publisher/rollback.h"
+#include "publisher/transaction.h"
 
 namespace cvmfs_server {
 namespace {
@@ -26,6 +28,24 @@ int RunRollback(const cvmfs::SystemPaths& paths, const RollbackArgs& args) {
   publisher::Repository& repo = **repo_or;
   auto target = publisher::RollbackTarget(&repo, args.tag);
   if (!target.ok()) return FailMessage(target.status());
+  // Refused before asking, as CVMFS does.
+  publisher::Transaction txn(paths, &repo);
+  auto state = txn.State();
+  if (state.ok() && state->transaction)
+    return FailMessage(cvmfs::Status::Busy(
+        "a transaction is open on " + repo.config().fqrn +
+        "; cannot rollback a repository in a transaction (publish or abort "
+        "it first)"));
+  if (!args.force) {
+    std::string question =
+        args.tag.empty()
+            ? "You are about to UNDO your last published revision!  Are you "
+              "sure"
+            : "You are about to ROLLBACK to " + args.tag +
+                  " AS THE LATEST REVISION!  Are you sure";
+    if (!Confirm(question))
+      return FailMessage(NotConfirmed("nothing was rolled back"));
+  }
   auto stats = publisher::RollBack(&repo, *target);
   if (!stats.ok()) return FailPublish(repo, stats.status());
   std::printf("rolled back to %s (revision %llu) as revision %llu\n",
@@ -44,7 +64,7 @@ std::vector<Command> AddRollbackCommand(CLI::App& app, const Paths& paths) {
       app.add_subcommand("rollback", "republish an earlier tagged revision");
   cmd->add_option("-t", args->tag,
                   "tag to roll back to (default trunk-previous)");
-  cmd->add_flag("-f", args->force, "do not ask");
+  cmd->add_flag("-f", args->force, "don't ask again");
   cmd->add_option("fqrn", args->fqrn, "repository name");
   return {MakeCommand(cmd, paths, args, RunRollback)};
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,8 @@
 #include "cvmfs/file_util.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
+#include "publisher/diff.h"
+#include "publisher/tags.h"
 #include "publisher/transaction.h"
 
 namespace cvmfs_server {
@@ -32,6 +35,8 @@ namespace {
 struct Args {
   std::string fqrn, tag, message;
   bool force = false, all = false;
+  int retry_timeout = -1;  // transaction -t: seconds; 0 = forever; <0 = none
+  bool verbose = false;    // publish -v
 };
 
 // Runs `fn` on the named (or only) repository's Transaction.
@@ -85,9 +90,36 @@ void PrintPublished(const TransactionPublishResult& r, double seconds) {
     std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
+// publish -v: the change set of the new revision, trunk-previous -> trunk,
+// one line per changed path (diff.h, FormatChange).
+Status PrintChangeSet(Repository& repo) {
+  CVMFS_ASSIGN_OR_RETURN(cvmfs::Tag from,
+                         publisher::FindTag(&repo, "trunk-previous"));
+  CVMFS_ASSIGN_OR_RETURN(cvmfs::Tag to, publisher::FindTag(&repo, "trunk"));
+  CVMFS_ASSIGN_OR_RETURN(std::string temp_dir, repo.MakeTempDir());
+  cvmfs::ScopedRemoveTree remove_temp_dir(temp_dir);
+  std::printf("changes:\n");
+  return publisher::DiffRevisions(
+             repo.store(), from.root_hash, to.root_hash, temp_dir,
+             publisher::DiffOptions{},
+             [](const publisher::PathChange& c) {
+               std::printf("  %s\n", publisher::FormatChange(c, false).c_str());
+             })
+      .status();
+}
+
 Status RunPublish(const cvmfs::SystemPaths& paths, const Args& args) {
   return WithTransaction(
       paths, args.fqrn, [&](Repository& repo, Transaction& txn) -> Status {
+        if (!args.tag.empty()) {
+          // CVMFS: refused before anything is published.
+          if (args.tag.find(' ') != std::string::npos)
+            return Status::InvalidArgument(
+                "spaces are not allowed in tag names");
+          if (publisher::FindTag(&repo, args.tag).ok())
+            return Status::AlreadyExists("tag name '" + args.tag +
+                                         "' is already in use");
+        }
         auto start = std::chrono::steady_clock::now();
         PublishOptions options;
         options.tag_name = args.tag;
@@ -109,6 +141,7 @@ Status RunPublish(const cvmfs::SystemPaths& paths, const Args& args) {
                           std::chrono::steady_clock::now() - start)
                           .count();
         PrintPublished(*result, secs);
+        if (args.verbose) return PrintChangeSet(repo);
         return Status::Ok();
       });
 }
@@ -162,10 +195,35 @@ Status RunMount(const cvmfs::SystemPaths& paths, const Args& args) {
   return first;
 }
 
+// Transaction::Open, retried while the repository is busy (a transaction
+// is open, or another publish holds the lock) for `retry_timeout` seconds
+// (0: forever), with CVMFS's back-off (0.5 s doubling up to 5 s); no retry
+// when it is negative (no -t).
+Status OpenRetrying(Transaction& t, int retry_timeout) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(retry_timeout);
+  std::chrono::milliseconds wait(500);
+  while (true) {
+    Status st = t.Open();
+    if (st.code() != Status::Code::kBusy || retry_timeout < 0) return st;
+    if (retry_timeout > 0 && Clock::now() >= deadline) return st;
+    std::printf("repository busy, retrying\n");
+    std::fflush(stdout);
+    auto pause = wait;
+    if (retry_timeout > 0)
+      pause =
+          std::min(pause, std::chrono::duration_cast<std::chrono::milliseconds>(
+                              deadline - Clock::now()) +
+                              std::chrono::milliseconds(1));
+    ::usleep(static_cast<useconds_t>(pause.count() * 1000));
+    wait = std::min(wait * 2, std::chrono::milliseconds(5000));
+  }
+}
+
 Status RunOpen(const cvmfs::SystemPaths& paths, const Args& args) {
   return WithTransaction(
-      paths, args.fqrn, [](Repository& repo, Transaction& t) -> Status {
-        CVMFS_RETURN_IF_ERROR(t.Open());
+      paths, args.fqrn, [&](Repository& repo, Transaction& t) -> Status {
+        CVMFS_RETURN_IF_ERROR(OpenRetrying(t, args.retry_timeout));
         std::printf(
             "transaction of %s opened: change %s, then cvmfs_server "
             "publish\n",
@@ -246,12 +304,50 @@ std::vector<Command> AddTransactionCommands(CLI::App& app, const Paths& paths) {
 
   auto* txn = app.add_subcommand(
       "transaction", "open a transaction: make /cvmfs/FQRN writable");
+  txn->add_option("-t,--retry-timeout", args->retry_timeout,
+                  "retry for at most this many seconds while the repository "
+                  "is busy (0: forever)")
+      ->check(CLI::NonNegativeNumber);
+  AddRefusedOption(txn, "-T,--template",
+                   "templates (cloning a directory when the transaction "
+                   "opens) are not implemented; copy it in the transaction",
+                   true);
+  AddRefusedOption(txn, "-U,--template-from",
+                   "templates are not implemented (see -T)", true);
+  AddRefusedOption(txn, "-V,--template-to",
+                   "templates are not implemented (see -T)", true);
   txn->add_option("fqrn", args->fqrn, "repository name");
 
   auto* publish = app.add_subcommand(
       "publish", "publish the open transaction as a new revision");
-  publish->add_option("-a", args->tag, "name a tag for the new revision");
-  publish->add_option("-m", args->message, "description of the tag");
+  publish->add_option("-a", args->tag,
+                      "tag name for the new revision (instead of the "
+                      "automatic generic-<time>); must be new");
+  publish->add_option("-m", args->message, "tag description");
+  publish->add_flag("-v", args->verbose,
+                    "verbose: print the change set of the new revision");
+  AddRefusedOption(publish, "-p",
+                   "pausing for tweaks is not implemented; change the "
+                   "transaction before publishing");
+  AddRefusedOption(publish, "-n",
+                   "manual revision numbers are not implemented (revisions "
+                   "count up by one)",
+                   true);
+  AddRefusedOption(publish, "-X", "external data is not implemented");
+  AddRefusedOption(publish, "-N",
+                   "external data is not implemented, every file is native "
+                   "already");
+  AddRefusedOption(publish, "-Z",
+                   "a compression algorithm per publish is not implemented; "
+                   "CVMFS_COMPRESSION_ALGORITHM in server.conf applies",
+                   true);
+  AddRefusedOption(publish, "-F",
+                   "authz (membership requirement) files are not implemented",
+                   true);
+  AddRefusedOption(publish, "-f",
+                   "publish never remounts by force; files open for writing "
+                   "must be closed first");
+  AddRefusedOption(publish, "-d", "direct I/O is not implemented");
   publish->add_option("fqrn", args->fqrn, "repository name");
 
   auto* abort =

@@ -53,10 +53,10 @@ srv tag -a release-1 -m "first" $fqrn
 srv tag -l $fqrn | grep -q release-1 || fail "tag list"
 rev=$(manifest_field $fqrn S)
 srv ingest -t "$work/t.tar" -b sw -d sw/a $fqrn >/dev/null
-srv rollback -t release-1 $fqrn >/dev/null
+srv rollback -f -t release-1 $fqrn >/dev/null
 [ "$(manifest_field $fqrn S)" -gt "$rev" ] || fail "rollback must publish a new revision"
 srv check -i $fqrn >/dev/null || fail "check after rollback"
-srv tag -r release-1 $fqrn
+srv tag -r release-1 -f $fqrn >/dev/null
 srv tag -l $fqrn | grep -q release-1 && fail "tag not removed"
 srv resign -d 7 $fqrn >/dev/null
 

@@ -56,17 +56,20 @@ S${tab}S${tab}0
 S${tab}D${tab}1
 S${tab}N${tab}0"
 
-out=$(srv diff -m $fqrn)
+out=$(srv diff -m -h $fqrn)
 [ "$(echo "$out" | head -1 | cut -c1)" = "#" ] || fail "machine-readable header: $out"
+# Without -h (CVMFS: header line only on request) no header.
+[ "$(srv diff -m $fqrn)" = "$expected_changes" ] || fail "diff -m printed a header without -h: $(srv diff -m $fqrn | head -1)"
+[ "$(srv diff $fqrn | head -1 | cut -c1-6)" != "DELTA:" ] || fail "diff printed a header without -h"
 [ "$(echo "$out" | tail -n +2)" = "$expected_changes" ] ||
   fail "diff -m: $(diff <(echo "$expected_changes") <(echo "$out" | tail -n +2))"
 
 # The same pair named explicitly; the tag 'before' is trunk-previous.
-[ "$(srv diff -m -s before -d trunk $fqrn | tail -n +2)" = "$expected_changes" ] ||
+[ "$(srv diff -m -h -s before -d trunk $fqrn | tail -n +2)" = "$expected_changes" ] ||
   fail "diff -s before -d trunk differs from the default pair"
 
 # Human-readable, reversed.
-human=$(srv diff -s trunk -d before $fqrn)
+human=$(srv diff -h -s trunk -d before $fqrn)
 echo "$human" | head -1 | grep -q "^DELTA: trunk/r3 (.*) --> before/r2 (.*)$" ||
   fail "human header: $(echo "$human" | head -1)"
 expected_human="/sw modify directory [link-count]
@@ -88,6 +91,10 @@ d(# catalogs): 0"
 
 # A revision compared with itself: statistics only.
 [ "$(srv diff -m -s trunk -d trunk $fqrn | grep -vc '^[#S]')" = 0 ] || fail "self-diff not empty"
+
+# -w (worktree) is refused by name.
+if out=$(srv diff -w $fqrn 2>&1); then fail "diff -w accepted"; fi
+echo "$out" | grep -q "diff -w" || fail "diff -w: unclear refusal: $out"
 
 # Unknown tags are named.
 if out=$(srv diff -s nosuchtag $fqrn 2>&1); then fail "diff with an unknown tag succeeded"; fi

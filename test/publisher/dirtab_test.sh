@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 srv() { "$bin/cvmfs_server" "$@"; }
 fqrn=dirtab.test.org
 manifest=$CVMFS_ROOTDIR/srv/cvmfs/$fqrn/.cvmfspublished
-catalogs() { srv list-catalogs $fqrn | sed 's/^ *//' | sort | tr '\n' ' '; }
+catalogs() { srv list-catalogs -x $fqrn | sort | tr '\n' ' '; }
 
 srv mkfs $fqrn >/dev/null
 src=$work/src

@@ -137,7 +137,7 @@ in_both 'touch -d @1600000000 dir/sub/f1'
 publish -a v1 -m "first"
 in_transaction && check_failed "still in a transaction after publish"
 verify_published "transaction 1"
-srv list-catalogs $fqrn | grep -q '^ */nested$' || check_failed "no nested catalog at /nested"
+srv list-catalogs -x $fqrn | grep -q '^/nested$' || check_failed "no nested catalog at /nested"
 cp -a "$ref" "$WORK/ref-v1"
 
 note "transaction 2: edits, deletions, renames, type changes, metadata, dirtab"
@@ -151,7 +151,9 @@ in_both 'rm link-to-file2 && echo now-a-file > link-to-file2'     # symlink -> f
 in_both 'rm -r nested/inner && mkdir nested/inner && echo fresh > nested/inner/new.txt'  # opaque
 in_both 'chmod 640 dir/sub/f5 && chown 42:43 dir/sub/f6 && touch -d @1500000000 dir/sub/f7'
 in_both 'printf "/sw/*\n" > .cvmfsdirtab && mkdir -p sw/pkg1 sw/pkg2 && echo 1 > sw/pkg1/a && echo 2 > sw/pkg2/b'
-publish
+publish -v
+# -v (CVMFS: verbose) lists the change set.
+grep -q '^  /dir/sub/f3 remove file$' "$WORK/publish.out" || check_failed "publish -v: no change set: $(cat "$WORK/publish.out")"
 # The dirtab created the markers (as CVMFS does in the union).
 for p in pkg1 pkg2; do
   [ -f "$union/sw/$p/.cvmfscatalog" ] || check_failed "the dirtab made no marker in sw/$p"
@@ -160,7 +162,7 @@ for p in pkg1 pkg2; do
   touch -r "$union/sw/$p" "$WORK/union.before/sw/$p"
 done
 verify_published "transaction 2"
-catalogs=$(srv list-catalogs $fqrn)
+catalogs=$(srv list-catalogs -x $fqrn)
 for c in /nested /sw/pkg1 /sw/pkg2; do
   grep -q "^ *$c\$" <<<"$catalogs" || check_failed "no nested catalog at $c: $catalogs"
 done
@@ -194,7 +196,7 @@ verify_published "transaction 4"
 note "tags and rollback"
 srv tag -l $fqrn | grep -q '^v1 ' || check_failed "tag v1 missing: $(srv tag -l $fqrn)"
 srv tag -i v1 $fqrn | grep -q 'Description:  first' || check_failed "tag -i v1: $(srv tag -i v1 $fqrn)"
-srv rollback -t v1 $fqrn >/dev/null || fail "rollback -t v1"
+srv rollback -f -t v1 $fqrn >/dev/null || fail "rollback -t v1"
 rm -rf "$ref" && cp -a "$WORK/ref-v1" "$ref"
 rm -rf "$WORK/union.before" && cp -a "$union" "$WORK/union.before"
 verify_published "rollback to v1"
