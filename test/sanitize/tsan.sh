@@ -30,14 +30,32 @@ export TSAN_OPTIONS="halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:lo
 export CVMFS_SOURCE_DIR=$SANITIZE_SRC CVMFS_BIN_DIR=$build/bin
 
 network='HttpFetcherTest.*:FailoverStateTest.*:FailoverResetTest.*:TransferFaultTest.*'
-rc=0
+# Runs one test binary (with its arguments); its output goes to a log that
+# is printed if it fails. The client's tests wait on threads and sockets more
+# than they compute, so their two halves (gtest shards) run side by side, each
+# followed by a shorter binary: two streams for two cores.
 run() {
-  echo "tsan: $*"
-  "$build/tests/$@" --gtest_brief=1 || rc=1
+  local log=$build/tsan-$1-${GTEST_SHARD_INDEX:-all}.log
+  echo "tsan: $* ${GTEST_SHARD_INDEX:+(shard $GTEST_SHARD_INDEX of $GTEST_TOTAL_SHARDS)}"
+  if ! "$build/tests/$@" --gtest_brief=1 >"$log" 2>&1; then
+    echo "tsan: $1 failed:" >&2
+    cat "$log" >&2
+    return 1
+  fi
 }
-run cvmfs_client_tests
-run cvmfs_cache_tests
-run cvmfs_core_tests "--gtest_filter=$network"
+rc=0
+(r=0
+  GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=0 run cvmfs_client_tests || r=1
+  run cvmfs_cache_tests || r=1
+  exit $r) &
+first=$!
+(r=0
+  GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1 run cvmfs_client_tests || r=1
+  run cvmfs_core_tests "--gtest_filter=$network" || r=1
+  exit $r) &
+second=$!
+wait $first || rc=1
+wait $second || rc=1
 sanitize_check_reports "$reports" || rc=1
 if [[ $rc == 0 ]]; then
   echo "tsan: no test failed and no ThreadSanitizer report"
