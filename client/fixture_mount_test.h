@@ -51,20 +51,26 @@ inline void LoadTree(const std::string& root, const std::string& rel,
   }
 }
 
+// How long the waits below give background work before calling it stuck:
+// far more than it needs, and more under a sanitizer, which slows threads
+// down 5-15 times (a prefetch of the whole fixture took over 10 s under
+// ThreadSanitizer on a loaded machine).
+inline constexpr std::chrono::seconds kStuckAfter{testing::kSanitized ? 60
+                                                                      : 10};
+
 // Waits until the prefetch work the file system's events so far started is
 // done: its plans made (prefetch_triggers.h), the objects they queued
 // fetched or left over the budget. False if the engine is still busy
-// after 10 s.
+// after kStuckAfter.
 inline bool PrefetchSettled(FileSystem* fs) {
   fs->prefetch_triggers()->WaitIdle();
-  return fs->prefetcher()->WaitIdle(std::chrono::seconds(10));
+  return fs->prefetcher()->WaitIdle(kStuckAfter);
 }
 
-// Polls `done` until it holds, for at most 10 s: for the progress of the
-// test's own threads, which signal nothing.
+// Polls `done` until it holds, for at most kStuckAfter: for the progress of
+// the test's own threads, which signal nothing.
 inline bool Eventually(const std::function<bool()>& done) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto deadline = std::chrono::steady_clock::now() + kStuckAfter;
   while (!done()) {
     if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

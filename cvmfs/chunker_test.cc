@@ -416,6 +416,8 @@ TEST(Xor32ChunkerTest, StreamingContract) {
 
 // Not a pass/fail criterion; prints what the publisher can count on.
 TEST(Xor32ChunkerTest, Throughput) {
+  if (testing::kSanitized)
+    GTEST_SKIP() << "a speed under a sanitizer means nothing";
   const std::string d = LcgBytes(256 << 20, 9);
   const auto* data = reinterpret_cast<const uint8_t*>(d.data());
   auto measure = [&](const ChunkingParams& p, const char* what) {

@@ -2,13 +2,22 @@
 # Runs the whole test suite on a fresh Debian 12 machine: installs the
 # dependencies, builds, and runs every test through ctest (unit tests of each
 # component, the command-line tests and the FUSE/Apache integration tests).
-# Warnings are errors here (CVMFS_WERROR); the locking annotations are
-# checked by a second, Clang build of the libraries.
+# Warnings are errors here (CVMFS_WERROR). Then the sanitizers
+# (test/sanitize/, doc/testing.md): a Clang ASan/UBSan build, which also
+# checks the locking annotations (-Werror=thread-safety), runs the unit tests
+# and the client's integration tests, and a TSan build runs the unit tests
+# of the threaded components. Arguments go to the main ctest run;
+# CVMFS_SANITIZERS=0 skips the sanitizer runs. Exits non-zero if anything
+# failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packaging/install-deps.sh --integration --bench-suite
 cmake -S . -B build -G Ninja -DCVMFS_WERROR=ON >/dev/null
 cmake --build build -j2
-test/style/thread_safety_check.sh build-clang
-cd build
-ctest --output-on-failure -j2 --timeout 600 "$@"
+rc=0
+(cd build && ctest --output-on-failure -j2 --timeout 600 "$@") || rc=1
+if [[ ${CVMFS_SANITIZERS:-1} != 0 ]]; then
+  test/sanitize/asan_ubsan.sh build-asan || rc=1
+  test/sanitize/tsan.sh build-tsan || rc=1
+fi
+exit $rc

@@ -206,6 +206,39 @@ TEST(HttpFetcherTest, BodyCutShortIsRetriedThenUnavailable) {
   EXPECT_EQ(fetcher->counters().retries, 1u);
 }
 
+// The caller's thread is still writing the first attempt's bytes when the
+// retry has failed too: the sink is reset all the same (the reset used to be
+// dropped with the failed retry's body, leaving the sink one attempt's bytes
+// and one reset short, depending on thread timing).
+TEST(HttpFetcherTest, ResetOfARetryReachesALateSink) {
+  HttpTestServer server;
+  ASSERT_TRUE(server.ok());
+  server.BreakAfter("data/cut", 400000, 100000);  // > kWakeBody: streamed
+  auto fetcher = MakeFetcher(FastOptions({server.RepoUrl()}));
+  struct LateSink : StringSink {
+    HttpTestServer* server = nullptr;
+    bool waited = false;
+    Status Write(const void* data, size_t size) override {
+      if (!waited) {  // until the retry was sent, and a while for it to fail
+        waited = true;
+        const auto deadline =
+            std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (server->requests_for("data/cut") < 2 &&
+               std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      }
+      return StringSink::Write(data, size);
+    }
+  } sink;
+  sink.server = &server;
+  DownloadResult r = fetcher->Fetch({"data/cut"}, &sink);
+  EXPECT_EQ(r.status.code(), Status::Code::kUnavailable) << r.status.ToString();
+  EXPECT_EQ(server.requests_for("data/cut"), 2);
+  EXPECT_EQ(sink.resets(), 1);
+}
+
 TEST(HttpFetcherTest, StalledServerTimesOut) {
   SilentListener stalled;
   HttpFetcherOptions o = FastOptions({stalled.Url()});

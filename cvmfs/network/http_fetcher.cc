@@ -128,16 +128,17 @@ void HttpFetcher::RunSink(Transfer* t, DownloadSink* sink) {
     chunk.swap(t->body);
     const bool resume = std::exchange(t->paused, false);
     // After a sink error, or the end of a failed transfer, the rest is
-    // dropped.
-    const bool wanted =
-        t->sink_status.ok() && (!t->done || t->result.status.ok());
+    // dropped. The resets are still owed (unless the sink failed): what it
+    // got before a retry is void, however late this thread wakes.
+    const bool sink_ok = t->sink_status.ok();
+    const bool wanted = sink_ok && (!t->done || t->result.status.ok());
     lock.Unlock();
     if (resume) io_->Resume(t);
     Status st;
-    if (wanted) {
+    if (sink_ok) {
       for (int i = 0; i < resets; ++i) sink->Reset();
-      if (!chunk.empty()) st = sink->Write(chunk.data(), chunk.size());
     }
+    if (wanted && !chunk.empty()) st = sink->Write(chunk.data(), chunk.size());
     lock.Lock();
     if (!st.ok()) t->sink_status = std::move(st);
   }
