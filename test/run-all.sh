@@ -6,9 +6,11 @@
 # (test/sanitize/, doc/testing.md): a Clang ASan/UBSan build, which also
 # checks the locking annotations (-Werror=thread-safety), runs the unit tests
 # and the client's integration tests, and a TSan build runs the unit tests
-# of the threaded components. Arguments go to the main ctest run;
-# CVMFS_SANITIZERS=0 skips the sanitizer runs. Exits non-zero if anything
-# failed.
+# of the threaded components. The ASan build also carries the libFuzzer
+# targets (CVMFS_FUZZ): each runs for CVMFS_FUZZ_SECONDS (10) from its seed
+# corpus (test/fuzz/run.sh). Arguments go to the main ctest run;
+# CVMFS_SANITIZERS=0 skips the sanitizer and fuzzing runs. Exits non-zero if
+# anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packaging/install-deps.sh --integration --bench-suite
@@ -17,7 +19,9 @@ cmake --build build -j2
 rc=0
 (cd build && ctest --output-on-failure -j2 --timeout 600 "$@") || rc=1
 if [[ ${CVMFS_SANITIZERS:-1} != 0 ]]; then
-  test/sanitize/asan_ubsan.sh build-asan || rc=1
+  CVMFS_SANITIZE_EXTRA_CMAKE_ARGS=-DCVMFS_FUZZ=ON \
+    test/sanitize/asan_ubsan.sh build-asan || rc=1
+  test/fuzz/run.sh build-asan "${CVMFS_FUZZ_SECONDS:-10}" || rc=1
   test/sanitize/tsan.sh build-tsan || rc=1
 fi
 exit $rc
