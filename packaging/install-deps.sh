@@ -32,20 +32,15 @@ for arg in "$@"; do
       extra_pkgs+=(linux-source-6.1 time bc fio httpdirfs rclone python3-matplotlib python3-dev) ;;
     --integration)
       # clang: test/style/thread_safety_check.sh; clang-format (14):
-<<<<<<< HEAD
-      # test/style/format_test.sh.
-      extra_pkgs+=(apache2 squid curl psmisc attr fuse3 autofs strace clang clang-format)
-      # The real CVMFS 2.12 client and swissknife (test/interop/, from
-      # ../shared/reference): their run-time libraries.
-      extra_pkgs+=(libfuse3-3 libcurl4 libc-ares2 libpacparser1 libsqlite3-0 libleveldb1d
-        libprotobuf-lite32 libuuid1 libsnappy1v5 libssl3 util-linux)
-=======
       # test/style/format_test.sh; libclang-rt-14-dev: libFuzzer and the
       # sanitizer runtimes of clang (-DCVMFS_FUZZ=ON, doc/testing.md), only
       # recommended by clang, so not installed without it here.
       extra_pkgs+=(apache2 squid curl psmisc attr fuse3 autofs strace clang clang-format
                    libclang-rt-14-dev)
->>>>>>> h-fuzz
+      # The real CVMFS 2.12 client and swissknife (test/interop/, from
+      # ../shared/reference): their run-time libraries.
+      extra_pkgs+=(libfuse3-3 libcurl4 libc-ares2 libpacparser1 libsqlite3-0 libleveldb1d
+        libprotobuf-lite32 libuuid1 libsnappy1v5 libssl3 util-linux)
       want_toxiproxy=yes ;;
     *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
   esac
