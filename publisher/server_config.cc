@@ -167,6 +167,9 @@ KeyValueFile ServerConfig::ToKeyValues() const {
   kv.Set("CVMFS_AVG_CHUNK_SIZE", std::to_string(chunking.avg_size));
   kv.Set("CVMFS_MAX_CHUNK_SIZE", std::to_string(chunking.max_size));
   kv.Set("CVMFS_GARBAGE_COLLECTION", garbage_collection ? "true" : "false");
+  // As CVMFS's mkfs -z: a garbage-collectable repository collects by itself
+  // after publishing (programs/cvmfs_server/auto_gc.h).
+  if (garbage_collection) kv.Set("CVMFS_AUTO_GC", "true");
   kv.Set("CVMFS_AUTO_TAG", auto_tag ? "true" : "false");
   if (!auto_tag_timespan.empty())
     kv.Set("CVMFS_AUTO_TAG_TIMESPAN", auto_tag_timespan);

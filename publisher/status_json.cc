@@ -309,4 +309,13 @@ std::string StatusTime(time_t t) {
                            cvmfs::kDateCommandUtcFormat, cvmfs::TimeZone::kUtc);
 }
 
+Result<time_t> ParseStatusTime(std::string_view text) {
+  const std::string copy(text);
+  struct tm tm = {};
+  const char* end = ::strptime(copy.c_str(), "%a %b %d %H:%M:%S UTC %Y", &tm);
+  if (end == nullptr || *end != '\0')
+    return Status::InvalidArgument("not a `date --utc` time: '" + copy + "'");
+  return ::timegm(&tm);
+}
+
 }  // namespace publisher

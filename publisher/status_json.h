@@ -58,6 +58,9 @@ cvmfs::Status ValidateJson(std::string_view text);
 
 // `t` as `date --utc` prints it: "Fri Nov 27 11:57:42 UTC 2026".
 std::string StatusTime(time_t t);
+// The inverse of StatusTime (what CVMFS's `date --utc` wrote, too);
+// InvalidArgument for anything else.
+cvmfs::Result<time_t> ParseStatusTime(std::string_view text);
 
 }  // namespace publisher
 

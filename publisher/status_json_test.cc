@@ -73,4 +73,18 @@ TEST(StatusJsonTest, TimeIsDateUtc) {
 }
 
 }  // namespace
+TEST(StatusJsonTest, StatusTimeParsesBack) {
+  for (time_t t : {time_t{0}, time_t{1764244662}, time_t{2000000000}}) {
+    auto back = ParseStatusTime(StatusTime(t));
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(*back, t);
+  }
+  // As CVMFS's `date --utc` wrote it into the fixture.
+  auto fixture = ParseStatusTime("Fri Nov 27 11:57:42 UTC 2026");
+  ASSERT_TRUE(fixture.ok());
+  EXPECT_EQ(StatusTime(*fixture), "Fri Nov 27 11:57:42 UTC 2026");
+  EXPECT_FALSE(ParseStatusTime("yesterday").ok());
+  EXPECT_FALSE(ParseStatusTime("Fri Nov 27 11:57:42 UTC 2026 trailing").ok());
+}
+
 }  // namespace publisher

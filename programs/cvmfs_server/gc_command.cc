@@ -31,6 +31,7 @@
 #include "cvmfs/manifest.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/time_format.h"
+#include "programs/cvmfs_server/auto_gc.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/gc.h"
@@ -318,7 +319,57 @@ int RunGc(const cvmfs::SystemPaths& paths, const GcArgs& args) {
   return 0;  // as CVMFS: -a runs from cron; failures are in the output
 }
 
+// Whether CVMFS_AUTO_GC asks for a collection of `name` now.
+cvmfs::Result<bool> AutoGcDue(const cvmfs::SystemPaths& paths,
+                              const std::string& name) {
+  std::string config_file, storage_dir;
+  if (replication::IsReplica(paths, name)) {
+    CVMFS_ASSIGN_OR_RETURN(auto c,
+                           replication::ReplicaConfig::Load(paths, name));
+    if (!c.garbage_collection) return false;
+    config_file = replication::ReplicaConfig::ConfigFile(paths, name);
+    storage_dir = c.storage_dir;
+  } else {
+    CVMFS_ASSIGN_OR_RETURN(auto c, publisher::ServerConfig::Load(paths, name));
+    if (!c.garbage_collection) return false;
+    config_file = c.ConfigFile(paths);
+    storage_dir = c.storage_dir;
+  }
+  CVMFS_ASSIGN_OR_RETURN(KeyValueFile conf, KeyValueFile::Load(config_file));
+  if (conf.Get("CVMFS_AUTO_GC") != "true") return false;
+  const int64_t now = static_cast<int64_t>(::time(nullptr));
+  int64_t lapse = now - 24 * 3600;
+  if (conf.Has("CVMFS_AUTO_GC_LAPSE")) {
+    auto t = ParseGcTime(conf.Get("CVMFS_AUTO_GC_LAPSE"), now);
+    if (!t.ok()) return t.status().Annotate("CVMFS_AUTO_GC_LAPSE");
+    lapse = *t;
+  }
+  CVMFS_ASSIGN_OR_RETURN(auto last,
+                         publisher::ReadStatusField(storage_dir, "last_gc"));
+  if (!last) return true;
+  auto last_time = publisher::ParseStatusTime(*last);
+  // An unreadable time is treated as never: collect (and rewrite it).
+  return !last_time.ok() || static_cast<int64_t>(*last_time) < lapse;
+}
+
 }  // namespace
+
+void RunAutoGc(const cvmfs::SystemPaths& paths, const std::string& fqrn) {
+  auto due = AutoGcDue(paths, fqrn);
+  if (due.ok() && !*due) return;
+  Status st = due.status();
+  if (st.ok()) {
+    std::printf("Running automatic garbage collection on %s\n", fqrn.c_str());
+    std::fflush(stdout);
+    GcArgs args;
+    args.force = true;
+    st = GcOne(paths, fqrn, args, nullptr);
+  }
+  if (!st.ok())
+    std::fprintf(stderr,
+                 "warning: automatic garbage collection of %s failed: %s\n",
+                 fqrn.c_str(), st.ToString().c_str());
+}
 
 std::vector<Command> AddGcCommand(CLI::App& app, const Paths& paths) {
   auto args = std::make_shared<GcArgs>();

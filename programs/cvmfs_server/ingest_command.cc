@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "programs/cvmfs_server/auto_gc.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
 #include "programs/cvmfs_server/transaction_commands.h"
@@ -123,6 +124,9 @@ int RunIngest(const cvmfs::SystemPaths& paths, const IngestArgs& args) {
           .count();
   PrintPublishStats(*stats, secs);
   FollowCurrentRevision(paths, &repo);
+  const std::string fqrn = repo.config().fqrn;
+  repo_or->reset();  // releases the lock for the collection
+  RunAutoGc(paths, fqrn);
   return 0;
 }
 

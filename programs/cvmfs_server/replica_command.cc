@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cvmfs/file_util.h"
+#include "programs/cvmfs_server/auto_gc.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/status_json.h"
@@ -90,6 +91,7 @@ int SnapshotOne(const cvmfs::SystemPaths& paths, const std::string& name,
   Status st =
       publisher::UpdateStatusField(config->storage_dir, "last_snapshot",
                                    publisher::StatusTime(::time(nullptr)));
+  if (st.ok()) RunAutoGc(paths, name);  // the snapshot lock is released
   return ExitCode(st);
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cvmfs/file_util.h"
+#include "programs/cvmfs_server/auto_gc.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/diff.h"
@@ -108,7 +109,7 @@ Status PrintChangeSet(Repository& repo) {
       .status();
 }
 
-Status RunPublish(const cvmfs::SystemPaths& paths, const Args& args) {
+Status PublishInTransaction(const cvmfs::SystemPaths& paths, const Args& args) {
   return WithTransaction(
       paths, args.fqrn, [&](Repository& repo, Transaction& txn) -> Status {
         if (!args.tag.empty()) {
@@ -144,6 +145,16 @@ Status RunPublish(const cvmfs::SystemPaths& paths, const Args& args) {
         if (args.verbose) return PrintChangeSet(repo);
         return Status::Ok();
       });
+}
+
+// After the repository's lock is released: CVMFS_AUTO_GC (auto_gc.h).
+Status RunPublish(const cvmfs::SystemPaths& paths, const Args& args) {
+  Status st = PublishInTransaction(paths, args);
+  if (st.ok()) {
+    auto fqrn = ResolveFqrn(paths, args.fqrn);
+    if (fqrn.ok()) RunAutoGc(paths, *fqrn);
+  }
+  return st;
 }
 
 Status RunAbort(const cvmfs::SystemPaths& paths, const Args& args) {
