@@ -15,6 +15,7 @@
 #include "publisher/auto_tags.h"
 #include "publisher/spool_layout.h"
 #include "publisher/stale_temporaries.h"
+#include "publisher/status_json.h"
 
 namespace publisher {
 
@@ -401,6 +402,28 @@ Status Repository::CommitHistory(std::unique_ptr<cvmfs::HistoryDb> history) {
   CVMFS_ASSIGN_OR_RETURN(Digest hash,
                          StoreCompressed(bytes, cvmfs::ObjectSuffix::kHistory));
   return WriteManifest(current.manifest, &hash);
+}
+
+Result<std::string> Repository::Metainfo() {
+  CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
+  if (!current.manifest.metainfo)
+    return Status::NotFound("the manifest of " + config_.fqrn +
+                            " names no meta information");
+  return cvmfs::ReadVerifiedObject(&store_, *current.manifest.metainfo,
+                                   cvmfs::ObjectSuffix::kMetainfo);
+}
+
+Status Repository::SetMetainfo(const std::string& json) {
+  Status valid = ValidateJson(json);
+  if (!valid.ok())
+    return Status::InvalidArgument("the meta information is not valid JSON: " +
+                                   valid.ToString());
+  CVMFS_RETURN_IF_ERROR(Lock());
+  CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
+  CVMFS_ASSIGN_OR_RETURN(Digest hash,
+                         StoreCompressed(json, cvmfs::ObjectSuffix::kMetainfo));
+  current.manifest.metainfo = hash;
+  return WriteManifest(current.manifest, nullptr);
 }
 
 Status Repository::Resign(int days) {

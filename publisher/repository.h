@@ -105,6 +105,13 @@ class Repository {
   // the lock.
   cvmfs::Status ResignManifest();
 
+  // The repository's meta information (the JSON object M the manifest
+  // names, `cvmfs_server update-repoinfo`): the current text, and a new
+  // one stored and signed into the manifest (same revision). The new text
+  // must be valid JSON (InvalidArgument otherwise, nothing changed).
+  cvmfs::Result<std::string> Metainfo();
+  cvmfs::Status SetMetainfo(const std::string& json);
+
   // Takes the repository's lock (spool/is_publishing.lock, flock: a dead
   // holder releases it) for the lifetime of this object; Busy names the
   // process holding it. Publish, PublishOldRoot and CommitHistory take it.

@@ -10,8 +10,10 @@
 // only if it is valid JSON; without -p, the Apache snippet serving
 // /cvmfs/info is written to etc/cvmfs/info.apache.conf.
 //
-// `cvmfs_server update-repoinfo` (the repository's own meta-info object M)
-// is refused: not implemented.
+// `cvmfs_server update-repoinfo [-f FILE] [FQRN]`: the repository's own
+// meta information (the JSON object M its manifest names), as CVMFS: from
+// FILE, or edited in $EDITOR from the current one; installed only if it is
+// valid JSON, then the manifest is signed again (same revision).
 #include <unistd.h>
 
 #include <algorithm>
@@ -209,10 +211,39 @@ cvmfs::Status UpdateInfo(const cvmfs::SystemPaths& paths,
   return cvmfs::Status::Ok();
 }
 
-int RefuseUpdateRepoinfo(const cvmfs::SystemPaths&, const std::string&) {
-  return FailMessage(cvmfs::Status::NotSupported(
-      "update-repoinfo (the repository's meta-info object) is not "
-      "implemented"));
+struct UpdateRepoinfoArgs {
+  std::string file;  // -f
+  std::string fqrn;
+};
+
+cvmfs::Status UpdateRepoinfo(const cvmfs::SystemPaths& paths,
+                             const UpdateRepoinfoArgs& args) {
+  CVMFS_ASSIGN_OR_RETURN(auto repo, OpenRepository(paths, args.fqrn));
+  std::string json;
+  if (!args.file.empty()) {
+    CVMFS_ASSIGN_OR_RETURN(json, cvmfs::ReadFile(args.file));
+  } else {
+    CVMFS_ASSIGN_OR_RETURN(std::string current, repo->Metainfo());
+    char tmpl[] = "/tmp/cvmfs_repo_meta_info.XXXXXX";
+    int fd = ::mkstemp(tmpl);
+    if (fd < 0) return cvmfs::Status::FromErrno(errno, "mkstemp");
+    ::close(fd);
+    const std::string edited = tmpl;
+    cvmfs::Status st = cvmfs::WriteFileAtomic(edited, current, 0600);
+    if (st.ok()) st = EditJson(edited);
+    if (!st.ok()) {
+      ::unlink(edited.c_str());
+      return st;
+    }
+    auto text = cvmfs::ReadFile(edited);
+    ::unlink(edited.c_str());
+    if (!text.ok()) return text.status();
+    json = *text;
+  }
+  CVMFS_RETURN_IF_ERROR(repo->SetMetainfo(json));
+  std::printf("Updated the meta information of %s\n",
+              repo->config().fqrn.c_str());
+  return cvmfs::Status::Ok();
 }
 
 }  // namespace
@@ -226,13 +257,17 @@ std::vector<Command> AddInfoCommand(CLI::App& app, const Paths& paths) {
       "update-info", "write the global info resource (info/v1/*.json)");
   update->add_flag("-p", update_args->no_apache, "no Apache configuration");
   update->add_flag("-e", update_args->no_edit, "do not edit meta.json");
-  auto repoinfo_args = std::make_shared<std::string>();
+  auto repoinfo_args = std::make_shared<UpdateRepoinfoArgs>();
   auto* repoinfo = app.add_subcommand(
-      "update-repoinfo", "edit a repository's meta info (not implemented)");
-  repoinfo->allow_extras();
+      "update-repoinfo",
+      "replace a repository's meta information (JSON) and re-sign");
+  repoinfo->add_option("-f", repoinfo_args->file,
+                       "the new meta information (default: edit the current "
+                       "one in $EDITOR)");
+  repoinfo->add_option("fqrn", repoinfo_args->fqrn, "repository name");
   return {MakeCommand(cmd, paths, fqrn, RunInfo),
           MakeCommand(update, paths, update_args, UpdateInfo),
-          MakeCommand(repoinfo, paths, repoinfo_args, RefuseUpdateRepoinfo)};
+          MakeCommand(repoinfo, paths, repoinfo_args, UpdateRepoinfo)};
 }
 
 }  // namespace cvmfs_server

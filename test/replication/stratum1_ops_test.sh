@@ -10,7 +10,9 @@
 #      for it; snapshot -a's options;
 #   5. check's options on a Stratum 0: -c, -s, -t, -r (refused);
 #   6. update-info: info/v1/repositories.json and meta.json (edited with
-#      $EDITOR, installed only when valid); update-repoinfo refused.
+#      $EDITOR, installed only when valid); update-repoinfo: the
+#      repository's meta information from -f FILE or $EDITOR, the manifest
+#      re-signed (same revision, new M, check passes), invalid JSON refused.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/common.sh"
@@ -226,7 +228,32 @@ grep -q 'Alias /cvmfs/info' "$CVMFS_ROOTDIR/etc/cvmfs/info.apache.conf" || check
 cp "$info/meta.json" "$WORK/meta.before"
 if EDITOR=$WORK/editor-bad srv update-info >"$WORK/ui.out" 2>&1; then check_failed "update-info installed invalid JSON"; fi
 cmp -s "$WORK/meta.before" "$info/meta.json" || check_failed "an invalid edit changed meta.json"
-if out=$(srv update-repoinfo $fqrn 2>&1); then check_failed "update-repoinfo accepted"; fi
-[[ "$out" == *"update-repoinfo"*"not implemented"* ]] || check_failed "update-repoinfo refused unclearly: $out"
+
+storage0=$CVMFS_ROOTDIR/srv/cvmfs/$fqrn
+mfield() { sed -n "/^--\$/q;s/^$1//p" "$storage0/.cvmfspublished" | head -n 1; }
+stored_meta() {
+  local m
+  m=$(mfield M)
+  python3 -c 'import sys, zlib; sys.stdout.write(zlib.decompress(open(sys.argv[1], "rb").read()).decode())' \
+    "$storage0/data/${m:0:2}/${m:2}M"
+}
+rev_before=$(mfield S)
+m_before=$(mfield M)
+printf '{"administrator": "Repo Admin", "custom": {"site": "T2"}}\n' >"$WORK/repoinfo.json"
+srv update-repoinfo -f "$WORK/repoinfo.json" $fqrn >"$WORK/uri.out" 2>&1 ||
+  check_failed "update-repoinfo -f: $(cat "$WORK/uri.out")"
+[ "$(mfield M)" != "$m_before" ] || check_failed "update-repoinfo did not change the manifest's M"
+expect_eq "revision after update-repoinfo" "$rev_before" "$(mfield S)"
+expect_eq "stored meta information" "$(cat "$WORK/repoinfo.json")" "$(stored_meta)"
+srv check $fqrn >"$WORK/c.out" 2>&1 || check_failed "check after update-repoinfo: $(cat "$WORK/c.out")"
+m_before=$(mfield M)
+printf '{"administrator": ' >"$WORK/bad.json"
+if out=$(srv update-repoinfo -f "$WORK/bad.json" $fqrn 2>&1); then check_failed "update-repoinfo took invalid JSON"; fi
+[[ "$out" == *"not valid JSON"* ]] || check_failed "invalid JSON refused unclearly: $out"
+expect_eq "M after a refused update" "$m_before" "$(mfield M)"
+EDITOR=$WORK/editor-good srv update-repoinfo $fqrn >"$WORK/uri.out" 2>&1 ||
+  check_failed "update-repoinfo with \$EDITOR: $(cat "$WORK/uri.out")"
+expect_eq "meta information edited in \$EDITOR" "Test Admin" \
+  "$(stored_meta | python3 -c 'import json,sys; print(json.load(sys.stdin)["administrator"])')"
 
 finish
