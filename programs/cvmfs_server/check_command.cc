@@ -28,6 +28,8 @@
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/check.h"
 #include "publisher/gc.h"
+#include "publisher/reflog_repair.h"
+#include "publisher/repository.h"
 #include "publisher/server_config.h"
 #include "publisher/status_json.h"
 #include "server/replication/replica_config.h"
@@ -196,10 +198,35 @@ int CheckAll(const cvmfs::SystemPaths& paths, const CheckArgs& args) {
   return 0;  // as CVMFS: -a runs from cron; failures are in the output
 }
 
+// check -r on a Stratum 0: the reflog repaired before the check
+// (publisher/reflog_repair.h).
+Status RepairReflogOf(const cvmfs::SystemPaths& paths,
+                      const std::string& name) {
+  if (replication::IsReplica(paths, name))
+    return Status::NotSupported(
+        "check -r repairs a Stratum 0's reflog; a replica's reflog is "
+        "replaced by its next snapshot");
+  CVMFS_ASSIGN_OR_RETURN(auto repo, publisher::Repository::Open(paths, name));
+  CVMFS_ASSIGN_OR_RETURN(publisher::ReflogRepair r,
+                         publisher::RepairReflog(repo.get()));
+  if (r.reason.empty()) {
+    std::printf("The reflog of %s is intact\n", name.c_str());
+  } else if (r.rebuilt) {
+    std::printf(
+        "Reconstructed the reflog of %s (%s): %zu entries; "
+        "manifest re-signed\n",
+        name.c_str(), r.reason.c_str(), r.entries);
+  } else {
+    std::printf("Re-signed the manifest of %s for its reflog (%s)\n",
+                name.c_str(), r.reason.c_str());
+  }
+  return Status::Ok();
+}
+
 int RunCheck(const cvmfs::SystemPaths& paths, const CheckArgs& args) {
-  if (args.repair_reflog)
-    return FailMessage(Status::NotSupported(
-        "check -r (repair reflog problems) is not implemented"));
+  if (args.repair_reflog && args.all)
+    return FailMessage(
+        Status::InvalidArgument("check -r takes one repository, not -a"));
   if (args.all) {
     if (!args.fqrn.empty())
       return FailMessage(
@@ -208,6 +235,10 @@ int RunCheck(const cvmfs::SystemPaths& paths, const CheckArgs& args) {
   }
   auto name = ResolveFqrn(paths, args.fqrn);
   if (!name.ok()) return FailMessage(name.status());
+  if (args.repair_reflog) {
+    Status st = RepairReflogOf(paths, *name);
+    if (!st.ok()) return FailMessage(st);
+  }
   int rc = CheckOne(paths, *name, args);
   if (rc != 0) return rc;
   auto target = TargetOf(paths, *name);
@@ -239,7 +270,8 @@ std::vector<Command> AddCheckCommand(CLI::App& app, const Paths& paths) {
   cmd->add_option("-s", args->subtree,
                   "check only the nested catalog subtree mounted here");
   cmd->add_flag("-r", args->repair_reflog,
-                "repair reflog problems (not implemented: refused)");
+                "repair reflog problems (rebuild a missing or unreadable "
+                "reflog, re-sign the manifest for it)");
   cmd->add_flag("-a", args->all,
                 "check all repositories not checked recently, record the "
                 "results in .cvmfs_status.json");

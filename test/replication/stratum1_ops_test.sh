@@ -8,7 +8,8 @@
 #      the replicated revisions and tags do not reference; gc -a;
 #   4. snapshot -t fails at once on a held lock, snapshot without -t waits
 #      for it; snapshot -a's options;
-#   5. check's options on a Stratum 0: -c, -s, -t, -r (refused);
+#   5. check's options on a Stratum 0: -c, -s, -t, -r (the reflog rebuilt
+#      when missing; refused on a replica);
 #   6. update-info: info/v1/repositories.json and meta.json (edited with
 #      $EDITOR, installed only when valid); update-repoinfo: the
 #      repository's meta information from -f FILE or $EDITOR, the manifest
@@ -202,8 +203,14 @@ srv check -t trunk-previous $fqrn >"$WORK/c.out" 2>&1 || check_failed "check -t:
 srv check -s /data/n $fqrn >"$WORK/c.out" 2>&1 || check_failed "check -s /data/n: $(cat "$WORK/c.out")"
 grep -q "^catalogs: 1 catalogs" "$WORK/c.out" || check_failed "check -s walked more than the subtree: $(cat "$WORK/c.out")"
 if srv check -s /data/a $fqrn >/dev/null 2>&1; then check_failed "check -s at a path without nested catalog passed"; fi
-if out=$(srv check -r $fqrn 2>&1); then check_failed "check -r accepted"; fi
-[[ "$out" == *"check -r"* ]] || check_failed "check -r refused without naming it: $out"
+out=$(srv check -r $fqrn 2>&1) || check_failed "check -r of an intact repository: $out"
+[[ "$out" == *"reflog of $fqrn is intact"* ]] || check_failed "check -r on an intact reflog: $out"
+rm "$CVMFS_ROOTDIR/srv/cvmfs/$fqrn/.cvmfsreflog"
+out=$(srv check -r $fqrn 2>&1) || check_failed "check -r of a repository without reflog: $out"
+[[ "$out" == *"Reconstructed the reflog"* ]] || check_failed "check -r did not rebuild the reflog: $out"
+[ -f "$CVMFS_ROOTDIR/srv/cvmfs/$fqrn/.cvmfsreflog" ] || check_failed "no reflog after check -r"
+if out=$(s1 check -r $fqrn 2>&1); then check_failed "check -r of a replica accepted"; fi
+[[ "$out" == *"check -r"* ]] || check_failed "check -r of a replica refused without naming it: $out"
 
 # --- 6. update-info ----------------------------------------------------------------
 s1 update-info -p -e >"$WORK/ui.out" 2>&1 || check_failed "update-info -p -e: $(cat "$WORK/ui.out")"
