@@ -12,6 +12,7 @@
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
+#include "cvmfs/trust_chain.h"
 #include "server/replication/source_verifier.h"
 
 namespace replication {
@@ -106,6 +107,43 @@ Status EmptyDirectory(const std::string& dir) {
   return Status::Ok();
 }
 
+// The trust chain of a storage on this machine, for adopting it.
+class StoredChain : public cvmfs::TrustChainSource {
+ public:
+  explicit StoredChain(const std::string& storage_dir) : store_(storage_dir) {}
+  Result<std::string> FetchWhitelist() override {
+    return store_.Get(std::string(cvmfs::kWhitelistName));
+  }
+  Result<std::string> FetchManifest() override {
+    return store_.Get(std::string(cvmfs::kManifestName));
+  }
+  Result<std::string> FetchCertificate(const cvmfs::Digest& digest,
+                                       const std::string&) override {
+    return cvmfs::ReadVerifiedObject(&store_, digest,
+                                     cvmfs::ObjectSuffix::kCertificate);
+  }
+
+ private:
+  cvmfs::LocalObjectStore store_;
+};
+
+// A storage that already holds a repository (an existing Stratum 1, e.g.
+// one CVMFS made) is adopted if it is a copy of the same repository: its
+// manifest and whitelist name `fqrn` and verify with the master keys. The
+// whitelist may have expired (the next snapshot replaces it). The objects
+// it holds are kept; the first snapshot copies only what is missing.
+Status CheckAdoptable(const std::string& storage_dir, const std::string& fqrn,
+                      const std::vector<cvmfs::PublicKey>& master_keys) {
+  StoredChain chain(storage_dir);
+  auto verified = cvmfs::VerifyTrustChain(&chain, master_keys, fqrn, /*now=*/0);
+  if (!verified.ok())
+    return Status::AlreadyExists(
+        "storage " + storage_dir +
+        " already holds a repository that is not a verifiable copy of " + fqrn +
+        " (" + verified.status().ToString() + "); remove it first");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<ReplicaConfig> AddReplica(const cvmfs::SystemPaths& paths,
@@ -137,8 +175,8 @@ Result<ReplicaConfig> AddReplica(const cvmfs::SystemPaths& paths,
         "); choose another name with -n or remove it first");
   if (cvmfs::PathExists(config.storage_dir + "/" +
                         std::string(cvmfs::kManifestName)))
-    return Status::AlreadyExists("storage " + config.storage_dir +
-                                 " already holds a repository");
+    CVMFS_RETURN_IF_ERROR(
+        CheckAdoptable(config.storage_dir, fqrn, master_keys));
 
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(paths.KeysDir()));
   for (auto& k : keys) {
