@@ -429,6 +429,7 @@ MountStatistics FileSystem::Statistics() const {
   st.known_inodes = inodes_.size();
   st.uptime = options_.clock->Now() - mount_time_;
   st.network = network_;
+  if (seconds_until_check_) st.seconds_until_check = seconds_until_check_();
   return st;
 }
 

@@ -108,9 +108,12 @@ struct MountStatistics {
   uint64_t open_files = 0;   // files open now
   uint64_t open_dirs = 0;    // directories open now
   uint64_t io_errors = 0;    // failures reported as EIO
-  uint64_t inode_max = 0;    // the next inode to be handed out
-  size_t known_inodes = 0;   // inodes the kernel holds
-  Clock::Duration uptime{};  // since the file system was built
+  // Seconds until the next revision check, if the mount schedules one
+  // (user.expires); otherwise expires counts the TTL from the mount.
+  std::optional<int64_t> seconds_until_check;
+  uint64_t inode_max = 0;                // the next inode to be handed out
+  size_t known_inodes = 0;               // inodes the kernel holds
+  Clock::Duration uptime{};              // since the file system was built
   const NetworkView* network = nullptr;  // borrowed (live), may be null
 };
 
@@ -205,6 +208,12 @@ class FileSystem {
   void set_inode_counter(const std::atomic<uint64_t>* next) {
     next_inode_ = next;
   }
+  // Seconds until the next revision check (the mount's updater, which owns
+  // the schedule); user.expires and `cvmfs_config stat` report it. Set
+  // once, before the mount serves requests; it must outlive this object.
+  void set_next_check_source(std::function<int64_t()> seconds_until_check) {
+    seconds_until_check_ = std::move(seconds_until_check);
+  }
   std::shared_ptr<CatalogSet> catalogs() const EXCLUDES(revision_mu_);
   ObjectFetcher* objects() { return objects_; }
   cache::PosixCache* cache() { return cache_; }
@@ -278,6 +287,7 @@ class FileSystem {
   // read in parallel (Prefetcher::demand_parallel).
   std::atomic<int> busy_{0};
   const std::atomic<uint64_t>* next_inode_ = nullptr;  // borrowed
+  std::function<int64_t()> seconds_until_check_;       // may be empty
   OpenObserver open_observer_;  // set once before serving, then read-only
 };
 

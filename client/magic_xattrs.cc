@@ -178,7 +178,11 @@ Result<std::string> MagicXattrs::MountValue(const std::string& name,
   if (name == "prefetch") return PrefetchSummary(stats.prefetch);
   if (name == "uptime") return std::to_string(uptime_s / 60);
   if (name == "expires") {
-    int64_t left = static_cast<int64_t>(rev.manifest.ttl) - uptime_s;
+    // Minutes until the revision is checked again (CVMFS: until the
+    // catalog's TTL runs out, counted from the last check).
+    int64_t left = stats.seconds_until_check
+                       ? *stats.seconds_until_check
+                       : static_cast<int64_t>(rev.manifest.ttl) - uptime_s;
     return std::to_string(left > 0 ? left / 60 : 0);
   }
   return Status::NotFound("user." + name);

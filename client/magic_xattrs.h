@@ -55,12 +55,14 @@ class MagicXattrs {
   static bool IsMagic(const std::string& name);
   // The magic names that apply to `entry`, with the "user." prefix.
   static std::vector<std::string> Names(const DirectoryEntry& entry);
+  // The value of the mount-wide attribute `name` (without "user.") in a
+  // snapshot; NotFound if it is not one.
+  static Result<std::string> MountValue(const std::string& name,
+                                        const MountStatistics& stats);
 
  private:
   // The value of a per-file attribute (nullopt: `name` is mount-wide).
   std::optional<Result<std::string>> EntryValue(const std::string& name) const;
-  static Result<std::string> MountValue(const std::string& name,
-                                        const MountStatistics& stats);
   static std::string PrefetchSummary(const PrefetchCounters& c);
   const StatisticsFn& stats_;
   const InodeInfo& info_;

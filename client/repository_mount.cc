@@ -100,6 +100,9 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
       c.fs, m->objects_.get(), m->cache_.get(), std::move(catalogs).value(),
       std::move(revision), m->view_.get());
   m->fs_->set_inode_counter(&m->next_inode_);
+  // fs_ is owned by *m: the source lives as long as the file system.
+  RepositoryMount* mount = m.get();
+  m->fs_->set_next_check_source([mount] { return mount->SecondsUntilCheck(); });
   FileSystem* fs = m->fs_.get();
   m->objects_->set_space_reclaimer([fs] { return fs->CloseIdleFiles(); });
   m->AttachOpenObservers();

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "client/magic_xattrs.h"
 #include "client/open_file.h"
 #include "client/repository_mount.h"
 #include "cvmfs/clock.h"
@@ -129,6 +130,30 @@ TEST_F(RevisionUpdateTest, NextCheckFollowsTheClock) {
   EXPECT_EQ(30, mount->SecondsUntilCheck());
   clock.Advance(std::chrono::seconds(31));
   EXPECT_EQ(0, mount->SecondsUntilCheck());
+}
+
+// user.expires counts down to the next revision check, and starts again
+// after a check: it does not count from the mount (which left it at 0 for
+// good once the first TTL had passed).
+TEST_F(RevisionUpdateTest, ExpiresCountsToTheNextCheck) {
+  Publish("echo one > f");
+  ManualClock clock;
+  clock_ = &clock;
+  auto mount = Mount();
+  ASSERT_TRUE(mount);
+  FileSystem* fs = mount->file_system();
+  auto expires = [fs] {
+    auto v = MagicXattrs::MountValue("expires", fs->Statistics());
+    return v.ok() ? *v : v.status().ToString();
+  };
+  const int64_t ttl = mount->SecondsUntilCheck();
+  ASSERT_GT(ttl, 120);
+  EXPECT_EQ(std::to_string(ttl / 60), expires());
+  clock.Advance(std::chrono::seconds(ttl + 30));
+  EXPECT_EQ("0", expires());
+  ASSERT_TRUE(mount->CheckForUpdate(true).ok());
+  EXPECT_EQ(std::to_string(mount->SecondsUntilCheck() / 60), expires());
+  EXPECT_EQ(std::to_string(ttl / 60), expires());
 }
 
 TEST_F(RevisionUpdateTest, SwitchKeepsOpenFilesAndShowsNewContent) {
