@@ -129,6 +129,8 @@ class PosixCache {
 
   const std::string& dir() const { return options_.dir; }
   bool managed() const { return managed_; }
+  // The shared cache manager's pid (QuotaBackend::manager_pid), 0 if none.
+  uint32_t quota_manager_pid() const { return quota_->manager_pid(); }
 
  private:
   friend class CacheHandle;

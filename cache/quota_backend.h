@@ -76,6 +76,9 @@ class QuotaBackend {
   virtual std::vector<QuotaEntry> List(bool pinned_only) = 0;
   // hits and misses are left 0 (the cache counts them).
   virtual QuotaUsage usage() = 0;
+  // The pid of the other process that keeps the quota (the shared cache's
+  // manager), 0 if this process keeps it or there is none.
+  virtual uint32_t manager_pid() const { return 0; }
 };
 
 }  // namespace cache

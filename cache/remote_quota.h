@@ -69,7 +69,7 @@ class RemoteQuota : public QuotaBackend {
 
   // The pid of the manager last greeted (0 if none); for tests and
   // `cvmfs_talk`.
-  uint32_t manager_pid() const;
+  uint32_t manager_pid() const override;
 
  private:
   struct Holds {

@@ -184,6 +184,9 @@ std::unique_ptr<TalkServer> StartTalk(RepositoryMount* mount,
   context.mountpoint =
       ::realpath(mountpoint.c_str(), resolved) ? resolved : mountpoint;
   context.parameters = options.Dump(/*with_sources=*/true);
+  context.cache_manager_pid = [mount] {
+    return static_cast<pid_t>(mount->cache()->quota_manager_pid());
+  };
   auto commands = std::make_shared<TalkCommands>(std::move(context));
   const std::string path = TalkSocketPath(settings.CacheDir(), settings.fqrn);
   auto server = TalkServer::Start(path, [commands](const std::string& line) {

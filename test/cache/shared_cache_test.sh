@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/publish.sh"
 
 test_init shared_cache 500
-require_bins cvmfs_server cvmfs2
+require_bins cvmfs_server cvmfs2 cvmfs_talk
 
 repos=(alpha.test.org beta.test.org)
 limit_mb=40
@@ -95,6 +95,11 @@ done
 manager=$(one_manager) || fail "expected one cache manager for $cache, found: $(manager_pids | tr '\n' ' ')"
 note "cache manager pid $manager"
 [ -S "$cache/cachemgr" ] || check_failed "$cache/cachemgr is not a socket"
+# cvmfs_talk names the manager the mount talks to.
+for fqrn in "${repos[@]}"; do
+  expect_eq "cvmfs_talk pid cachemgr of $fqrn" "$manager" \
+    "$("$BIN/cvmfs_talk" -p "$cache/cvmfs_io.$fqrn" pid cachemgr 2>&1)"
+done
 expect_eq "cache directories under CVMFS_CACHE_BASE" "shared" "$(ls "$WORK/cache" | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "cachedb files" "1" "$(find "$WORK/cache" -name cachedb | wc -l)"
 for fqrn in "${repos[@]}"; do
