@@ -42,6 +42,7 @@ constexpr Attr kAttrs[] = {
     {"revision", Applies::kAll},
     {"root_hash", Applies::kAll},
     {"rx", Applies::kAll},
+    {"speed", Applies::kAll},
     {"tag", Applies::kAll},
     {"timeout", Applies::kAll},
     {"timeout_direct", Applies::kAll},
@@ -172,6 +173,13 @@ Result<std::string> MagicXattrs::MountValue(const std::string& name,
   if (name == "ndownload") return std::to_string(counters.downloads);
   if (name == "nioerr") return std::to_string(stats.io_errors);
   if (name == "rx") return std::to_string(counters.bytes_downloaded / 1024);
+  if (name == "speed") {
+    // KiB/s over the time the downloads took (CVMFS: average speed).
+    const double seconds = static_cast<double>(counters.download_ns) / 1e9;
+    if (seconds <= 0) return std::string("0");
+    return std::to_string(static_cast<uint64_t>(
+        static_cast<double>(counters.bytes_downloaded) / 1024 / seconds));
+  }
   if (name == "hitrate")
     return Percent(counters.hits, counters.hits + counters.downloads);
   if (name == "inode_max") return std::to_string(stats.inode_max);

@@ -91,5 +91,16 @@ TEST_F(MagicXattrsTest, AMagicNameShadowsOnlyWhereItApplies) {
   EXPECT_TRUE(MagicXattrs::Shadows("user.pid", dir));
 }
 
+// user.speed: KiB/s over the time the downloads took (it was always 0:
+// `cvmfs_config stat`'s SPEED column).
+TEST(MagicXattrsMountTest, SpeedIsBytesOverDownloadTime) {
+  MountStatistics stats;
+  EXPECT_EQ("0", *MagicXattrs::MountValue("speed", stats));
+  stats.fetch.bytes_downloaded = 10u << 20;  // 10 MiB
+  stats.fetch.download_ns = 2'000'000'000;   // in 2 s of transfers
+  EXPECT_EQ("5120", *MagicXattrs::MountValue("speed", stats));
+  EXPECT_TRUE(MagicXattrs::IsMagic("user.speed"));
+}
+
 }  // namespace
 }  // namespace cvmfs::client

@@ -110,6 +110,7 @@ FetchCounters ObjectFetcher::counters() const {
   c.collapsed = collapsed_.load();
   c.io_errors = io_errors_.load();
   c.bytes_downloaded = bytes_.load();
+  c.download_ns = download_ns_.load();
   return c;
 }
 
@@ -154,6 +155,10 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
       if (downloading_.fetch_add(1) > kQuietDownloads) ++crowded_starts_;
       st = Download(request);
       --downloading_;
+      download_ns_ += static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->Now() -
+                                                               started)
+              .count());
       if (st.ok() && request.size_hint() > 0 &&
           request.size_hint() <= kLatencySampleSize) {
         const Clock::Duration took = clock_->Now() - started;

@@ -86,6 +86,10 @@ struct FetchCounters {
   uint64_t collapsed = 0;  // requests that waited for another's download
   uint64_t io_errors = 0;  // failed requests (network, corruption, no space)
   uint64_t bytes_downloaded = 0;  // bytes on the wire (compressed)
+  // Time the downloads took, added up over all of them (parallel ones
+  // each count): bytes_downloaded over it is the average speed of one
+  // transfer, CVMFS's user.speed.
+  uint64_t download_ns = 0;
 };
 
 class ObjectFetcher {
@@ -200,7 +204,7 @@ class ObjectFetcher {
       GUARDED_BY(mu_);  // by digest string
 
   std::atomic<uint64_t> hits_{0}, downloads_{0}, collapsed_{0}, io_errors_{0},
-      bytes_{0};
+      bytes_{0}, download_ns_{0};
 };
 
 }  // namespace cvmfs::client
