@@ -1,5 +1,6 @@
 #include "cache/cache_db.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,6 +37,10 @@ constexpr char kUpsert[] =
 Result<std::unique_ptr<CacheDb>> CacheDb::Open(const std::string& path) {
   auto sqlite = SqliteDb::Open(path, SqliteDb::OpenMode::kCreate);
   if (!sqlite.ok()) return sqlite.status();
+  // SQLite creates it 0644 (umask permitting): the list of what was read
+  // is private (cache_layout.h, kDirMode).
+  if (::chmod(path.c_str(), 0600) != 0)
+    return Status::FromErrno(errno, "chmod 0600 " + path);
   std::unique_ptr<CacheDb> db(new CacheDb(std::move(sqlite).value()));
   CVMFS_RETURN_IF_ERROR(db->CheckOrCreateSchema());
   return db;

@@ -70,6 +70,12 @@ Status MakeSubdir(const std::string& dir, std::string_view name) {
 
 Status CreateLayout(const std::string& dir) {
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(dir, kDirMode));
+  // A cache made before (0755) is closed too: nothing below the directory
+  // is reachable by others once it is 0700.
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & 077) != 0 &&
+      ::chmod(dir.c_str(), kDirMode) != 0)
+    return Status::FromErrno(errno, "chmod 0700 " + dir);
   for (int i = 0; i <= 0xff; ++i)
     CVMFS_RETURN_IF_ERROR(MakeSubdir(dir, BucketName(i)));
   CVMFS_RETURN_IF_ERROR(MakeSubdir(dir, kTxnDir));

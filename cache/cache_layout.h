@@ -45,7 +45,10 @@ inline constexpr std::string_view kBreadcrumbPrefix = "cvmfschecksum.";
 inline constexpr std::string_view kTxnTemplate = "fetchXXXXXX";
 
 inline constexpr int kObjectMode = 0600;
-inline constexpr int kDirMode = 0755;
+// Private to the client's user, as CVMFS's cache: which paths were read
+// (and their hashes, also of files the repository keeps 0600) is nobody
+// else's business.
+inline constexpr int kDirMode = 0700;
 
 // "XX/<rest>" relative to the cache directory.
 std::string ObjectName(const cvmfs::Digest& id);

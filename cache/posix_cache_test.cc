@@ -113,6 +113,22 @@ TEST_F(PosixCacheTest, CreatesTheCvmfsLayout) {
             1);
 }
 
+// Private, as CVMFS's cache: the directory 0700 (also one made 0755
+// before), the list of what was read (cachedb) 0600.
+TEST_F(PosixCacheTest, CacheIsPrivateToItsUser) {
+  ASSERT_TRUE(cvmfs::MakeDirs(dir_, 0755).ok());
+  ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);
+  auto cache = OpenCache();
+  ASSERT_NE(cache, nullptr);
+  struct stat st;
+  ASSERT_EQ(::stat(dir_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  ASSERT_EQ(::stat((dir_ + "/00").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 077, 0u);
+  ASSERT_EQ(::stat((dir_ + "/cachedb").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
 TEST_F(PosixCacheTest, RejectsInvalidLimits) {
   for (const CacheOptions& bad :
        {CacheOptions{dir_, 0}, CacheOptions{dir_, -2}, CacheOptions{"", 100}}) {
