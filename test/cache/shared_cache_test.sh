@@ -95,6 +95,13 @@ done
 manager=$(one_manager) || fail "expected one cache manager for $cache, found: $(manager_pids | tr '\n' ' ')"
 note "cache manager pid $manager"
 [ -S "$cache/cachemgr" ] || check_failed "$cache/cachemgr is not a socket"
+# The cache is private: another local user reads neither the list of what
+# was read (cachedb) nor an object directory.
+if command -v setpriv >/dev/null && getent passwd nobody >/dev/null; then
+  as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
+  as_nobody cat "$cache/cachedb" >/dev/null 2>&1 && check_failed "user nobody can read $cache/cachedb"
+  as_nobody ls "$cache/00" >/dev/null 2>&1 && check_failed "user nobody can list $cache/00"
+fi
 # cvmfs_talk names the manager the mount talks to.
 for fqrn in "${repos[@]}"; do
   expect_eq "cvmfs_talk pid cachemgr of $fqrn" "$manager" \
