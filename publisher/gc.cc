@@ -275,15 +275,7 @@ Status Sweep(cvmfs::LocalObjectStore* store,
 
 Result<GcReport> CollectGarbage(Repository* repo, const GcOptions& options) {
   const ServerConfig& config = repo->config();
-  GcPolicy policy = options.policy;
-  if (policy.keep_revisions && policy.keep_since)
-    return Status::InvalidArgument(
-        "keep either a number of revisions (-r) or the revisions "
-        "since a time (-t), not both");
-  if (!policy.keep_revisions && !policy.keep_since)
-    policy.keep_since =
-        static_cast<int64_t>(::time(nullptr)) - kDefaultGcTimespan;
-
+  // The policy is checked and defaulted by CollectStorageGarbage.
   // Held until `repo` is destroyed: no publish or tag change meanwhile.
   CVMFS_RETURN_IF_ERROR(repo->Lock());
   // Only the spool names are used; the union mount point does not matter.
@@ -298,12 +290,10 @@ Result<GcReport> CollectGarbage(Repository* repo, const GcOptions& options) {
   CVMFS_RETURN_IF_ERROR(CheckCollectable(config, manifest.manifest));
   CVMFS_ASSIGN_OR_RETURN(std::string temp_dir, repo->MakeTempDir());
   cvmfs::ScopedRemoveTree cleanup(temp_dir);
-  GcOptions with_policy = options;
-  with_policy.policy = policy;
   CVMFS_ASSIGN_OR_RETURN(
       GcReport report,
       CollectStorageGarbage({repo->store(), manifest.manifest, temp_dir},
-                            with_policy));
+                            options));
   // The pruned reflog no longer has the hash the manifest names: sign the
   // manifest again (a replica's reflog is replaced by its next snapshot).
   if (!options.dry_run && report.reflog_entries_removed > 0)
