@@ -24,6 +24,7 @@
 
 #include "cvmfs/catalog/history_db.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/text.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/check.h"
@@ -168,9 +169,8 @@ int CheckAll(const cvmfs::SystemPaths& paths, const CheckArgs& args) {
     auto last = publisher::ReadStatusField(target->storage_dir, "last_check");
     int64_t when = 0;
     if (last.ok() && last->has_value()) {
-      struct tm tm = {};
-      if (::strptime((*last)->c_str(), "%a %b %d %H:%M:%S UTC %Y", &tm))
-        when = static_cast<int64_t>(::timegm(&tm));
+      auto t = publisher::ParseStatusTime(cvmfs::Trim(**last));
+      if (t.ok()) when = static_cast<int64_t>(*t);
       if (when > 0 && now - when < min_days * 86400) continue;
     }
     due.emplace_back(when, name);

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cvmfs/file_util.h"
+#include "cvmfs/text.h"
 #include "programs/cvmfs_server/auto_gc.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
@@ -135,9 +136,8 @@ int SnapshotAll(const cvmfs::SystemPaths& paths, const SnapshotArgs& args) {
     if (!last.ok() && args.skip_noninitial) continue;
     std::string when = "0";
     if (last.ok()) {
-      struct tm tm = {};
-      if (::strptime(last->c_str(), "%a %b %d %H:%M:%S UTC %Y", &tm))
-        when = std::to_string(static_cast<int64_t>(::timegm(&tm)));
+      auto t = publisher::ParseStatusTime(cvmfs::Trim(*last));
+      if (t.ok()) when = std::to_string(static_cast<int64_t>(*t));
     }
     due.emplace_back(
         std::string(20 - std::min<size_t>(20, when.size()), '0') + when, n);
