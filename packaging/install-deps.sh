@@ -23,6 +23,7 @@ build_pkgs=(
 )
 extra_pkgs=()
 want_toxiproxy=no
+want_cvmfs_user=no
 for arg in "$@"; do
   case "$arg" in
     --bench) extra_pkgs+=(linux-source-6.1 time) ;;
@@ -41,7 +42,12 @@ for arg in "$@"; do
       # ../shared/reference): their run-time libraries.
       extra_pkgs+=(libfuse3-3 libcurl4 libc-ares2 libpacparser1 libsqlite3-0 libleveldb1d
         libprotobuf-lite32 libuuid1 libsnappy1v5 libssl3 util-linux)
-      want_toxiproxy=yes ;;
+      # Packages: the Debian packages' build, lintian, and the clean-root
+      # install test (test/packaging/); promtool (prometheus) checks every
+      # metrics output; man-db renders the man pages.
+      extra_pkgs+=(dpkg-dev fakeroot lintian mmdebstrap prometheus man-db)
+      want_toxiproxy=yes
+      want_cvmfs_user=yes ;;
     *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -70,6 +76,16 @@ install_toxiproxy() {
   $SUDO install -m 0755 "$gobin/server" /usr/local/bin/toxiproxy-server
   rm -rf "$gobin"
 }
+
+# The client drops to CVMFS_USER (default cvmfs) once mounted, as CVMFS's
+# does; the packages' postinst creates the same system user and group.
+add_cvmfs_user() {
+  getent passwd cvmfs >/dev/null && return 0
+  getent group cvmfs >/dev/null || $SUDO groupadd --system cvmfs
+  $SUDO useradd --system --gid cvmfs --home-dir /var/lib/cvmfs --no-create-home \
+    --shell /usr/sbin/nologin --comment "CernVM-FS service account" cvmfs
+}
+[ "$want_cvmfs_user" = no ] || add_cvmfs_user
 
 missing=()
 for p in "${build_pkgs[@]}" "${extra_pkgs[@]}"; do
