@@ -97,6 +97,7 @@ Status StartManager(const ManagerLaunch& launch) {
   std::string ready_arg = std::to_string(kReadyFd);
   std::vector<std::string> args = {launch.exe, kCacheManagerCommand, launch.dir,
                                    limit, ready_arg};
+  if (!launch.user.empty()) args.push_back(launch.user);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

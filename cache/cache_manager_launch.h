@@ -6,7 +6,7 @@
 // that concurrent first mounts start one manager, and no client connects to
 // a manager that is stopping. The manager is started as
 //
-//   <exe> __cachemgr__ <dir> <limit bytes> <ready fd>
+//   <exe> __cachemgr__ <dir> <limit bytes> <ready fd> [<user>]
 //
 // double-forked (setsid; a child of init, not of the mount, so it outlives
 // a crashed or unmounted client), with stdio on /dev/null and no other
@@ -32,6 +32,10 @@ struct ManagerLaunch {
   int64_t quota_limit = 0;  // bytes, given to a manager started now
   // The program to run (cvmfs2); empty: never start one, only connect.
   std::string exe;
+  // CVMFS_USER: a manager started by root switches to this user for good
+  // before it touches the cache (cvmfs/credentials.h); empty: stays who
+  // started it.
+  std::string user;
 };
 
 // A connected (not yet greeted) socket to the manager. Unavailable if none

@@ -14,6 +14,7 @@
 
 #include "cache/cache_layout.h"
 #include "cache/cache_manager.h"
+#include "cvmfs/credentials.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/time_format.h"
 
@@ -30,12 +31,14 @@ struct Arguments {
   std::string dir;
   int64_t limit = 0;
   int ready_fd = -1;
+  std::string user;  // empty: no switch
 };
 
 cvmfs::Result<Arguments> ParseArguments(int argc, char** argv) {
-  if (argc < 2 || argc > 3)
+  if (argc < 2 || argc > 4)
     return Status::InvalidArgument(
-        "usage: cvmfs2 __cachemgr__ <cache dir> <limit bytes> [<ready fd>]");
+        "usage: cvmfs2 __cachemgr__ <cache dir> <limit bytes> [<ready fd> "
+        "[<user>]]");
   Arguments a;
   a.dir = argv[0];
   if (a.dir.empty() || a.dir[0] != '/')
@@ -47,7 +50,8 @@ cvmfs::Result<Arguments> ParseArguments(int argc, char** argv) {
   if (errno != 0 || *end != '\0' || a.limit <= 0)
     return Status::InvalidArgument("invalid quota limit '" +
                                    std::string(argv[1]) + "' (bytes)");
-  if (argc == 3) {
+  if (argc == 4) a.user = argv[3];
+  if (argc >= 3) {
     a.ready_fd = static_cast<int>(std::strtol(argv[2], &end, 10));
     if (*end != '\0' || a.ready_fd < 0)
       return Status::InvalidArgument("invalid descriptor '" +
@@ -87,6 +91,12 @@ void Report(int* fd, const std::string& message) {
   *fd = -1;
 }
 
+Status SwitchTo(const std::string& name) {
+  auto user = cvmfs::LookUpUser(name);
+  if (!user.ok()) return user.status().Annotate("CVMFS_USER=" + name);
+  return cvmfs::DropToUser(*user).Annotate("switching to CVMFS_USER=" + name);
+}
+
 }  // namespace
 
 int CacheManagerMain(int argc, char** argv) {
@@ -108,6 +118,15 @@ int CacheManagerMain(int argc, char** argv) {
   sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
   cvmfs::UniqueFd signal_fd(::signalfd(-1, &stop_signals, SFD_CLOEXEC));
 
+  // Root switches before the first file is made (a mount that assumed the
+  // user still has root as its real uid, and so has this process).
+  if (!args->user.empty() && ::getuid() == 0) {
+    Status st = SwitchTo(args->user);
+    if (!st.ok()) {
+      Report(&ready_fd, st.message());
+      return 1;
+    }
+  }
   (void)cvmfs::MakeDirs(args->dir, kDirMode);
   LogFile log(args->dir);
   CacheManagerOptions options;

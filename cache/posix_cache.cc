@@ -26,6 +26,7 @@ Result<std::unique_ptr<QuotaBackend>> OpenBackend(const CacheOptions& o) {
     remote.launch.dir = o.dir;
     remote.launch.quota_limit = o.quota_limit;
     remote.launch.exe = o.manager_exe;
+    remote.launch.user = o.manager_user;
     remote.client_name = o.client_name;
     CVMFS_ASSIGN_OR_RETURN(std::unique_ptr<RemoteQuota> quota,
                            RemoteQuota::Connect(remote));

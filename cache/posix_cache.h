@@ -65,6 +65,8 @@ struct CacheOptions {
   std::string manager_exe{};
   // Who this is (the repository), for the cache manager's log.
   std::string client_name{};
+  // The user a cache manager started by root switches to (CVMFS_USER).
+  std::string manager_user{};
 };
 
 class PosixCache {

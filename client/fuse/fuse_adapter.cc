@@ -2,6 +2,7 @@
 #include "client/fuse/fuse_adapter.h"
 
 #include <fuse_lowlevel.h>
+#include <poll.h>
 
 #include <cerrno>
 #include <cstring>
@@ -317,6 +318,17 @@ struct SessionDeleter {
 
 }  // namespace
 
+namespace {
+
+// Whether the session's mount is still there: an unmounted FUSE device
+// polls POLLERR (as libfuse's own unmount checks).
+bool StillMounted(fuse_session* se) {
+  pollfd p{fuse_session_fd(se), 0, 0};
+  return !(::poll(&p, 1, 0) == 1 && (p.revents & POLLERR));
+}
+
+}  // namespace
+
 Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
   std::vector<std::string> argv_storage{"cvmfs2"};
   if (options.debug) argv_storage.push_back("-d");
@@ -358,6 +370,15 @@ Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
     if (options.on_mounted) options.on_mounted(st);
     return st;
   }
+  if (options.after_mount) {
+    Status st = options.after_mount();
+    if (!st.ok()) {
+      fuse_session_unmount(se.get());
+      fuse_remove_signal_handlers(se.get());
+      if (options.on_mounted) options.on_mounted(st);
+      return st;
+    }
+  }
   fuse_session* session = se.get();
   fs->set_invalidator([session](uint64_t parent, const std::string& name) {
     // -ENOENT (the kernel has no such entry any more) is fine.
@@ -378,7 +399,11 @@ Status RunFuseSession(FileSystem* fs, const FuseOptions& options) {
   fuse_loop_cfg_destroy(config);
   if (options.on_stopping) options.on_stopping();
   fs->set_invalidator(nullptr);
-  fuse_session_unmount(se.get());
+  if (!options.root_unmounts) {
+    fuse_session_unmount(se.get());
+  } else if (StillMounted(se.get()) && options.on_left_mounted) {
+    options.on_left_mounted();
+  }  // the session's destruction closes /dev/fuse: the kernel aborts it
   fuse_remove_signal_handlers(se.get());
   if (rc < 0)
     return Status::IoError(std::string("FUSE session ended: ") +

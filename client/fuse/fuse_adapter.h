@@ -32,6 +32,16 @@ struct FuseOptions {
   // Called when the session ends, before it is unmounted and destroyed
   // (stop threads that may still notify the kernel).
   std::function<void()> on_stopping;
+  // Called right after mount(2), before on_mounted (cvmfs2 switches to
+  // CVMFS_USER here). If it fails, the file system is unmounted again and
+  // on_mounted gets its error.
+  std::function<Status()> after_mount;
+  // The process cannot unmount once after_mount has run (it gave up root):
+  // when the session ends, the unmount is left to root (umount(8),
+  // cvmfs_config umount, autofs). A session ended by a signal then leaves a
+  // mount whose connection is closed, and on_left_mounted is called.
+  bool root_unmounts = false;
+  std::function<void()> on_left_mounted;
 };
 
 // Mounts `fs` and serves requests until the file system is unmounted or

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "cache/cache_owner.h"
 #include "client/client_settings.h"
 #include "client/fuse/fuse_adapter.h"
 #include "client/magic_xattrs.h"
@@ -25,6 +26,7 @@
 #include "client/talk/talk_server.h"
 #include "client/talk/talk_socket.h"
 #include "cvmfs/config/options_manager.h"
+#include "cvmfs/credentials.h"
 #include "cvmfs/mutex.h"
 #include "cvmfs/system_paths.h"
 #include "cvmfs/time_format.h"
@@ -256,6 +258,34 @@ FuseOptions ToFuseOptions(const MountDaemonOptions& cl,
   return fuse;
 }
 
+// Running unprivileged (doc/security.md): cvmfs2 started by root switches
+// to CVMFS_USER; the order is what makes that work:
+//
+//   root: read the configuration, hand the cache directory to the user
+//   AssumeUser: effective ids = user, real/saved uid 0, no new privileges
+//     RepositoryMount::Create: cache, cachedb, cache manager, catalogs,
+//     the HTTP thread; all they create is the user's
+//   RegainRoot: mount(2) only
+//   DropToUser (FuseOptions::after_mount): every id, no capabilities
+//     updater, control socket (the user's), serving
+//
+// Mounting first and loading the repository afterwards would expose an
+// empty mount point while the catalogs load, and a failed load would need
+// an unmount. Once dropped, the daemon cannot unmount: an unmount is
+// root's (umount, cvmfs_config umount, autofs), and ends the session.
+//
+// The user to switch to: none when cvmfs2 does not run as root (it stays
+// who it is) or CVMFS_USER names root.
+Result<std::optional<UserIds>> ClientUser(const ClientSettings& settings) {
+  if (::geteuid() != 0) return std::optional<UserIds>();
+  auto user = LookUpUser(settings.user);
+  if (!user.ok())
+    return user.status().Annotate("CVMFS_USER=" + settings.user +
+                                  " (the user cvmfs2 runs as)");
+  if (user->uid == 0) return std::optional<UserIds>();
+  return std::optional<UserIds>(*user);
+}
+
 }  // namespace
 
 int RunMountDaemon(const MountDaemonOptions& cl) {
@@ -264,13 +294,50 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   std::optional<ClientSettings> settings = LoadSettings(cl, paths, &options);
   if (!settings) return 1;
   RaiseFileLimit(settings->nfiles);
+  auto user = ClientUser(*settings);
+  if (!user.ok()) {
+    std::cerr << "cvmfs2: cannot mount " << cl.fqrn << ": "
+              << user.status().message() << "\n";
+    return 1;
+  }
+  cache::OwnerChange handed;
+  if (*user) {
+    auto change = cache::HandCacheTo(settings->CacheDir(), **user);
+    if (!change.ok()) {
+      std::cerr << "cvmfs2: cannot mount " << cl.fqrn
+                << ": cannot hand the cache directory to CVMFS_USER="
+                << settings->user << ": " << change.status().message() << "\n";
+      return 1;
+    }
+    handed = *change;
+  }
 
   // Fork before any thread exists (the HTTP fetcher starts one).
   int report_fd = cl.foreground ? -1 : Daemonize();
   Log log(settings->debuglog);
   log.Info("mounting " + cl.fqrn + " on " + cl.mountpoint);
+  if (handed.taken_over)
+    log.Info("took over " + settings->CacheDir() + " for CVMFS_USER=" +
+             settings->user + " (" + std::to_string(handed.entries) +
+             " entries chowned)");
+  // Set before any thread starts (see ClientUser).
+  Status assumed = *user ? AssumeUser(**user) : Status::Ok();
+  if (!assumed.ok()) {
+    std::string msg = "cannot switch to CVMFS_USER=" + settings->user + ": " +
+                      assumed.message();
+    log.Error(msg);
+    if (report_fd < 0) std::cerr << "cvmfs2: " << msg << "\n";
+    Report(report_fd, msg);
+    return 1;
+  }
 
   MountConfig mount_config = ToMountConfig(*settings);
+  if (*user) {
+    // As CVMFS: CVMFS_CLAIM_OWNERSHIP shows the files as the client's user.
+    mount_config.fs.uid = (*user)->uid;
+    mount_config.fs.gid = (*user)->gid;
+    mount_config.cache.manager_user = settings->user;
+  }
   mount_config.blacklist_file = paths.EtcCvmfs() + "/blacklist";
   // As CVMFS (which aborts): a blacklisted mounted revision is not served
   // any longer. SIGTERM ends the FUSE session, which unmounts.
@@ -282,7 +349,8 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
       std::move(mount_config), [&log](const std::string& m) { log.Info(m); });
   if (!mount.ok()) {
     std::string msg =
-        "failed to mount " + cl.fqrn + ": " + mount.status().message();
+        "failed to mount " + cl.fqrn + ": " + mount.status().message() +
+        (*user ? " (running as CVMFS_USER=" + settings->user + ")" : "");
     log.Error(msg);
     if (report_fd < 0) std::cerr << "cvmfs2: " << msg << "\n";
     Report(report_fd, msg);
@@ -290,6 +358,23 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   }
 
   FuseOptions fuse = ToFuseOptions(cl, *settings);
+  if (*user) {
+    Status root = RegainRoot();  // for mount(2); dropped right after it
+    if (!root.ok()) log.Error(root.message());  // the mount fails and says
+    fuse.after_mount = [&] {
+      Status st = DropToUser(**user);
+      if (!st.ok()) return st.Annotate("cannot switch to CVMFS_USER=" +
+                                       settings->user);
+      log.Info("running as CVMFS_USER=" + settings->user);
+      return st;
+    };
+    fuse.root_unmounts = true;
+    fuse.on_left_mounted = [&] {
+      log.Error(cl.mountpoint + " stays mounted without its daemon (running "
+                "as CVMFS_USER=" + settings->user + ", it cannot unmount): "
+                "root unmounts it (umount " + cl.mountpoint + ")");
+    };
+  }
   std::unique_ptr<TalkServer> talk;  // from the mount to the unmount
   fuse.on_mounted = [&](const Status& s) {
     if (!s.ok()) {
