@@ -69,6 +69,11 @@ Status MakeSubdir(const std::string& dir, std::string_view name) {
 }  // namespace
 
 Status CreateLayout(const std::string& dir) {
+  // Parents as mkdir -p makes them (0755): a client running as CVMFS_USER
+  // must pass CVMFS_CACHE_BASE.
+  const size_t slash = dir.find_last_of('/');
+  if (slash != std::string::npos && slash > 0)
+    CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(dir.substr(0, slash), 0755));
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(dir, kDirMode));
   // A cache made before (0755) is closed too: nothing below the directory
   // is reachable by others once it is 0700.

@@ -1,11 +1,12 @@
 #include "cache/cache_owner.h"
 
-#include <fcntl.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <memory>
 
 #include "cache/cache_layout.h"
@@ -81,6 +82,44 @@ bool OwnedBy(const std::string& dir, const struct stat& top,
   return true;
 }
 
+// Whether `user` may search (traverse) a directory with status `st`.
+bool Searchable(const struct stat& st, const cvmfs::UserIds& user) {
+  if (st.st_uid == user.uid) return (st.st_mode & S_IXUSR) != 0;
+  if (st.st_gid == user.gid) return (st.st_mode & S_IXGRP) != 0;
+  return (st.st_mode & S_IXOTH) != 0;
+}
+
+// The cache base (the directory's parent) is made searchable: a client
+// that ran as root may have made it 0700. Above it, a directory the user
+// cannot pass is an error that names it (the administrator's to change).
+Status CheckReachable(const std::string& dir, const cvmfs::UserIds& user) {
+  std::string path = dir;
+  bool base = true;
+  while (true) {
+    const size_t slash = path.find_last_of('/');
+    if (slash == std::string::npos || slash == 0) return Status::Ok();
+    path.resize(slash);
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0)
+      return Status::FromErrno(errno, "stat " + path);
+    if (Searchable(st, user)) {
+      base = false;
+      continue;
+    }
+    if (base && st.st_uid == 0) {
+      if (::chmod(path.c_str(), (st.st_mode & 07777) | 0011) != 0)
+        return Status::FromErrno(errno, "chmod a+x " + path);
+    } else {
+      char mode[8];
+      std::snprintf(mode, sizeof(mode), "%04o", st.st_mode & 07777);
+      return Status::Permission(
+          user.name + " cannot reach " + dir + ": " + path + " (mode " + mode +
+          ", uid " + std::to_string(st.st_uid) + ") is not searchable by it");
+    }
+    base = false;
+  }
+}
+
 }  // namespace
 
 Result<OwnerChange> HandCacheTo(const std::string& dir,
@@ -100,13 +139,14 @@ Result<OwnerChange> HandCacheTo(const std::string& dir,
   OwnerChange change;
   if (!OwnedBy(dir, st, user)) {
     change.taken_over = true;
-    CVMFS_ASSIGN_OR_RETURN(change.entries,
-                           ChownTree(dir, st, user));
-  } else if (st.st_gid != user.gid && ::lchown(dir.c_str(), -1, user.gid) != 0) {
+    CVMFS_ASSIGN_OR_RETURN(change.entries, ChownTree(dir, st, user));
+  } else if (st.st_gid != user.gid &&
+             ::lchown(dir.c_str(), -1, user.gid) != 0) {
     return Status::FromErrno(errno, "chgrp " + dir);
   }
   if ((st.st_mode & 07777) != kDirMode && ::chmod(dir.c_str(), kDirMode) != 0)
     return Status::FromErrno(errno, "chmod 0700 " + dir);
+  CVMFS_RETURN_IF_ERROR(CheckReachable(dir, user));
   return change;
 }
 

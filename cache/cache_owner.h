@@ -24,7 +24,9 @@ struct OwnerChange {
 // over: every entry below it is chowned to the user (symbolic links
 // themselves, never their targets, and not across file systems), as
 // `chown -R` would. InvalidArgument if `dir` is a symbolic link or not a
-// directory.
+// directory. The parent (CVMFS_CACHE_BASE), if root's and closed to the
+// user, is made searchable (a+x); a directory further up that the user
+// cannot pass is a Permission error naming it.
 cvmfs::Result<OwnerChange> HandCacheTo(const std::string& dir,
                                        const cvmfs::UserIds& user);
 

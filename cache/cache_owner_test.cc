@@ -30,6 +30,7 @@ class CacheOwnerTest : public ::testing::Test {
 };
 
 TEST_F(CacheOwnerTest, CreatesAPrivateDirectoryReachableByTheUser) {
+  ASSERT_EQ(0, ::chmod(tmp_.path().c_str(), 0755));
   const std::string dir = tmp_.Sub("base/sub/shared");
   auto change = HandCacheTo(dir, user_);
   ASSERT_TRUE(change.ok()) << change.status().ToString();
@@ -42,6 +43,7 @@ TEST_F(CacheOwnerTest, CreatesAPrivateDirectoryReachableByTheUser) {
 }
 
 TEST_F(CacheOwnerTest, TakesOverARootCache) {
+  ASSERT_EQ(0, ::chmod(tmp_.path().c_str(), 0755));
   const std::string dir = tmp_.Sub("cache");
   ASSERT_TRUE(CreateLayout(dir).ok());
   ASSERT_TRUE(cvmfs::WriteFileAtomic(dir + "/cachedb", "db", 0600).ok());
@@ -72,6 +74,23 @@ TEST_F(CacheOwnerTest, TakesOverARootCache) {
   ASSERT_TRUE(change.ok());
   EXPECT_TRUE(change->taken_over);
   EXPECT_EQ(user_.uid, Stat(dir + "/cachedb").st_uid);
+}
+
+TEST_F(CacheOwnerTest, OpensTheBaseAndNamesAnUnreachableAncestor) {
+  ASSERT_EQ(0, ::chmod(tmp_.path().c_str(), 0755));
+  ASSERT_EQ(0, ::mkdir(tmp_.Sub("base").c_str(), 0700));
+  auto change = HandCacheTo(tmp_.Sub("base/shared"), user_);
+  ASSERT_TRUE(change.ok()) << change.status().ToString();
+  EXPECT_EQ(0711u, Stat(tmp_.Sub("base")).st_mode & 07777);
+
+  ASSERT_EQ(0, ::mkdir(tmp_.Sub("closed").c_str(), 0700));
+  ASSERT_EQ(0, ::mkdir(tmp_.Sub("closed/base").c_str(), 0755));
+  change = HandCacheTo(tmp_.Sub("closed/base/shared"), user_);
+  ASSERT_FALSE(change.ok());
+  EXPECT_EQ(cvmfs::Status::Code::kPermission, change.status().code());
+  EXPECT_NE(std::string::npos,
+            change.status().message().find(tmp_.Sub("closed") + " (mode 0700"))
+      << change.status().message();
 }
 
 TEST_F(CacheOwnerTest, RefusesASymbolicLink) {

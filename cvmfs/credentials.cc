@@ -24,8 +24,7 @@ Result<UserIds> LookUpUser(const std::string& name) {
   while ((rc = ::getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(),
                             &found)) == ERANGE)
     buf.resize(buf.size() * 2);
-  if (rc != 0)
-    return Status::FromErrno(rc, "looking up user '" + name + "'");
+  if (rc != 0) return Status::FromErrno(rc, "looking up user '" + name + "'");
   if (!found)
     return Status::NotFound("no user '" + name + "' in the passwd database");
   return UserIds{name, pw.pw_uid, pw.pw_gid};
@@ -35,8 +34,8 @@ namespace {
 
 Status SetGroups(const UserIds& user) {
   if (::initgroups(user.name.c_str(), user.gid) != 0)
-    return Status::FromErrno(errno,
-                             "setting the supplementary groups of " + user.name);
+    return Status::FromErrno(
+        errno, "setting the supplementary groups of " + user.name);
   return Status::Ok();
 }
 
@@ -118,8 +117,9 @@ Status DropToUser(const UserIds& user) {
 }
 
 Result<ProcessCredentials> ReadCredentials(pid_t pid) {
-  const std::string path = pid == 0 ? std::string("/proc/thread-self/status")
-                                     : "/proc/" + std::to_string(pid) + "/status";
+  const std::string path = pid == 0
+                               ? std::string("/proc/thread-self/status")
+                               : "/proc/" + std::to_string(pid) + "/status";
   CVMFS_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   ProcessCredentials c;
   int seen = 0;
@@ -146,11 +146,13 @@ Result<ProcessCredentials> ReadCredentials(pid_t pid) {
     } else {
       continue;
     }
-    if (!ok) return Status::Corruption("cannot parse '" + line + "' in " + path);
+    if (!ok)
+      return Status::Corruption("cannot parse '" + line + "' in " + path);
     ++seen;
   }
   if (seen < 6)
-    return Status::Corruption(path + " lacks Uid, Gid, CapEff, CapPrm, "
+    return Status::Corruption(path +
+                              " lacks Uid, Gid, CapEff, CapPrm, "
                               "CapAmb or NoNewPrivs");
   return c;
 }

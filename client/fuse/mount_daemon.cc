@@ -317,9 +317,9 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   Log log(settings->debuglog);
   log.Info("mounting " + cl.fqrn + " on " + cl.mountpoint);
   if (handed.taken_over)
-    log.Info("took over " + settings->CacheDir() + " for CVMFS_USER=" +
-             settings->user + " (" + std::to_string(handed.entries) +
-             " entries chowned)");
+    log.Info("took over " + settings->CacheDir() +
+             " for CVMFS_USER=" + settings->user + " (" +
+             std::to_string(handed.entries) + " entries chowned)");
   // Set before any thread starts (see ClientUser).
   Status assumed = *user ? AssumeUser(**user) : Status::Ok();
   if (!assumed.ok()) {
@@ -363,16 +363,20 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
     if (!root.ok()) log.Error(root.message());  // the mount fails and says
     fuse.after_mount = [&] {
       Status st = DropToUser(**user);
-      if (!st.ok()) return st.Annotate("cannot switch to CVMFS_USER=" +
-                                       settings->user);
+      if (!st.ok())
+        return st.Annotate("cannot switch to CVMFS_USER=" + settings->user);
       log.Info("running as CVMFS_USER=" + settings->user);
       return st;
     };
     fuse.root_unmounts = true;
     fuse.on_left_mounted = [&] {
-      log.Error(cl.mountpoint + " stays mounted without its daemon (running "
-                "as CVMFS_USER=" + settings->user + ", it cannot unmount): "
-                "root unmounts it (umount " + cl.mountpoint + ")");
+      log.Error(cl.mountpoint +
+                " stays mounted without its daemon (running "
+                "as CVMFS_USER=" +
+                settings->user +
+                ", it cannot unmount): "
+                "root unmounts it (umount " +
+                cl.mountpoint + ")");
     };
   }
   std::unique_ptr<TalkServer> talk;  // from the mount to the unmount
