@@ -10,7 +10,8 @@
 # from an older client is taken over. A CVMFS_USER that does not exist fails
 # the mount with a message naming CVMFS_USER and mounts nothing. A SIGTERM
 # ends the daemon, which cannot unmount any more: the mount point answers
-# ENOTCONN until root's umount, which works.
+# ENOTCONN until root's umount, which works. Started by another user
+# (through fusermount3), cvmfs2 stays that user and unmounts itself.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/common.sh"
@@ -130,6 +131,33 @@ out=$(mount_repo_expect_failure gamma.test.org "$WORK/mnt/gamma" "$WORK/nouser.c
 grep -q "CVMFS_USER=no-such-user-cvmfs" <<<"$out" ||
   check_failed "a missing CVMFS_USER: the message does not name it: $out"
 mountpoint -q "$WORK/mnt/gamma" && check_failed "a missing CVMFS_USER: $WORK/mnt/gamma is mounted"
+
+# --- started by another user: it stays that user -----------------------------------
+if [ -u "$(command -v fusermount3)" ] && as_nobody test -r /dev/fuse -a -w /dev/fuse; then
+  user_dir=$WORK/nobody
+  mkdir -p "$user_dir/mnt"
+  chown -R nobody "$user_dir"
+  cp "$WORK/$private.conf" "$user_dir/client.conf"
+  echo "CVMFS_CACHE_BASE=$user_dir/cache" >>"$user_dir/client.conf"
+  echo "CVMFS_DEBUGLOG=$user_dir/debug.log" >>"$user_dir/client.conf"
+  as_nobody "$BIN/cvmfs2" -o "config=$user_dir/client.conf" $private "$user_dir/mnt" \
+    </dev/null >"$user_dir/mount.out" 2>&1 ||
+    check_failed "cvmfs2 started by nobody: $(cat "$user_dir/mount.out")"
+  # Without allow_other only nobody (not even root) may look inside.
+  if findmnt -rn --mountpoint "$user_dir/mnt" >/dev/null; then
+    on_exit "umount -l $(printf %q "$user_dir/mnt") 2>/dev/null || true"
+    pid=$(as_nobody getfattr --absolute-names --only-values -n user.pid "$user_dir/mnt")
+    expect_eq "cvmfs2 started by nobody: Uid" "$(id -u nobody) $(id -u nobody) $(id -u nobody)" \
+      "$(awk '/^Uid:/ { print $2, $3, $4 }' "/proc/$pid/status")"
+    expect_eq "cvmfs2 started by nobody reads" "hello $private" "$(as_nobody cat "$user_dir/mnt/data/sub/hello.txt")"
+    as_nobody fusermount3 -u "$user_dir/mnt" || check_failed "nobody cannot unmount its own mount"
+    wait_pid_exit 30 "$pid" || check_failed "cvmfs2 started by nobody still runs after fusermount3 -u"
+  else
+    check_failed "cvmfs2 started by nobody exited 0 but mounted nothing"
+  fi
+else
+  note "fusermount3 is not set-uid or /dev/fuse is closed to others: no mount by another user"
+fi
 
 # --- SIGTERM: the daemon ends, the unmount is root's --------------------------------
 pid=$(magic_xattr pid "$WORK/mnt/$private")
