@@ -352,6 +352,7 @@ Result<ImportReport> Import(const cvmfs::SystemPaths& paths,
   const std::string config_dir = paths.ServerConfigDir(o.fqrn);
   undo.AddDir(config_dir);
   undo.AddDir(config.spool_dir);
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir, 0755));
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir + "/tmp", 0700));
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config_dir));
   CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(

@@ -554,6 +554,9 @@ Result<MkfsKeys> CreateKeys(const ServerConfig& config) {
 Status CreateStorage(const ServerConfig& config, const MkfsKeys& keys,
                      int whitelist_days, cvmfs::LocalObjectStore* store) {
   CVMFS_RETURN_IF_ERROR(store->CreateLayout());
+  // The spool is 0755 (the read-only mount's client, running as
+  // CVMFS_USER, passes it); its tmp/ is private.
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir, 0755));
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir + "/tmp", 0700));
   CVMFS_RETURN_IF_ERROR(store->Put(
       std::string(cvmfs::kMasterReplicaName),

@@ -1,5 +1,9 @@
 #include "publisher/spool_layout.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+
 #include "cvmfs/file_util.h"
 
 namespace publisher {
@@ -27,10 +31,30 @@ SpoolLayout SpoolLayout::For(const cvmfs::SystemPaths& paths,
   return l;
 }
 
+namespace {
+
+// a+x on a directory an older version made 0700: the read-only mount's
+// client runs as CVMFS_USER and must pass it to reach its cache.
+cvmfs::Status MakeSearchable(const std::string& dir) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0)
+    return cvmfs::Status::FromErrno(errno, "stat " + dir);
+  if ((st.st_mode & 0011) == 0011) return cvmfs::Status::Ok();
+  if (::chmod(dir.c_str(), (st.st_mode & 07777) | 0011) != 0)
+    return cvmfs::Status::FromErrno(errno, "chmod a+x " + dir);
+  return cvmfs::Status::Ok();
+}
+
+}  // namespace
+
 cvmfs::Status SpoolLayout::CreateDirectories() const {
   for (const std::string& dir :
        {rdonly, scratch_current, ofs_workdir, client_cache, union_mount})
     CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(dir, 0755));
+  CVMFS_RETURN_IF_ERROR(MakeSearchable(spool));
+  const size_t slash = spool.find_last_of('/');
+  if (slash != std::string::npos && slash > 0)
+    CVMFS_RETURN_IF_ERROR(MakeSearchable(spool.substr(0, slash)));
   return cvmfs::MakeDirs(tmp, 0700);
 }
 

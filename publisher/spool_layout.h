@@ -52,7 +52,9 @@ struct SpoolLayout {
                          const std::string& fqrn, const std::string& spool_dir);
 
   // Creates the directories (rdonly, scratch/current, ofs_workdir, tmp,
-  // cache and the union mount point); existing ones are kept.
+  // cache and the union mount point); existing ones are kept. The spool
+  // and its parent are made searchable (a+x) if an older version made
+  // them 0700: the read-only mount's client runs as CVMFS_USER.
   cvmfs::Status CreateDirectories() const;
 };
 

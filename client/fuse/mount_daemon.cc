@@ -286,6 +286,38 @@ Result<std::optional<UserIds>> ClientUser(const ClientSettings& settings) {
   return std::optional<UserIds>(*user);
 }
 
+// ClientUser, and the cache directory handed to that user (as root).
+Result<std::optional<UserIds>> PrepareUser(const ClientSettings& settings,
+                                           cache::OwnerChange* handed) {
+  CVMFS_ASSIGN_OR_RETURN(std::optional<UserIds> user, ClientUser(settings));
+  if (!user) return user;
+  auto change = cache::HandCacheTo(settings.CacheDir(), *user);
+  if (!change.ok())
+    return change.status().Annotate(
+        "cannot hand the cache directory to CVMFS_USER=" + user->name);
+  *handed = *change;
+  return user;
+}
+
+// The switch for good right after mount(2), and what the session's end
+// then leaves to root. `log` outlives the session.
+void DropAfterMount(const UserIds& user, const std::string& mountpoint,
+                    Log* log, FuseOptions* fuse) {
+  fuse->after_mount = [user, log] {
+    Status st = DropToUser(user);
+    if (!st.ok())
+      return st.Annotate("cannot switch to CVMFS_USER=" + user.name);
+    log->Info("running as CVMFS_USER=" + user.name);
+    return st;
+  };
+  fuse->root_unmounts = true;
+  fuse->on_left_mounted = [user, mountpoint, log] {
+    log->Error(mountpoint + " stays mounted without its daemon (running as " +
+               "CVMFS_USER=" + user.name + ", it cannot unmount): root " +
+               "unmounts it (umount " + mountpoint + ")");
+  };
+}
+
 }  // namespace
 
 int RunMountDaemon(const MountDaemonOptions& cl) {
@@ -294,22 +326,12 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   std::optional<ClientSettings> settings = LoadSettings(cl, paths, &options);
   if (!settings) return 1;
   RaiseFileLimit(settings->nfiles);
-  auto user = ClientUser(*settings);
+  cache::OwnerChange handed;
+  auto user = PrepareUser(*settings, &handed);
   if (!user.ok()) {
     std::cerr << "cvmfs2: cannot mount " << cl.fqrn << ": "
               << user.status().message() << "\n";
     return 1;
-  }
-  cache::OwnerChange handed;
-  if (*user) {
-    auto change = cache::HandCacheTo(settings->CacheDir(), **user);
-    if (!change.ok()) {
-      std::cerr << "cvmfs2: cannot mount " << cl.fqrn
-                << ": cannot hand the cache directory to CVMFS_USER="
-                << settings->user << ": " << change.status().message() << "\n";
-      return 1;
-    }
-    handed = *change;
   }
 
   // Fork before any thread exists (the HTTP fetcher starts one).
@@ -340,7 +362,8 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   }
   mount_config.blacklist_file = paths.EtcCvmfs() + "/blacklist";
   // As CVMFS (which aborts): a blacklisted mounted revision is not served
-  // any longer. SIGTERM ends the FUSE session, which unmounts.
+  // any longer. SIGTERM ends the FUSE session, which unmounts, or, running
+  // as CVMFS_USER, leaves the unmount to root (doc/security.md).
   mount_config.on_revision_blacklisted = [&log](const Status& why) {
     log.Error("unmounting: " + why.message());
     ::kill(::getpid(), SIGTERM);
@@ -361,23 +384,7 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   if (*user) {
     Status root = RegainRoot();  // for mount(2); dropped right after it
     if (!root.ok()) log.Error(root.message());  // the mount fails and says
-    fuse.after_mount = [&] {
-      Status st = DropToUser(**user);
-      if (!st.ok())
-        return st.Annotate("cannot switch to CVMFS_USER=" + settings->user);
-      log.Info("running as CVMFS_USER=" + settings->user);
-      return st;
-    };
-    fuse.root_unmounts = true;
-    fuse.on_left_mounted = [&] {
-      log.Error(cl.mountpoint +
-                " stays mounted without its daemon (running "
-                "as CVMFS_USER=" +
-                settings->user +
-                ", it cannot unmount): "
-                "root unmounts it (umount " +
-                cl.mountpoint + ")");
-    };
+    DropAfterMount(**user, cl.mountpoint, &log, &fuse);
   }
   std::unique_ptr<TalkServer> talk;  // from the mount to the unmount
   fuse.on_mounted = [&](const Status& s) {
