@@ -316,10 +316,6 @@ struct SessionDeleter {
   void operator()(fuse_session* se) const { fuse_session_destroy(se); }
 };
 
-}  // namespace
-
-namespace {
-
 // Whether the session's mount is still there: an unmounted FUSE device
 // polls POLLERR (as libfuse's own unmount checks).
 bool StillMounted(fuse_session* se) {
