@@ -93,6 +93,19 @@ TEST_F(CacheOwnerTest, OpensTheBaseAndNamesAnUnreachableAncestor) {
       << change.status().message();
 }
 
+TEST_F(CacheOwnerTest, HandsACacheBackToRoot) {
+  // CVMFS_USER=root after an unprivileged client: the directory goes back
+  // to root, so that the next unprivileged client takes it over again.
+  const std::string dir = tmp_.Sub("cache");
+  ASSERT_TRUE(CreateLayout(dir).ok());
+  ASSERT_TRUE(HandCacheTo(dir, user_).ok());
+  auto change = HandCacheTo(dir, cvmfs::UserIds{"root", 0, 0});
+  ASSERT_TRUE(change.ok()) << change.status().ToString();
+  EXPECT_TRUE(change->taken_over);
+  EXPECT_EQ(0u, Stat(dir).st_uid);
+  EXPECT_EQ(0u, Stat(dir + "/ff").st_uid);
+}
+
 TEST_F(CacheOwnerTest, RefusesASymbolicLink) {
   ASSERT_EQ(0, ::mkdir(tmp_.Sub("real").c_str(), 0700));
   ASSERT_EQ(0, ::symlink(tmp_.Sub("real").c_str(), tmp_.Sub("cache").c_str()));

@@ -275,28 +275,24 @@ FuseOptions ToFuseOptions(const MountDaemonOptions& cl,
 // root's (umount, cvmfs_config umount, autofs), and ends the session.
 //
 // The user to switch to: none when cvmfs2 does not run as root (it stays
-// who it is) or CVMFS_USER names root.
-Result<std::optional<UserIds>> ClientUser(const ClientSettings& settings) {
+// who it is) or CVMFS_USER names root. Either way, when run by root, the
+// cache directory is handed to CVMFS_USER first (to root too: a cache a
+// root client wrote to is then taken over again by the next unprivileged
+// one, not left with root's files in it).
+Result<std::optional<UserIds>> PrepareUser(const ClientSettings& settings,
+                                           cache::OwnerChange* handed) {
   if (::geteuid() != 0) return std::optional<UserIds>();
   auto user = LookUpUser(settings.user);
   if (!user.ok())
     return user.status().Annotate("CVMFS_USER=" + settings.user +
                                   " (the user cvmfs2 runs as)");
-  if (user->uid == 0) return std::optional<UserIds>();
-  return std::optional<UserIds>(*user);
-}
-
-// ClientUser, and the cache directory handed to that user (as root).
-Result<std::optional<UserIds>> PrepareUser(const ClientSettings& settings,
-                                           cache::OwnerChange* handed) {
-  CVMFS_ASSIGN_OR_RETURN(std::optional<UserIds> user, ClientUser(settings));
-  if (!user) return user;
   auto change = cache::HandCacheTo(settings.CacheDir(), *user);
   if (!change.ok())
     return change.status().Annotate(
         "cannot hand the cache directory to CVMFS_USER=" + user->name);
   *handed = *change;
-  return user;
+  if (user->uid == 0) return std::optional<UserIds>();
+  return std::optional<UserIds>(*user);
 }
 
 // The switch for good right after mount(2), and what the session's end
@@ -342,7 +338,7 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
     log.Info("took over " + settings->CacheDir() +
              " for CVMFS_USER=" + settings->user + " (" +
              std::to_string(handed.entries) + " entries chowned)");
-  // Set before any thread starts (see ClientUser).
+  // Set before any thread starts (see credentials.h).
   Status assumed = *user ? AssumeUser(**user) : Status::Ok();
   if (!assumed.ok()) {
     std::string msg = "cannot switch to CVMFS_USER=" + settings->user + ": " +

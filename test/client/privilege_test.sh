@@ -80,7 +80,11 @@ check_cache() {
 }
 
 # --- an old root-owned private cache is taken over -----------------------------
-# A client that ran as root (CVMFS_USER=root) leaves a root-owned cache.
+# A client that ran as root (CVMFS_USER=root) leaves a root-owned cache, also
+# where an unprivileged client ran before it.
+mount_repo $private "$WORK/mnt/$private" "$WORK/$private.conf"
+cat "$WORK/mnt/$private/data/big.bin" >/dev/null
+unmount_repo "$WORK/mnt/$private"
 cp "$WORK/$private.conf" "$WORK/$private-root.conf"
 echo "CVMFS_USER=root" >>"$WORK/$private-root.conf"
 mount_repo $private "$WORK/mnt/$private" "$WORK/$private-root.conf"
@@ -88,7 +92,8 @@ cat "$WORK/mnt/$private/data/sub/hello.txt" >/dev/null
 expect_eq "cvmfs2 with CVMFS_USER=root: Uid" "0" \
   "$(awk '/^Uid:/ { print $3 }' "/proc/$(magic_xattr pid "$WORK/mnt/$private")/status")"
 unmount_repo "$WORK/mnt/$private"
-expect_eq "owner of the cache of a CVMFS_USER=root client" "root" "$(stat -c %U "$private_cache/cachedb")"
+expect_eq "owner of the cache of a CVMFS_USER=root client" "root root" \
+  "$(stat -c %U "$private_cache/cachedb") $(stat -c %U "$private_cache")"
 
 # --- both mounts, as cvmfs --------------------------------------------------------
 mount_repo $shared "$WORK/mnt/$shared" "$WORK/$shared.conf"
