@@ -235,7 +235,8 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
       size_t closed = space_reclaimer_();
       if (log_)
         log_(Severity::kWarning, "cache full storing " + what + "; closed " +
-             std::to_string(closed) + " idle files and retrying");
+                                     std::to_string(closed) +
+                                     " idle files and retrying");
     } else {
       break;
     }
@@ -247,8 +248,7 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
     // A failed prefetch costs nothing yet: the read that needs it reports.
     log_(request.speculative ? Severity::kDebug : Severity::kError,
          "download of " + request.digest.ToString() + " (" +
-                               request.description +
-                               ") failed: " + st.ToString());
+             request.description + ") failed: " + st.ToString());
   }
   return st;
 }

@@ -102,10 +102,10 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   if (!catalogs.ok())
     return catalogs.status().Annotate(
         "failed to load the root file catalog of " + c.fqrn);
-  m->Event(Severity::kInfo,
-           "mounted revision " + std::to_string(revision.revision) + " of " +
-               c.fqrn + " (root catalog " + revision.root_hash.ToString() +
-               ")");
+  m->Event(Severity::kInfo, "mounted revision " +
+                                std::to_string(revision.revision) + " of " +
+                                c.fqrn + " (root catalog " +
+                                revision.root_hash.ToString() + ")");
   m->fs_ = std::make_unique<FileSystem>(
       c.fs, m->objects_.get(), m->cache_.get(), std::move(catalogs).value(),
       std::move(revision), m->view_.get());
@@ -346,11 +346,10 @@ Result<std::string> RepositoryMount::UpdateLocked() {
     Event(Severity::kWarning, "cannot store breadcrumb: " + st.ToString());
   std::string report = "switched to revision " + std::to_string(m.revision) +
                        " (root catalog " + m.root_catalog.ToString() + ")";
-  Event(Severity::kInfo, "switched to catalog revision " +
-                             std::to_string(m.revision) + " from " +
-                             std::to_string(current.revision) +
-                             " (root catalog " + m.root_catalog.ToString() +
-                             ")");
+  Event(Severity::kInfo,
+        "switched to catalog revision " + std::to_string(m.revision) +
+            " from " + std::to_string(current.revision) + " (root catalog " +
+            m.root_catalog.ToString() + ")");
   return report;
 }
 

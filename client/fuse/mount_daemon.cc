@@ -235,8 +235,9 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
 
   // Fork before any thread exists (the HTTP fetcher starts one).
   int report_fd = cl.foreground ? -1 : Daemonize();
-  const SyslogOptions syslog_options{settings->syslog_level, settings->syslog_facility,
-                             settings->syslog_prefix};
+  const SyslogOptions syslog_options{settings->syslog_level,
+                                     settings->syslog_facility,
+                                     settings->syslog_prefix};
   DaemonLog log(settings->debuglog, syslog_options,
                 SystemSyslog(syslog_options));
   log.Debug("mounting " + cl.fqrn + " on " + cl.mountpoint);

@@ -126,8 +126,8 @@ std::string TalkAnswers(const std::string& socket) {
 }
 
 std::string Versions() {
-  std::string out = std::string("CernVM-FS version ") +
-                    client::kClientVersion + "\n";
+  std::string out =
+      std::string("CernVM-FS version ") + client::kClientVersion + "\n";
   struct utsname u;
   if (::uname(&u) == 0)
     out += std::string(u.sysname) + " " + u.nodename + " " + u.release + " " +
@@ -169,15 +169,15 @@ void CollectRepositories(const ConfigToolEnv& env, Files* files) {
   auto repos = KnownRepositories(env);
   if (!repos.ok()) return;
   for (const std::string& fqrn : *repos) {
-    files->push_back({"showconfig-" + fqrn,
-                      Capture(env, RunShowConfig, {fqrn})});
+    files->push_back(
+        {"showconfig-" + fqrn, Capture(env, RunShowConfig, {fqrn})});
     auto config = LoadRepositoryConfig(env.paths, fqrn);
     if (!config.ok()) continue;
     if (PathExists(config->socket))
       files->push_back({"talk-" + fqrn, TalkAnswers(config->socket)});
     if (config->settings && !config->settings->debuglog.empty())
-      files->push_back({"debuglog-" + fqrn,
-                        Tail(config->settings->debuglog, kLogLines)});
+      files->push_back(
+          {"debuglog-" + fqrn, Tail(config->settings->debuglog, kLogLines)});
   }
 }
 
@@ -190,8 +190,8 @@ void CollectCaches(const ConfigToolEnv& env, Files* files) {
     if (!IsDirectory(dir)) continue;
     const std::string id = std::to_string(n++);
     index += id + " " + dir + "\n";
-    files->push_back({"cachemgr.log-" + id,
-                      Tail(JoinPath(dir, "cachemgr.log"), kLogLines)});
+    files->push_back(
+        {"cachemgr.log-" + id, Tail(JoinPath(dir, "cachemgr.log"), kLogLines)});
     auto q = ListDirectory(JoinPath(dir, "quarantaine"));
     std::string names;
     if (q.ok())
@@ -240,8 +240,9 @@ int RunBugreport(const ConfigToolEnv& env, const Args& args) {
   files.push_back({"mounts", mounts.ok() ? *mounts : ""});
   files.push_back({"processes", Processes(env)});
   files.push_back({"versions", Versions()});
-  files.push_back({"syslog", Tail("/var/log/syslog", kLogLines, "cvmfs") +
-                                 Tail("/var/log/messages", kLogLines, "cvmfs")});
+  files.push_back(
+      {"syslog", Tail("/var/log/syslog", kLogLines, "cvmfs") +
+                     Tail("/var/log/messages", kLogLines, "cvmfs")});
   for (const auto& [name, text] : files) {
     Status st = WriteFileAtomic(JoinPath(report, name), text, 0600);
     if (!st.ok()) {
@@ -251,8 +252,7 @@ int RunBugreport(const ConfigToolEnv& env, const Args& args) {
   }
   const std::string archive = JoinPath(tmpl, "cvmfs-bugreport.tar.gz");
   const std::string tar = TarProgram();
-  if (tar.empty() ||
-      !Run({tar, "czf", archive, "-C", tmpl, "bugreport"})) {
+  if (tar.empty() || !Run({tar, "czf", archive, "-C", tmpl, "bugreport"})) {
     *env.err << "Failed to create " << archive << " (tar)\n";
     return 1;
   }

@@ -32,11 +32,11 @@ std::string StripDeleted(std::string path) {
 std::string DecimalDevice(const std::string& hex) {
   size_t colon = hex.find(':');
   if (colon == std::string::npos) return "";
-  return std::to_string(std::strtoul(hex.substr(0, colon).c_str(), nullptr,
-                                     16)) +
+  return std::to_string(
+             std::strtoul(hex.substr(0, colon).c_str(), nullptr, 16)) +
          ":" +
-         std::to_string(std::strtoul(hex.substr(colon + 1).c_str(), nullptr,
-                                     16));
+         std::to_string(
+             std::strtoul(hex.substr(colon + 1).c_str(), nullptr, 16));
 }
 
 bool MapsDevice(const std::string& maps_file, const std::string& device) {

@@ -77,10 +77,10 @@ TEST(HttpFetcherTest, FailoverIsReportedWithTheReason) {
             0u)
       << told[0];
   EXPECT_NE(told[0].find(dead), std::string::npos) << "names the URL";
-  EXPECT_EQ(told[1].rfind("switching host from " + dead + " to " +
-                              server.RepoUrl() + " (",
-                          0),
-            0u)
+  EXPECT_EQ(
+      told[1].rfind(
+          "switching host from " + dead + " to " + server.RepoUrl() + " (", 0),
+      0u)
       << told[1];
 }
 

@@ -380,7 +380,7 @@ void HttpFetcher::IoLoop::Decide(Transfer* t, TransferFault fault,
 // then (proxies reset to the first group) the next host while it has not
 // tried them all. Returns false when there is nothing left to try.
 bool HttpFetcher::IoLoop::TryFailover(Transfer* t, TransferFault fault,
-                                       const std::string& why) {
+                                      const std::string& why) {
   FailoverState& failover = owner_->failover_;
   const auto& report = owner_->options_.on_failover;
   if (IsProxyFault(fault) && t->used_proxies < failover.num_proxies()) {
