@@ -27,7 +27,7 @@ class Check {
  public:
   Check(const std::string& dir, const CacheCheckOptions& options,
         std::ostream& out)
-      : dir_(dir), options_(options), out_(out) {}
+      : dir_(dir), options_(options), out_(&out) {}
 
   void RunWorker() {
     for (;;) {
@@ -39,11 +39,11 @@ class Check {
 
   void Say(const std::string& line) {
     cvmfs::MutexLock lock(&mu_);
-    out_ << line << "\n";
+    *out_ << line << "\n";
   }
   void Progress() {
     cvmfs::MutexLock lock(&mu_);
-    out_ << "." << std::flush;
+    *out_ << "." << std::flush;
   }
 
   std::atomic<uint64_t> files{0}, fixed{0}, unfixed{0}, operational{0};
@@ -124,8 +124,8 @@ class Check {
   const std::string dir_;
   const CacheCheckOptions options_;
   std::atomic<int> next_bucket_{0};
-  cvmfs::Mutex mu_;  // guards writes to out_; leaf lock
-  std::ostream& out_;
+  cvmfs::Mutex mu_;  // guards the writes to *out_; leaf lock
+  std::ostream* const out_ PT_GUARDED_BY(mu_);
 };
 
 // Warns about leftovers in txn/ (a running client writes there); false if
