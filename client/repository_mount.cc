@@ -96,7 +96,7 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     });
   }
 
-  CVMFS_ASSIGN_OR_RETURN(MountedRevision revision, m->ChooseRevision(log));
+  CVMFS_ASSIGN_OR_RETURN(MountedRevision revision, m->ChooseRevision());
   auto catalogs = CatalogSet::Mount(m->objects_.get(), m->cache_.get(),
                                     revision.root_hash, &m->next_inode_);
   if (!catalogs.ok())
@@ -169,8 +169,7 @@ Result<Tag> RepositoryMount::TagRoot(const Manifest& manifest) {
   return *tag;
 }
 
-Result<MountedRevision> RepositoryMount::ChooseRevision(
-    const std::function<void(const std::string&)>& log) {
+Result<MountedRevision> RepositoryMount::ChooseRevision() {
   const MountConfig& c = config_;
   CVMFS_ASSIGN_OR_RETURN(auto breadcrumb, cache_->LoadBreadcrumb(c.fqrn));
   CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist,

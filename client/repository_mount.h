@@ -123,8 +123,7 @@ class RepositoryMount {
   Clock::TimePoint After(int64_t seconds) const;
   // The verified manifest, trying the next host when one serves a bad one.
   Result<TrustedManifest> FetchManifest(const Blacklist& blacklist);
-  Result<MountedRevision> ChooseRevision(
-      const std::function<void(const std::string&)>& log);
+  Result<MountedRevision> ChooseRevision();
   Result<Tag> TagRoot(const Manifest& manifest);
   // To config_.event_log, or to log_ without one.
   void Event(Severity severity, const std::string& message) const;
