@@ -277,6 +277,15 @@ Status ReadMisc(const OptionReader& r, ClientSettings* s) {
   s->debuglog = r.String("CVMFS_DEBUGLOG", "");
   if (!s->debuglog.empty() && s->debuglog[0] != '/')
     return r.Invalid("CVMFS_DEBUGLOG", "an absolute file path (or nothing)");
+  // CVMFS maps other levels to notice and other facilities to LOG_USER
+  // silently (its chksetup reports them); here they are errors.
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_SYSLOG_LEVEL", 1, 3,
+                                "a syslog level: 1 debug, 2 info, 3 notice",
+                                &s->syslog_level));
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_SYSLOG_FACILITY", 0, 7,
+                                "a facility: n for local<n>, unset for user",
+                                &s->syslog_facility));
+  s->syslog_prefix = r.String("CVMFS_SYSLOG_PREFIX", s->fqrn);
   s->arch = r.String("CVMFS_ARCH", MachineArch());
   s->user = r.String("CVMFS_USER", s->user);
   return Status::Ok();

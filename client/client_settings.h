@@ -95,7 +95,13 @@ struct ClientSettings {
   std::optional<int64_t> repository_date;     // CVMFS_REPOSITORY_DATE, UTC
   std::optional<Digest> root_hash;            // CVMFS_ROOT_HASH
 
-  std::string debuglog;        // CVMFS_DEBUGLOG, empty = off
+  std::string debuglog;  // CVMFS_DEBUGLOG, empty = off
+  // Syslog (client/daemon_log.h): the priority of normal messages
+  // (1 debug, 2 info, 3 notice), the local facility (0..7, -1 = LOG_USER),
+  // and the "(prefix) " of every line, the fqrn unless set.
+  int syslog_level = 3;        // CVMFS_SYSLOG_LEVEL
+  int syslog_facility = -1;    // CVMFS_SYSLOG_FACILITY
+  std::string syslog_prefix;   // CVMFS_SYSLOG_PREFIX
   std::string arch;            // CVMFS_ARCH, else uname -m
   std::string user = "cvmfs";  // CVMFS_USER (recorded; mount drops to it)
 

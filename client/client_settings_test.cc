@@ -525,5 +525,26 @@ TEST_F(ClientSettingsTest, FromFilesEndToEnd) {
   EXPECT_EQ(s->keys_dir, paths_.KeysDir());
 }
 
+TEST_F(ClientSettingsTest, SyslogParameters) {
+  auto s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->syslog_level, 3);       // LOG_NOTICE, as CVMFS
+  EXPECT_EQ(s->syslog_facility, -1);   // LOG_USER
+  EXPECT_EQ(s->syslog_prefix, kFqrn);  // CVMFS's default prefix
+  opts_.Set("CVMFS_SYSLOG_LEVEL", "1", "test");
+  opts_.Set("CVMFS_SYSLOG_FACILITY", "5", "test");
+  opts_.Set("CVMFS_SYSLOG_PREFIX", "atlas-prod", "test");
+  s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->syslog_level, 1);
+  EXPECT_EQ(s->syslog_facility, 5);
+  EXPECT_EQ(s->syslog_prefix, "atlas-prod");
+  EXPECT_TRUE(s->warnings.empty());
+  EXPECT_NE(ErrorFor("CVMFS_SYSLOG_LEVEL", "4").find("CVMFS_SYSLOG_LEVEL='4'"),
+            std::string::npos);
+  EXPECT_NE(ErrorFor("CVMFS_SYSLOG_FACILITY", "8").find("local"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace cvmfs

@@ -116,6 +116,7 @@ constexpr std::string_view kKnownNames[] = {
     "CVMFS_SUID",
     "CVMFS_SYSLOG_FACILITY",
     "CVMFS_SYSLOG_LEVEL",
+    "CVMFS_SYSLOG_PREFIX",
     "CVMFS_SYSTEMD_NOKILL",
     "CVMFS_TELEMETRY_RATE",
     "CVMFS_TELEMETRY_SEND",

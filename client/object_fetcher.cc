@@ -216,13 +216,16 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
     const std::string what =
         request.digest.ToString() + " (" + request.description + ")";
     if (code == Status::Code::kCorruption && !no_cache) {
-      if (log_) log_("retrying " + what + " with no-cache: " + st.ToString());
+      if (log_)
+        log_(Severity::kWarning,
+             "retrying " + what + " with no-cache: " + st.ToString());
       no_cache = true;
     } else if (code == Status::Code::kNotFound ||
                code == Status::Code::kCorruption) {
       if (log_ && code == Status::Code::kCorruption)
-        log_(what + " still corrupted with no-cache (a host failure): " +
-             st.ToString());
+        log_(Severity::kWarning,
+             what + " still corrupted with no-cache (a host failure): " +
+                 st.ToString());
       if (!missing_failover_ || !missing_failover_(host_switches++)) break;
     } else if (code == Status::Code::kNoSpace && !reclaimed &&
                space_reclaimer_ && !request.speculative) {
@@ -231,8 +234,9 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
       reclaimed = true;
       size_t closed = space_reclaimer_();
       if (log_)
-        log_("cache full storing " + what + "; closed " +
-             std::to_string(closed) + " idle files and retrying");
+        log_(Severity::kWarning, "cache full storing " + what + "; closed " +
+                                     std::to_string(closed) +
+                                     " idle files and retrying");
     } else {
       break;
     }
@@ -241,8 +245,10 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
   if (st.ok()) {
     ++downloads_;
   } else if (log_) {
-    log_("download of " + request.digest.ToString() + " (" +
-         request.description + ") failed: " + st.ToString());
+    // A failed prefetch costs nothing yet: the read that needs it reports.
+    log_(request.speculative ? Severity::kDebug : Severity::kError,
+         "download of " + request.digest.ToString() + " (" +
+             request.description + ") failed: " + st.ToString());
   }
   return st;
 }

@@ -52,6 +52,7 @@
 #include <string>
 
 #include "cache/posix_cache.h"
+#include "client/event_log.h"
 #include "client/prefetch/round_trip_estimate.h"
 #include "cvmfs/clock.h"
 #include "cvmfs/hash.h"
@@ -153,11 +154,10 @@ class ObjectFetcher {
   void set_clock(const Clock* clock) { clock_ = clock; }
   const Clock* clock() const { return clock_; }
 
-  // Where failed downloads are reported (the client's debug log); called
-  // from the failing request's thread.
-  void set_logger(std::function<void(const std::string&)> log) {
-    log_ = std::move(log);
-  }
+  // Where failed downloads (errors: the causes of EIO), retries of
+  // corrupted ones and a full cache (warnings) are reported; called from
+  // the failing request's thread.
+  void set_logger(EventLog log) { log_ = std::move(log); }
   // Called when a server answers 404 for an object, or serves it corrupted
   // even with no-cache, with the number of earlier calls for this download;
   // returning true retries (after switching host).
@@ -181,7 +181,7 @@ class ObjectFetcher {
   Status Download(const ObjectRequest& request);
   Status DownloadOnce(const ObjectRequest& request, bool no_cache);
 
-  std::function<void(const std::string&)> log_;
+  EventLog log_;
   std::function<bool(int)> missing_failover_;
   std::function<size_t()> space_reclaimer_;
 

@@ -58,6 +58,12 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   std::unique_ptr<RepositoryMount> m(new RepositoryMount());
   m->config_ = std::move(config);
   m->log_ = log;
+  RepositoryMount* mount = m.get();
+  if (!m->config_.http.on_failover) {
+    m->config_.http.on_failover = [mount](const std::string& what) {
+      mount->Event(Severity::kWarning, what);
+    };
+  }
   const MountConfig& c = m->config_;
 
   auto cache = cache::PosixCache::Open(c.cache);
@@ -73,35 +79,38 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   }
   m->objects_ =
       std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
-  m->objects_->set_logger(log);
+  m->objects_->set_logger(
+      [mount](Severity s, const std::string& what) { mount->Event(s, what); });
   m->objects_->set_clock(c.clock);
   if (m->http_) {
     // A host answering 404 for an object a verified catalog references has
     // not caught up (a lagging Stratum 1): try the next host, as CVMFS does.
     HttpFetcher* http = m->http_;
-    m->objects_->set_missing_object_failover([http, log](int attempt) {
+    m->objects_->set_missing_object_failover([http, mount](int attempt) {
       if (attempt >= static_cast<int>(http->Hosts().size()) - 1) return false;
-      log("object missing or corrupted on " + http->CurrentHost() +
-          "; switching host");
+      mount->Event(Severity::kWarning, "object missing or corrupted on " +
+                                           http->CurrentHost() +
+                                           "; switching host");
       http->SwitchHost();
       return true;
     });
   }
 
-  CVMFS_ASSIGN_OR_RETURN(MountedRevision revision, m->ChooseRevision(log));
+  CVMFS_ASSIGN_OR_RETURN(MountedRevision revision, m->ChooseRevision());
   auto catalogs = CatalogSet::Mount(m->objects_.get(), m->cache_.get(),
                                     revision.root_hash, &m->next_inode_);
   if (!catalogs.ok())
     return catalogs.status().Annotate(
         "failed to load the root file catalog of " + c.fqrn);
-  log("mounted revision " + std::to_string(revision.revision) + " of " +
-      c.fqrn + " (root catalog " + revision.root_hash.ToString() + ")");
+  m->Event(Severity::kInfo, "mounted revision " +
+                                std::to_string(revision.revision) + " of " +
+                                c.fqrn + " (root catalog " +
+                                revision.root_hash.ToString() + ")");
   m->fs_ = std::make_unique<FileSystem>(
       c.fs, m->objects_.get(), m->cache_.get(), std::move(catalogs).value(),
       std::move(revision), m->view_.get());
   m->fs_->set_inode_counter(&m->next_inode_);
   // fs_ is owned by *m: the source lives as long as the file system.
-  RepositoryMount* mount = m.get();
   m->fs_->set_next_check_source([mount] { return mount->SecondsUntilCheck(); });
   FileSystem* fs = m->fs_.get();
   m->objects_->set_space_reclaimer([fs] { return fs->CloseIdleFiles(); });
@@ -115,6 +124,15 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     m->next_check_ = first_check;
   }
   return m;
+}
+
+void RepositoryMount::Event(Severity severity,
+                            const std::string& message) const {
+  if (config_.event_log) {
+    config_.event_log(severity, message);
+  } else if (log_) {
+    log_(message);
+  }
 }
 
 // Recorded prefetch lists: record opens on request, fire lists on opens.
@@ -151,8 +169,7 @@ Result<Tag> RepositoryMount::TagRoot(const Manifest& manifest) {
   return *tag;
 }
 
-Result<MountedRevision> RepositoryMount::ChooseRevision(
-    const std::function<void(const std::string&)>& log) {
+Result<MountedRevision> RepositoryMount::ChooseRevision() {
   const MountConfig& c = config_;
   CVMFS_ASSIGN_OR_RETURN(auto breadcrumb, cache_->LoadBreadcrumb(c.fqrn));
   CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist,
@@ -171,9 +188,10 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
     if (!c.tag.empty())
       return trusted.status().Annotate("cannot mount tag " + c.tag + " of " +
                                        c.fqrn + " offline");
-    log("no server reachable (" + trusted.status().ToString() +
-        "); mounting revision " + std::to_string(breadcrumb->revision) +
-        " from the cache");
+    Event(Severity::kWarning,
+          "no server reachable (" + trusted.status().ToString() +
+              "); mounting revision " + std::to_string(breadcrumb->revision) +
+              " from the cache");
     offline_start_ = true;
     rev.root_hash = breadcrumb->root_hash;
     rev.revision = breadcrumb->revision;
@@ -212,7 +230,8 @@ Result<MountedRevision> RepositoryMount::ChooseRevision(
     crumb.timestamp = manifest.publish_timestamp.value_or(0);
     crumb.revision = manifest.revision;
     Status st = cache_->StoreBreadcrumb(c.fqrn, crumb);
-    if (!st.ok()) log("warning: cannot store breadcrumb: " + st.ToString());
+    if (!st.ok())
+      Event(Severity::kWarning, "cannot store breadcrumb: " + st.ToString());
   }
   return rev;
 }
@@ -228,8 +247,9 @@ Result<TrustedManifest> RepositoryMount::FetchManifest(
   auto next_host = [&](const Status& why) {
     if (hosts_left == 0) return false;
     --hosts_left;
-    log_("manifest from " + http_->CurrentHost() + " rejected (" +
-         why.ToString() + "); switching host");
+    Event(Severity::kWarning, "manifest from " + http_->CurrentHost() +
+                                  " rejected (" + why.ToString() +
+                                  "); switching host");
     http_->SwitchHost();
     return true;
   };
@@ -287,7 +307,8 @@ Result<std::string> RepositoryMount::UpdateLocked() {
                          Blacklist::Load(c.blacklist_file));
   Status mounted = blacklist.CheckRevision(c.fqrn, current.revision);
   if (!mounted.ok()) {
-    log_("error: the mounted " + mounted.message() + "; aborting the mount");
+    Event(Severity::kError,
+          "the mounted " + mounted.message() + "; aborting the mount");
     if (c.on_revision_blacklisted) c.on_revision_blacklisted(mounted);
     return mounted;
   }
@@ -320,10 +341,14 @@ Result<std::string> RepositoryMount::UpdateLocked() {
   crumb.timestamp = m.publish_timestamp.value_or(0);
   crumb.revision = m.revision;
   Status st = cache_->StoreBreadcrumb(c.fqrn, crumb);
-  if (!st.ok()) log_("warning: cannot store breadcrumb: " + st.ToString());
+  if (!st.ok())
+    Event(Severity::kWarning, "cannot store breadcrumb: " + st.ToString());
   std::string report = "switched to revision " + std::to_string(m.revision) +
                        " (root catalog " + m.root_catalog.ToString() + ")";
-  log_(report);
+  Event(Severity::kInfo,
+        "switched to catalog revision " + std::to_string(m.revision) +
+            " from " + std::to_string(current.revision) + " (root catalog " +
+            m.root_catalog.ToString() + ")");
   return report;
 }
 
@@ -375,9 +400,9 @@ void RepositoryMount::UpdaterLoop() {
     }
     auto result = CheckForUpdate(/*sync=*/true);
     if (!result.ok())
-      log_("revision check failed (retrying in " +
-           std::to_string(kRetryAfterFailureSeconds) +
-           " s): " + result.status().ToString());
+      Event(Severity::kWarning, "revision check failed (retrying in " +
+                                    std::to_string(kRetryAfterFailureSeconds) +
+                                    " s): " + result.status().ToString());
   }
 }
 

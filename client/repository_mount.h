@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "cache/posix_cache.h"
+#include "client/event_log.h"
 #include "client/file_system.h"
 #include "client/object_fetcher.h"
 #include "client/prefetch/open_recorder.h"
@@ -54,6 +55,12 @@ struct MountConfig {
   // the program (cvmfs2 ends its FUSE session, which unmounts). Unset: the
   // check only fails.
   std::function<void(const Status&)> on_revision_blacklisted;
+  // What an operator should see (the daemon's syslog, daemon_log.h): the
+  // revision mounted and each switch, an offline start, failed revision
+  // checks, host and proxy failover with the reason, failed downloads (the
+  // causes of EIO), a full cache, a blacklisted revision. Called from any
+  // thread. Unset: these lines go to Create's `log` like the others.
+  EventLog event_log;
   // Where the revision updater reads "now" (when the next check is due),
   // and the object fetcher times downloads (what a miss costs); tests pass
   // a ManualClock. Borrowed, never null. (Certificates and whitelists are
@@ -116,9 +123,10 @@ class RepositoryMount {
   Clock::TimePoint After(int64_t seconds) const;
   // The verified manifest, trying the next host when one serves a bad one.
   Result<TrustedManifest> FetchManifest(const Blacklist& blacklist);
-  Result<MountedRevision> ChooseRevision(
-      const std::function<void(const std::string&)>& log);
+  Result<MountedRevision> ChooseRevision();
   Result<Tag> TagRoot(const Manifest& manifest);
+  // To config_.event_log, or to log_ without one.
+  void Event(Severity severity, const std::string& message) const;
 
   MountConfig config_;
   std::unique_ptr<cache::PosixCache> cache_;

@@ -14,6 +14,7 @@
 #include "client/repository_mount.h"
 #include "cvmfs/clock.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/signature.h"
 #include "publisher/repository.h"
@@ -76,6 +77,10 @@ class RevisionUpdateTest : public ::testing::Test {
     c.blacklist_file = paths_.EtcCvmfs() + "/blacklist";
     c.fs.fqrn = fqrn_;
     c.clock = clock_;
+    c.event_log = [this](Severity severity, const std::string& what) {
+      cvmfs::MutexLock lock(&events_mu_);
+      events_.emplace_back(severity, what);
+    };
     auto fetcher = std::make_unique<StorageFetcher>(paths_.Storage(fqrn_));
     fetcher_ = fetcher.get();
     return RepositoryMount::Create(
@@ -112,6 +117,16 @@ class RevisionUpdateTest : public ::testing::Test {
   SystemPaths paths_;
   StorageFetcher* fetcher_ = nullptr;
   const Clock* clock_ = SteadyClock();  // the revision updater's
+  // What the mount told its operator (MountConfig::event_log).
+  cvmfs::Mutex events_mu_;
+  std::vector<std::pair<Severity, std::string>> events_ GUARDED_BY(events_mu_);
+  // Whether an event of `severity` starts with `prefix`.
+  bool Told(Severity severity, const std::string& prefix) {
+    cvmfs::MutexLock lock(&events_mu_);
+    for (const auto& [s, what] : events_)
+      if (s == severity && what.rfind(prefix, 0) == 0) return true;
+    return false;
+  }
 };
 
 // The next automatic check is due a TTL after the mount, on the mount's
@@ -173,10 +188,18 @@ TEST_F(RevisionUpdateTest, SwitchKeepsOpenFilesAndShowsNewContent) {
   EXPECT_EQ("Catalog up to date", *same);
 
   Publish("mkdir a c && echo two! > a/file && echo new > c/new", {"b"});
+  EXPECT_TRUE(Told(
+      Severity::kInfo,
+      "mounted revision " + std::to_string(old_revision) + " of " + fqrn_));
   auto switched = mount->CheckForUpdate(true);
   ASSERT_TRUE(switched.ok()) << switched.status().ToString();
   EXPECT_NE(std::string::npos, switched->find("switched to revision"));
   EXPECT_EQ(old_revision + 1, fs->revision().revision);
+  // The operator sees both revisions (syslog, daemon_log.h).
+  EXPECT_TRUE(Told(Severity::kInfo, "switched to catalog revision " +
+                                        std::to_string(old_revision + 1) +
+                                        " from " +
+                                        std::to_string(old_revision) + " ("));
 
   // The file opened before the switch keeps its content...
   EXPECT_EQ("one\n", Read(fs, *open_old));
@@ -258,6 +281,8 @@ TEST_F(RevisionUpdateTest, BlacklistedMountedRevisionAbortsAtTheCheck) {
   auto r = mount->CheckForUpdate(true);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kPermission);
+  EXPECT_TRUE(Told(Severity::kError,
+                   "the mounted revision " + std::to_string(revision)));
   ASSERT_EQ(aborts.size(), 1u);
   const std::string& why = aborts[0].message();
   EXPECT_NE(why.find("revision " + std::to_string(revision) + " of " + fqrn_),

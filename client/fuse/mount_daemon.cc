@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +18,7 @@
 
 #include "cache/cache_owner.h"
 #include "client/client_settings.h"
+#include "client/daemon_log.h"
 #include "client/fuse/fuse_adapter.h"
 #include "client/magic_xattrs.h"
 #include "client/repository_mount.h"
@@ -27,44 +27,11 @@
 #include "client/talk/talk_socket.h"
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/credentials.h"
-#include "cvmfs/mutex.h"
 #include "cvmfs/system_paths.h"
-#include "cvmfs/time_format.h"
 
 namespace cvmfs::client {
 
 namespace {
-
-// Where the daemon's messages go: CVMFS_DEBUGLOG if set, syslog for errors.
-class Log {
- public:
-  explicit Log(const std::string& debuglog) {
-    if (!debuglog.empty()) file_ = std::fopen(debuglog.c_str(), "a");
-    openlog("cvmfs2", LOG_PID, LOG_DAEMON);
-  }
-  ~Log() {
-    if (file_) std::fclose(file_);
-  }
-  void Info(const std::string& msg) { Write("info", msg); }
-  void Error(const std::string& msg) {
-    Write("error", msg);
-    syslog(LOG_ERR, "%s", msg.c_str());
-  }
-
- private:
-  void Write(const char* level, const std::string& msg) {
-    if (!file_) return;
-    cvmfs::MutexLock lock(&mu_);
-    const std::string stamp = cvmfs::FormatTime(
-        ::time(nullptr), cvmfs::kDateTimeFormat, cvmfs::TimeZone::kUtc);
-    std::fprintf(file_, "%s [%s] %s\n", stamp.c_str(), level, msg.c_str());
-    std::fflush(file_);
-  }
-  // Guards the writes to *file_ (file_ itself is set once, before any
-  // thread logs); leaf lock.
-  cvmfs::Mutex mu_;
-  FILE* file_ PT_GUARDED_BY(mu_) = nullptr;
-};
 
 // This program's path, to start it again as the cache manager.
 std::string SelfExecutable() {
@@ -178,7 +145,8 @@ void DetachStdio() {
 std::unique_ptr<TalkServer> StartTalk(RepositoryMount* mount,
                                       const ClientSettings& settings,
                                       const OptionsManager& options,
-                                      const std::string& mountpoint, Log* log) {
+                                      const std::string& mountpoint,
+                                      DaemonLog* log) {
   TalkContext context;
   context.mount = mount;
   context.http = mount->http();
@@ -199,7 +167,7 @@ std::unique_ptr<TalkServer> StartTalk(RepositoryMount* mount,
                server.status().ToString());
     return nullptr;
   }
-  log->Info("control socket " + path);
+  log->Debug("control socket " + path);
   return std::move(server).value();
 }
 
@@ -298,7 +266,7 @@ Result<std::optional<UserIds>> PrepareUser(const ClientSettings& settings,
 // The switch for good right after mount(2), and what the session's end
 // then leaves to root. `log` outlives the session.
 void DropAfterMount(const UserIds& user, const std::string& mountpoint,
-                    Log* log, FuseOptions* fuse) {
+                    DaemonLog* log, FuseOptions* fuse) {
   fuse->after_mount = [user, log] {
     Status st = DropToUser(user);
     if (!st.ok())
@@ -332,8 +300,12 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
 
   // Fork before any thread exists (the HTTP fetcher starts one).
   int report_fd = cl.foreground ? -1 : Daemonize();
-  Log log(settings->debuglog);
-  log.Info("mounting " + cl.fqrn + " on " + cl.mountpoint);
+  const SyslogOptions syslog_options{settings->syslog_level,
+                                     settings->syslog_facility,
+                                     settings->syslog_prefix};
+  DaemonLog log(settings->debuglog, syslog_options,
+                SystemSyslog(syslog_options));
+  log.Debug("mounting " + cl.fqrn + " on " + cl.mountpoint);
   if (handed.taken_over)
     log.Info("took over " + settings->CacheDir() +
              " for CVMFS_USER=" + settings->user + " (" +
@@ -360,12 +332,13 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   // As CVMFS (which aborts): a blacklisted mounted revision is not served
   // any longer. SIGTERM ends the FUSE session, which unmounts, or, running
   // as CVMFS_USER, leaves the unmount to root (doc/security.md).
+  mount_config.event_log = log.AsEventLog();
   mount_config.on_revision_blacklisted = [&log](const Status& why) {
     log.Error("unmounting: " + why.message());
     ::kill(::getpid(), SIGTERM);
   };
   auto mount = RepositoryMount::Create(
-      std::move(mount_config), [&log](const std::string& m) { log.Info(m); });
+      std::move(mount_config), [&log](const std::string& m) { log.Debug(m); });
   if (!mount.ok()) {
     std::string msg =
         "failed to mount " + cl.fqrn + ": " + mount.status().message() +

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "client/tools/repository_config.h"
+#include "cvmfs/file_util.h"
 
 namespace cvmfs::tools {
 
@@ -21,6 +22,22 @@ Result<std::vector<std::string>> KnownRepositories(const ConfigToolEnv& env) {
       repos.push_back(m.fqrn);
   }
   return repos;
+}
+
+Result<std::vector<std::string>> CacheDirectories(const ConfigToolEnv& env) {
+  CVMFS_ASSIGN_OR_RETURN(OptionsManager global, LoadGlobalOptions(env.paths));
+  CVMFS_ASSIGN_OR_RETURN(std::vector<std::string> repos,
+                         KnownRepositories(env));
+  std::string base = global.Get("CVMFS_CACHE_BASE").value_or("");
+  if (base.empty()) base = env.paths.VarLibCvmfs();
+  std::vector<std::string> dirs = {JoinPath(base, "shared")};
+  for (const std::string& fqrn : repos) {
+    auto config = LoadRepositoryConfig(env.paths, fqrn);
+    if (config.ok() &&
+        std::find(dirs.begin(), dirs.end(), config->cache_dir) == dirs.end())
+      dirs.push_back(config->cache_dir);
+  }
+  return dirs;
 }
 
 std::string AutofsMapScript() {

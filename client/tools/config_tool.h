@@ -14,6 +14,13 @@
 //   wipecache              empty the caches (cleanup 0 for mounted ones)
 //   umount                 unmount every repository below CVMFS_MOUNT_DIR
 //   reload [FQRN]          check for new revisions now (remount sync)
+//   status                 one line per mounted repository with its pid
+//   fsck [-v] [-p] [-f] [-j N]
+//                          re-hash the cached objects (cache_fsck.h)
+//   fuser FQRN             the processes using files of a repository
+//   killall                kill every client process, unmount, clean up
+//   bugreport              configuration, logs and talk output in one
+//                          archive, without key material
 //
 // Thread safety: none needed; one command per process.
 #ifndef CLIENT_TOOLS_CONFIG_TOOL_H_
@@ -37,6 +44,8 @@ struct ConfigToolEnv {
   // Where cvmfs2, mount.cvmfs and cvmfs_talk are installed (the directory
   // of cvmfs_config itself).
   std::string program_dir;
+  // The process table (fuser, killall).
+  std::string proc = "/proc";
 };
 
 using Args = std::vector<std::string>;
@@ -49,6 +58,11 @@ int RunSetup(const ConfigToolEnv& env, const Args& args);
 int RunWipeCache(const ConfigToolEnv& env, const Args& args);
 int RunUmount(const ConfigToolEnv& env, const Args& args);
 int RunReload(const ConfigToolEnv& env, const Args& args);
+int RunStatus(const ConfigToolEnv& env, const Args& args);
+int RunFsck(const ConfigToolEnv& env, const Args& args);
+int RunFuser(const ConfigToolEnv& env, const Args& args);
+int RunKillall(const ConfigToolEnv& env, const Args& args);
+int RunBugreport(const ConfigToolEnv& env, const Args& args);
 
 // Shared by the commands: the mounted repositories (empty if the mount
 // table cannot be read), and the configured (CVMFS_REPOSITORIES) followed
@@ -56,6 +70,20 @@ int RunReload(const ConfigToolEnv& env, const Args& args);
 // mounted by hand elsewhere is not described by the configuration).
 std::vector<CvmfsMount> MountedRepositories(const ConfigToolEnv& env);
 Result<std::vector<std::string>> KnownRepositories(const ConfigToolEnv& env);
+// The cache directories of the node (wipecache, fsck): $CVMFS_CACHE_BASE/
+// shared, then each known repository's own, without duplicates; some may
+// not exist.
+Result<std::vector<std::string>> CacheDirectories(const ConfigToolEnv& env);
+
+// Runs a system command (no shell); true if it exited 0.
+bool Run(const std::vector<std::string>& argv);
+// Whether an automount process runs on the node.
+bool AutomountRunning();
+// A running automount reads its master map only at start and on SIGHUP
+// (what `systemctl reload autofs` sends): reloads it, unless the root is
+// relocated (CVMFS_ROOTDIR: that map is no business of the node's
+// automount) or none runs.
+void ReloadAutofs(const ConfigToolEnv& env);
 
 // The text of $CVMFS_ROOTDIR/etc/auto.cvmfs that `setup` installs.
 std::string AutofsMapScript();

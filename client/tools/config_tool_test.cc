@@ -227,5 +227,51 @@ TEST(MountTableTest, FindsCvmfs2MountsOnly) {
   EXPECT_FALSE(IsBelow("/cvmfsx/a", "/cvmfs"));
 }
 
+// A cvmfs2 mount that does not answer (here: its mountpoint does not
+// exist) is reported unhealthy; other file systems are not listed.
+TEST_F(ConfigToolTest, StatusReportsUnhealthyMounts) {
+  ASSERT_TRUE(WriteFileAtomic(env_.mount_table,
+                              "proc /proc proc rw 0 0\n"
+                              "cvmfs2 /nonexistent/cvmfs/x.org fuse "
+                              "ro,nodev 0 0\n")
+                  .ok());
+  EXPECT_EQ(Run(RunStatus, {}), 1);
+  EXPECT_EQ(out(),
+            " mounted on /nonexistent/cvmfs/x.org with pid  - mountpoint "
+            "unhealthy!\n");
+  ASSERT_TRUE(WriteFileAtomic(env_.mount_table, "").ok());
+  EXPECT_EQ(Run(RunStatus, {}), 0);
+  EXPECT_EQ(out(), "");
+  EXPECT_EQ(Run(RunStatus, {"extra"}), 1);
+}
+
+TEST_F(ConfigToolTest, FsckOptionsAndExitCodes) {
+  EXPECT_EQ(Run(RunFsck, {"-j", "0"}), 16);
+  EXPECT_EQ(Run(RunFsck, {"-x"}), 16);
+  EXPECT_EQ(Run(RunFsck, {"-j"}), 16);
+  EXPECT_EQ(Run(RunFsck, {"cache-dir"}), 16);
+  EXPECT_EQ(Run(RunFsck, {"-h"}), 0);
+  EXPECT_TRUE(Says("-p try to fix automatically"));
+  // Only the caches that exist are checked.
+  WriteConfig("CVMFS_CACHE_BASE=" + tmp_.Sub("cache") + "\n");
+  EXPECT_EQ(Run(RunFsck, {"-pv", "-j2"}), 0);
+  EXPECT_EQ(out(), "");
+  ASSERT_TRUE(MakeDirs(tmp_.Sub("cache/shared/txn")).ok());
+  EXPECT_EQ(Run(RunFsck, {"-j4"}), 4) << out() << "no 00..ff: errors left";
+  EXPECT_TRUE(Says("CernVM-FS fsck on " + tmp_.Sub("cache/shared")));
+}
+
+TEST_F(ConfigToolTest, FuserNeedsOneMountedRepository) {
+  EXPECT_EQ(Run(RunFuser, {}), 1);
+  EXPECT_EQ(Run(RunFuser, {"a.org", "b.org"}), 1);
+  EXPECT_EQ(Run(RunFuser, {"a.org"}), 1);
+  EXPECT_NE(err_.str().find("a.org is not mounted"), std::string::npos);
+}
+
+TEST_F(ConfigToolTest, KillallAndBugreportTakeNoArguments) {
+  EXPECT_EQ(Run(RunKillall, {"-y"}), 1);
+  EXPECT_EQ(Run(RunBugreport, {"x"}), 1);
+}
+
 }  // namespace
 }  // namespace cvmfs::tools

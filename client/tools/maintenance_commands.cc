@@ -98,23 +98,13 @@ int RunWipeCache(const ConfigToolEnv& env, const Args& args) {
     *env.err << "Usage: cvmfs_config wipecache\n";
     return 1;
   }
-  auto global = LoadGlobalOptions(env.paths);
-  auto repos = KnownRepositories(env);
-  if (!global.ok() || !repos.ok()) {
+  auto dirs = CacheDirectories(env);
+  if (!dirs.ok()) {
     *env.err << "Failed to read CernVM-FS configuration\n";
     return 1;
   }
-  std::string base = global->Get("CVMFS_CACHE_BASE").value_or("");
-  if (base.empty()) base = env.paths.VarLibCvmfs();
-  std::vector<std::string> dirs = {JoinPath(base, "shared")};
-  for (const std::string& fqrn : *repos) {
-    auto config = LoadRepositoryConfig(env.paths, fqrn);
-    if (config.ok() &&
-        std::find(dirs.begin(), dirs.end(), config->cache_dir) == dirs.end())
-      dirs.push_back(config->cache_dir);
-  }
   int rc = 0;
-  for (const std::string& dir : dirs) {
+  for (const std::string& dir : *dirs) {
     *env.out << "Wiping out " << dir << " ... " << std::flush;
     std::string result = Wipe(dir);
     *env.out << result << "\n";

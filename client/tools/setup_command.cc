@@ -45,7 +45,8 @@ Result<SetupOptions> ParseOptions(const Args& args) {
   return o;
 }
 
-// Runs a system command (no shell); true if it exited 0.
+}  // namespace
+
 bool Run(const std::vector<std::string>& argv) {
   pid_t pid = ::fork();
   if (pid < 0) return false;
@@ -62,6 +63,8 @@ bool Run(const std::vector<std::string>& argv) {
   }
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
+
+namespace {
 
 Status EnsureUser(const ConfigToolEnv& env) {
   if (!env.paths.root.empty()) {
@@ -106,6 +109,8 @@ Status InstallMountHelper(const ConfigToolEnv& env) {
   return Status::Ok();
 }
 
+}  // namespace
+
 bool AutomountRunning() {
   auto pids = ListDirectory("/proc");
   if (!pids.ok()) return false;
@@ -117,9 +122,6 @@ bool AutomountRunning() {
   return false;
 }
 
-// A running automount reads its master map only at start and on SIGHUP
-// (what `systemctl reload autofs` sends); a relocated root's map is no
-// business of the node's automount.
 void ReloadAutofs(const ConfigToolEnv& env) {
   if (!env.paths.root.empty() || !AutomountRunning()) return;
   if (::access("/usr/bin/systemctl", X_OK) == 0 &&
@@ -131,6 +133,8 @@ void ReloadAutofs(const ConfigToolEnv& env) {
   *env.out << "Warning: could not reload autofs; restart it to mount "
               "repositories\n";
 }
+
+namespace {
 
 Status ConfigureAutofs(const ConfigToolEnv& env, const std::string& mount_dir) {
   CVMFS_ASSIGN_OR_RETURN(bool map_changed,

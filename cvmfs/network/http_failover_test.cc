@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cvmfs/clock.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/network/string_sink.h"
 #include "testing/http_test_server.h"
@@ -47,6 +48,40 @@ TEST(HttpFetcherTest, FailsOverFromDeadHostToSecond) {
   StringSink again;
   ASSERT_TRUE(fetcher->Fetch({"x"}, &again).status.ok());
   EXPECT_EQ(fetcher->counters().retries, 1u);
+}
+
+// The switches are told (the client's syslog) with what failed; a second
+// request on the new route is not a switch.
+TEST(HttpFetcherTest, FailoverIsReportedWithTheReason) {
+  HttpTestServer server;
+  ASSERT_TRUE(server.ok());
+  server.Put("x", "payload");
+  const std::string dead = DeadHost();
+  const std::string proxy = "http://127.0.0.1:" + std::to_string(ClosedPort());
+  HttpFetcherOptions o = FastOptions({dead, server.RepoUrl()});
+  o.proxy_groups = {{proxy}, {"DIRECT"}};
+  cvmfs::Mutex mu;
+  std::vector<std::string> told;
+  o.on_failover = [&](const std::string& what) {
+    cvmfs::MutexLock lock(&mu);
+    told.push_back(what);
+  };
+  auto fetcher = MakeFetcher(o);
+  StringSink sink;
+  ASSERT_TRUE(fetcher->Fetch({"x"}, &sink).status.ok());
+  StringSink again;
+  ASSERT_TRUE(fetcher->Fetch({"x"}, &again).status.ok());
+  cvmfs::MutexLock lock(&mu);
+  ASSERT_EQ(told.size(), 2u);
+  EXPECT_EQ(told[0].rfind("switching proxy from " + proxy + " to DIRECT (", 0),
+            0u)
+      << told[0];
+  EXPECT_NE(told[0].find(dead), std::string::npos) << "names the URL";
+  EXPECT_EQ(
+      told[1].rfind(
+          "switching host from " + dead + " to " + server.RepoUrl() + " (", 0),
+      0u)
+      << told[1];
 }
 
 TEST(HttpFetcherTest, ServerErrorFailsOverThenGivesUp) {

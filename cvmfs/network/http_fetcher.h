@@ -52,6 +52,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,6 +91,12 @@ struct HttpFetcherOptions {
   // (CVMFS_PREFETCH_PARALLEL): demand reads never queue behind them.
   int max_connections = 128;
   std::string user_agent = "cvmfs Fuse 2.12.0";  // CVMFS clients send this
+  // Told of every switch of the global proxy or host after a failed
+  // attempt (not of the administrative switches), in CVMFS's words:
+  // "switching proxy from <old> to <new> (<what failed>)", "switching host
+  // from ...". Called on the I/O thread: must be quick and must not call
+  // the fetcher. Unset: nothing is told.
+  std::function<void(const std::string&)> on_failover;
 };
 
 class HttpFetcher : public Fetcher {

@@ -370,7 +370,7 @@ void HttpFetcher::IoLoop::Decide(Transfer* t, TransferFault fault,
     ScheduleRetry(t);
     return;
   }
-  if (TryFailover(t, fault)) return;
+  if (TryFailover(t, fault, what)) return;
   Finish(t, Status::Unavailable("failed to download " + what + "; tried " +
                                 std::to_string(t->used_hosts) + " host(s), " +
                                 std::to_string(t->retries) + " retry(ies)"));
@@ -379,10 +379,17 @@ void HttpFetcher::IoLoop::Decide(Transfer* t, TransferFault fault,
 // CVMFS's order: the next proxy while this request has not tried them all,
 // then (proxies reset to the first group) the next host while it has not
 // tried them all. Returns false when there is nothing left to try.
-bool HttpFetcher::IoLoop::TryFailover(Transfer* t, TransferFault fault) {
+bool HttpFetcher::IoLoop::TryFailover(Transfer* t, TransferFault fault,
+                                      const std::string& why) {
   FailoverState& failover = owner_->failover_;
+  const auto& report = owner_->options_.on_failover;
   if (IsProxyFault(fault) && t->used_proxies < failover.num_proxies()) {
-    if (failover.SwitchProxyFrom(t->route)) owner_->n_failovers_++;
+    if (failover.SwitchProxyFrom(t->route)) {
+      owner_->n_failovers_++;
+      if (report)
+        report("switching proxy from " + t->route.proxy + " to " +
+               failover.CurrentProxy() + " (" + why + ")");
+    }
     t->used_proxies++;
     Restart(t);
     return true;
@@ -392,7 +399,12 @@ bool HttpFetcher::IoLoop::TryFailover(Transfer* t, TransferFault fault) {
     failover.ResetProxies();
     t->used_proxies = 1;
   }
-  if (failover.SwitchHostFrom(t->route)) owner_->n_failovers_++;
+  if (failover.SwitchHostFrom(t->route)) {
+    owner_->n_failovers_++;
+    if (report)
+      report("switching host from " + t->route.host + " to " +
+             failover.CurrentHost() + " (" + why + ")");
+  }
   t->used_hosts++;
   Restart(t);
   return true;

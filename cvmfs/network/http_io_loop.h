@@ -127,7 +127,9 @@ class HttpFetcher::IoLoop {
   void ReapFinished();
   void OnDone(CURL* curl, CURLcode code);
   void Decide(Transfer* t, TransferFault fault, const std::string& what);
-  bool TryFailover(Transfer* t, TransferFault fault);
+  // `why` (what failed) goes to HttpFetcherOptions::on_failover when the
+  // global route switches.
+  bool TryFailover(Transfer* t, TransferFault fault, const std::string& why);
   void ScheduleRetry(Transfer* t);
   void StartDueRetries();
   void Restart(Transfer* t);
