@@ -445,6 +445,7 @@ std::string TalkCommands::MetricsPrometheus() {
   m.now_epoch_s = std::chrono::duration_cast<std::chrono::seconds>(
                       std::chrono::system_clock::now().time_since_epoch())
                       .count();
+  m.sqlite = SqliteMemory();
   return FormatPrometheusMetrics(m);
 }
 

@@ -174,6 +174,30 @@ void AddCvmfsNetwork(const MountMetrics::Network& n, MountPage* p) {
              {{"group", std::to_string(g)}, {"url", url}});
 }
 
+void AddCvmfsSqlite(const SqliteMemoryStatus& s, MountPage* p) {
+  p->Add("cvmfs_sqlite_malloc_count", kGauge, "Number of SQLite allocations.",
+         s.malloc_count);
+  p->Add("cvmfs_sqlite_memory_used_bytes", kGauge,
+         "SQLite general purpose allocator memory used.", s.memory_used);
+  p->Add("cvmfs_sqlite_memory_used_highwater_bytes", kGauge,
+         "SQLite general purpose allocator memory used high water mark.",
+         s.memory_used_highwater);
+  p->Add("cvmfs_sqlite_largest_malloc_bytes", kGauge,
+         "SQLite largest malloc size.", s.largest_malloc);
+  p->Add("cvmfs_sqlite_pagecache_used", kGauge,
+         "SQLite page cache allocations used.", s.pagecache_used);
+  p->Add("cvmfs_sqlite_pagecache_used_highwater", kGauge,
+         "SQLite page cache allocations used high water mark.",
+         s.pagecache_used_highwater);
+  p->Add("cvmfs_sqlite_pagecache_overflow_bytes", kGauge,
+         "SQLite page cache overflow bytes.", s.pagecache_overflow);
+  p->Add("cvmfs_sqlite_pagecache_overflow_highwater_bytes", kGauge,
+         "SQLite page cache overflow bytes high water mark.",
+         s.pagecache_overflow_highwater);
+  p->Add("cvmfs_sqlite_largest_pagecache_bytes", kGauge,
+         "SQLite largest page cache allocation size.", s.largest_pagecache);
+}
+
 // Ours.
 void AddMount(const MountMetrics& m, MountPage* p) {
   p->Add("cvmfs_up", kGauge,
@@ -287,6 +311,7 @@ std::string FormatPrometheusMetrics(const MountMetrics& m) {
   AddCvmfsMount(m, &page);
   AddCvmfsTransfers(m, &page);
   if (m.network) AddCvmfsNetwork(*m.network, &page);
+  if (m.sqlite) AddCvmfsSqlite(*m.sqlite, &page);
   AddMount(m, &page);
   AddCacheAndFetch(m, &page);
   if (m.network) AddDownloads(*m.network, &page);

@@ -19,6 +19,7 @@
 #include "client/file_system.h"
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/network/route_statistics.h"
+#include "cvmfs/sqlite_db.h"
 
 namespace cvmfs::client {
 
@@ -43,6 +44,7 @@ struct MountMetrics {
   // CPU time of the process (/proc/self/stat), if it could be read.
   std::optional<double> cpu_user_s, cpu_system_s;
   int64_t now_epoch_s = 0;  // wall-clock time of the snapshot
+  std::optional<SqliteMemoryStatus> sqlite;
 };
 
 std::string FormatPrometheusMetrics(const MountMetrics& m);

@@ -45,6 +45,8 @@ MountMetrics Sample() {
   r.buckets[3] = 5;
   n.routes = {r};
   m.network = n;
+  m.sqlite = SqliteMemoryStatus{};
+  m.sqlite->memory_used = 12345;
   return m;
 }
 
@@ -90,6 +92,7 @@ TEST(TalkMetricsTest, CvmfsNamesAndValues) {
   EXPECT_EQ(s.at("cvmfs_cache_hits_total" + repo), "7");
   EXPECT_EQ(s.at("cvmfs_cache_misses_total" + repo), "8");
   EXPECT_EQ(s.at("cvmfs_repo_revision" + repo), "42");
+  EXPECT_EQ(s.at("cvmfs_sqlite_memory_used_bytes" + repo), "12345");
 }
 
 TEST(TalkMetricsTest, PerHostCountersAndHistogram) {
