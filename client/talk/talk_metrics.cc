@@ -175,8 +175,10 @@ void AddCvmfsNetwork(const MountMetrics::Network& n, MountPage* p) {
 }
 
 void AddCvmfsSqlite(const SqliteMemoryStatus& s, MountPage* p) {
-  p->Add("cvmfs_sqlite_malloc_count", kGauge, "Number of SQLite allocations.",
-         s.malloc_count);
+  // CVMFS calls it cvmfs_sqlite_malloc_count, a name Prometheus reserves
+  // for histograms and summaries (promtool rejects it).
+  p->Add("cvmfs_sqlite_allocations", kGauge,
+         "Number of SQLite allocations now.", s.malloc_count);
   p->Add("cvmfs_sqlite_memory_used_bytes", kGauge,
          "SQLite general purpose allocator memory used.", s.memory_used);
   p->Add("cvmfs_sqlite_memory_used_highwater_bytes", kGauge,

@@ -130,6 +130,29 @@ TEST(TalkMetricsTest, OneHelpAndTypePerFamily) {
   EXPECT_EQ(help["cvmfs_proxy"], 1);  // three samples, one HELP
 }
 
+// Prometheus's naming conventions, as `promtool check metrics` lints them:
+// counters end in _total, nothing else does, and only histograms end in
+// _count, _sum or _bucket.
+TEST(TalkMetricsTest, NamesFollowPrometheusConventions) {
+  std::istringstream in(FormatPrometheusMetrics(Sample()));
+  std::string line;
+  auto ends = [](const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, std::regex("# TYPE (\\S+) (\\S+)")))
+      continue;
+    const std::string name = m[1], type = m[2];
+    EXPECT_EQ(type == "counter", ends(name, "_total")) << name;
+    if (type != "histogram") {
+      for (const char* s : {"_count", "_sum", "_bucket"})
+        EXPECT_FALSE(ends(name, s)) << name;
+    }
+  }
+}
+
 TEST(TalkMetricsTest, EscapesLabelValues) {
   MountMetrics m = Sample();
   m.mountpoint = "/mnt/a \"quoted\" \\ dir\nx";
