@@ -40,7 +40,13 @@ FileSystem::~FileSystem() {
 }
 
 Status FileSystem::CountError(Status st) {
-  if (!st.ok() && st.code() != Status::Code::kNotFound) ++io_errors_;
+  if (!st.ok() && st.code() != Status::Code::kNotFound) {
+    ++io_errors_;
+    last_io_error_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            options_.clock->Now() - mount_time_)
+                            .count() +
+                        1;  // 0 means none
+  }
   return st;
 }
 
@@ -424,6 +430,10 @@ MountStatistics FileSystem::Statistics() const {
   st.total_opens = total_opens_.load();
   st.open_files = open_files_.load();
   st.open_dirs = open_dirs_.load();
+  st.total_dir_opens = total_dir_opens_.load();
+  if (const int64_t ns = last_io_error_ns_.load(); ns != 0)
+    st.last_io_error = std::chrono::duration_cast<Clock::Duration>(
+        std::chrono::nanoseconds(ns - 1));
   st.io_errors = io_errors_.load();
   st.inode_max = next_inode_ ? next_inode_->load() : 0;
   st.known_inodes = inodes_.size();

@@ -103,11 +103,14 @@ struct MountStatistics {
   MountedRevision revision;
   FetchCounters fetch;
   PrefetchCounters prefetch;
-  size_t catalogs = 0;       // catalogs attached
-  uint64_t total_opens = 0;  // open() calls (and first reads by inode)
-  uint64_t open_files = 0;   // files open now
-  uint64_t open_dirs = 0;    // directories open now
-  uint64_t io_errors = 0;    // failures reported as EIO
+  size_t catalogs = 0;           // catalogs attached
+  uint64_t total_opens = 0;      // open() calls (and first reads by inode)
+  uint64_t open_files = 0;       // files open now
+  uint64_t open_dirs = 0;        // directories open now
+  uint64_t io_errors = 0;        // failures reported as EIO
+  uint64_t total_dir_opens = 0;  // opendir() calls
+  // When the last I/O error happened, counted from the mount (uptime).
+  std::optional<Clock::Duration> last_io_error;
   // Seconds until the next revision check, if the mount schedules one
   // (user.expires); otherwise expires counts the TTL from the mount.
   std::optional<int64_t> seconds_until_check;
@@ -197,7 +200,10 @@ class FileSystem {
 
   // The counters and state the magic attributes and cvmfs_talk report.
   MountStatistics Statistics() const;
-  void DirOpened() { ++open_dirs_; }
+  void DirOpened() {
+    ++open_dirs_;
+    ++total_dir_opens_;
+  }
   void DirClosed() { --open_dirs_; }
   uint64_t io_errors() const { return io_errors_.load(); }
   // The prefetch engine of this mount (never null; Enqueue does nothing
@@ -282,7 +288,10 @@ class FileSystem {
   InodeLru<OpenFile> open_by_inode_;
   InodeLru<const std::vector<DirEntry>> listings_;
   std::atomic<uint64_t> open_files_{0}, open_dirs_{0}, io_errors_{0},
-      total_opens_{0};
+      total_opens_{0}, total_dir_opens_{0};
+  // When the last I/O error happened, in ns since mount_time_, plus one;
+  // 0: none yet.
+  std::atomic<int64_t> last_io_error_ns_{0};
   // Opens (with their downloads) and reads running now: how many programs
   // read in parallel (Prefetcher::demand_parallel).
   std::atomic<int> busy_{0};

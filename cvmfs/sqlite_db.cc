@@ -259,4 +259,29 @@ Status WriteProperty(SqliteDb* db, std::string_view key,
   return stmt.Run();
 }
 
+SqliteMemoryStatus SqliteMemory() {
+  SqliteMemoryStatus s;
+  sqlite3_int64 current = 0, highwater = 0;
+  auto read = [&](int op) {
+    current = highwater = 0;
+    sqlite3_status64(op, &current, &highwater, 0);
+  };
+  read(SQLITE_STATUS_MEMORY_USED);
+  s.memory_used = current;
+  s.memory_used_highwater = highwater;
+  read(SQLITE_STATUS_MALLOC_COUNT);
+  s.malloc_count = current;
+  read(SQLITE_STATUS_MALLOC_SIZE);
+  s.largest_malloc = highwater;
+  read(SQLITE_STATUS_PAGECACHE_USED);
+  s.pagecache_used = current;
+  s.pagecache_used_highwater = highwater;
+  read(SQLITE_STATUS_PAGECACHE_OVERFLOW);
+  s.pagecache_overflow = current;
+  s.pagecache_overflow_highwater = highwater;
+  read(SQLITE_STATUS_PAGECACHE_SIZE);
+  s.largest_pagecache = highwater;
+  return s;
+}
+
 }  // namespace cvmfs

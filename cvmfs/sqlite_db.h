@@ -117,6 +117,18 @@ Result<std::optional<std::string>> ReadProperty(SqliteDb* db,
 Status WriteProperty(SqliteDb* db, std::string_view key,
                      std::string_view value);
 
+// The process-wide counters of SQLite's allocator (sqlite3_status64), for
+// the metrics (doc/metrics.md): bytes and allocations now, and their
+// high-water marks since the process started.
+struct SqliteMemoryStatus {
+  int64_t memory_used = 0, memory_used_highwater = 0;
+  int64_t malloc_count = 0, largest_malloc = 0;
+  int64_t pagecache_used = 0, pagecache_used_highwater = 0;
+  int64_t pagecache_overflow = 0, pagecache_overflow_highwater = 0;
+  int64_t largest_pagecache = 0;
+};
+SqliteMemoryStatus SqliteMemory();
+
 }  // namespace cvmfs
 
 #endif  // CVMFS_SQLITE_DB_H_

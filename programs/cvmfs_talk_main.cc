@@ -36,6 +36,7 @@ void Usage(std::ostream& out) {
          "  timeout set <proxy> [<direct>] | internal affairs | reset error "
          "counters |\n"
          "  parameters | pid | pid cachemgr | mountpoint | version |\n"
+         "  metrics prometheus |\n"
          "  prefetch info | prefetch record start|stop|status | prefetch "
          "lists\n";
 }

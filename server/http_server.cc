@@ -23,6 +23,7 @@
 #include "server/header_deadlines.h"
 #include "server/reply.h"
 #include "server/request_target.h"
+#include "server/serve_metrics.h"
 #include "server/storage_root.h"
 
 namespace server {
@@ -37,8 +38,24 @@ constexpr std::string_view kUrlPrefix = "/cvmfs/";
 // context), then becomes an access log line.
 struct Request {
   AccessRecord record;
+  cvmfs::Clock::TimePoint started;  // the request line arrived
   bool headers_complete = false;
 };
+
+// libmicrohttpd's message for a connection it closes at once because of
+// MHD_OPTION_CONNECTION_LIMIT or MHD_OPTION_PER_IP_CONNECTION_LIMIT (the
+// library has no other hook for it; daemon.c, internal_add_connection).
+constexpr std::string_view kRefusedMessage = "Server reached connection limit";
+
+Status CheckMetricsPath(const std::string& path) {
+  if (path.empty()) return Status::Ok();
+  if (path[0] != '/' || path == "/" || path == "/cvmfs" ||
+      path.compare(0, kUrlPrefix.size(), kUrlPrefix) == 0)
+    return Status::InvalidArgument(
+        "metrics path '" + path +
+        "' must be an absolute path other than / and outside /cvmfs/");
+  return Status::Ok();
+}
 
 struct ListenAddress {
   sockaddr_storage storage{};
@@ -146,6 +163,8 @@ class HttpServer::Impl {
   std::map<std::string, StorageRoot, std::less<>> roots_;
   std::unique_ptr<AccessLog> access_log_;
   std::unique_ptr<HeaderDeadlines> deadlines_;
+  std::unique_ptr<ServeMetrics> metrics_;
+  std::string metrics_path_;  // "" for no metrics page
   std::string url_host_;
   uint16_t port_ = 0;
   MHD_Daemon* daemon_ = nullptr;
@@ -182,6 +201,9 @@ Status HttpServer::Impl::Init(const HttpServerOptions& options) {
   if (!options.access_log.empty()) {
     CVMFS_ASSIGN_OR_RETURN(access_log_, AccessLog::Open(options.access_log));
   }
+  CVMFS_RETURN_IF_ERROR(CheckMetricsPath(options.metrics_path));
+  metrics_path_ = options.metrics_path;
+  metrics_ = std::make_unique<ServeMetrics>(cvmfs::SteadyClock());
   if (options.header_timeout_seconds == 0)
     return Status::InvalidArgument("the header timeout must be at least 1 s");
   deadlines_ = std::make_unique<HeaderDeadlines>(
@@ -236,7 +258,7 @@ void HttpServer::Impl::StartReaper(std::chrono::milliseconds tick) {
         if (!stop_reaper_) lock.WaitFor(&reaper_cv_, tick);
         if (stop_reaper_) return;
       }
-      deadlines_->CutOverdue();
+      metrics_->HeadersTimedOut(deadlines_->CutOverdue());
     }
   });
 }
@@ -258,14 +280,16 @@ void HttpServer::Impl::OnConnection(void* cls, MHD_Connection* c,
                                     MHD_ConnectionNotificationCode code) {
   auto* self = static_cast<Impl*>(cls);
   if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+    self->metrics_->ConnectionOpened();
     const MHD_ConnectionInfo* info =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (info != nullptr)
       *socket_context = self->deadlines_->Opened(info->connect_fd);
-  } else if (code == MHD_CONNECTION_NOTIFY_CLOSED &&
-             *socket_context != nullptr) {
-    self->deadlines_->Closed(
-        static_cast<HeaderDeadlines::Connection*>(*socket_context));
+  } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+    self->metrics_->ConnectionClosed();
+    if (*socket_context != nullptr)
+      self->deadlines_->Closed(
+          static_cast<HeaderDeadlines::Connection*>(*socket_context));
     *socket_context = nullptr;
   }
 }
@@ -277,6 +301,9 @@ void HttpServer::Impl::OnLibraryMessage(void* cls, const char* format,
   std::string message(buf);
   while (!message.empty() && message.back() == '\n') message.pop_back();
   auto* self = static_cast<Impl*>(cls);
+  if (message.compare(0, kRefusedMessage.size(), kRefusedMessage) == 0 &&
+      self->metrics_)
+    self->metrics_->ConnectionRefused();
   cvmfs::MutexLock lock(&self->mu_);
   time_t now = ::time(nullptr);
   if (message == self->last_message_ && now == self->last_printed_) {
@@ -300,6 +327,7 @@ void* HttpServer::Impl::OnRequestLine(void* cls, const char* uri,
   if (HeaderDeadlines::Connection* tracked = Tracked(c))
     static_cast<Impl*>(cls)->deadlines_->RequestLineReceived(tracked);
   auto* request = new Request;
+  request->started = cvmfs::SteadyClock()->Now();
   request->record.time = ::time(nullptr);
   request->record.target = uri;
   request->record.client = ClientAddress(c);
@@ -355,13 +383,18 @@ void HttpServer::Impl::OnCompleted(void* cls, MHD_Connection* c, void** context,
   if (HeaderDeadlines::Connection* tracked = Tracked(c))
     self->deadlines_->RequestDone(tracked);
   // Requests MHD rejected before our handler ran have no status to log.
-  if (request && self->access_log_ && request->record.status != 0)
-    self->access_log_->Write(request->record);
+  if (!request || request->record.status == 0) return;
+  self->metrics_->RequestDone(request->record.status,
+                              request->record.body_bytes,
+                              cvmfs::SteadyClock()->Now() - request->started);
+  if (self->access_log_) self->access_log_->Write(request->record);
 }
 
 Reply HttpServer::Impl::Serve(MHD_Connection* c, std::string_view url,
                               std::string_view method) {
   if (!IsGetOrHead(method)) return MethodNotAllowed();
+  if (!metrics_path_.empty() && RequestPath(url) == metrics_path_)
+    return MetricsReply(metrics_->Render());
   std::string_view storage_path;
   auto file = Lookup(url, &storage_path);
   if (!file.ok()) return ErrorReply(file.status());

@@ -29,6 +29,10 @@
 // slow-loris connections, whose trickle would keep resetting the library's
 // idle timeout).
 //
+// GET `metrics_path` (default /metrics, beside /cvmfs/, so never a
+// repository path) answers the server's counters in Prometheus's text format
+// (serve_metrics.h, doc/metrics.md).
+//
 // Thread safety: the object is used by one thread (start, query, destroy);
 // requests are served on the library's threads. The destructor stops the
 // server: it closes the listening socket, ends the connections and returns
@@ -67,6 +71,9 @@ struct HttpServerOptions {
   // A keep-alive connection idle for this long is closed. CVMFS clients
   // reuse connections between catalog and object requests.
   unsigned idle_timeout_seconds = 60;
+  // Where the Prometheus metrics page (serve_metrics.h) is served: an
+  // absolute path outside /cvmfs/; "" for none.
+  std::string metrics_path = "/metrics";
 };
 
 class HttpServer {

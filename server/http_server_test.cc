@@ -171,10 +171,12 @@ class HttpServerTest : public ::testing::Test {
     StartServer();
   }
 
-  void StartServer(unsigned per_address = 64) {
+  void StartServer(unsigned per_address = 64,
+                   const std::string& metrics_path = "/metrics") {
     server_.reset();
     HttpServerOptions options;
     options.max_connections_per_address = per_address;
+    options.metrics_path = metrics_path;
     options.port = 0;
     options.repositories = {{kFqrn, storage_}};
     options.access_log = tmp_.Sub("access.log");
@@ -393,6 +395,66 @@ TEST_F(HttpServerTest, ConnectionsPerAddressAreLimited) {
     r = Client().Get(url_ + "/.cvmfspublished");
   }
   EXPECT_EQ(r.status, 200);
+}
+
+// The value of one sample of a metrics page, -1 if absent.
+long Metric(const std::string& page, const std::string& sample) {
+  const size_t at = page.find("\n" + sample + " ");
+  if (at == std::string::npos) return -1;
+  return std::strtol(page.c_str() + at + sample.size() + 2, nullptr, 10);
+}
+
+TEST_F(HttpServerTest, MetricsCountRequestsAndRefusals) {
+  const std::string base = server_->BaseUrl();
+  Client client;
+  Response before = client.Get(base + "/metrics");
+  EXPECT_EQ(before.status, 200);
+  EXPECT_EQ(before.headers["content-type"],
+            "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(before.body.rfind("# HELP cvmfs_serve_requests_total ", 0), 0u)
+      << before.body;
+  const long ok_before =
+      Metric(before.body, "cvmfs_serve_requests_total{code=\"2xx\"}");
+  ASSERT_GE(ok_before, 0);
+  EXPECT_EQ(client.Get(url_ + "/" + kObject).status, 200);
+  EXPECT_EQ(client.Get(url_ + "/nothing").status, 404);
+  const std::string after = client.Get(base + "/metrics").body;
+  EXPECT_EQ(Metric(after, "cvmfs_serve_requests_total{code=\"2xx\"}"),
+            ok_before + 2);  // the object and the first /metrics
+  EXPECT_EQ(Metric(after, "cvmfs_serve_requests_total{code=\"4xx\"}"), 1);
+  EXPECT_GE(Metric(after, "cvmfs_serve_sent_bytes_total"),
+            static_cast<long>(object_.size()));
+  EXPECT_GE(Metric(after, "cvmfs_serve_connections_open"), 1);
+
+  StartServer(1);
+  RawConnection idle(server_->port());
+  ASSERT_TRUE(idle.Send("G"));
+  bool closed = false;
+  RawConnection refused(server_->port());
+  refused.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(refused.ReadUntilClosed(5000, &closed), "");
+  RawConnection other(server_->port(), "127.0.0.2");
+  ASSERT_TRUE(other.Send(
+      "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  const std::string page = other.ReadUntilClosed(5000, &closed);
+  EXPECT_EQ(Metric(page, "cvmfs_serve_connections_refused_total"), 1) << page;
+}
+
+TEST_F(HttpServerTest, MetricsPathCanMoveOrBeOff) {
+  StartServer(64, "/internal/m");
+  EXPECT_EQ(Client().Get(server_->BaseUrl() + "/metrics").status, 404);
+  EXPECT_EQ(Client().Get(server_->BaseUrl() + "/internal/m").status, 200);
+  StartServer(64, "");
+  EXPECT_EQ(Client().Get(server_->BaseUrl() + "/metrics").status, 404);
+  for (const char* bad : {"metrics", "/", "/cvmfs", "/cvmfs/x"}) {
+    HttpServerOptions options;
+    options.port = 0;
+    options.repositories = {{kFqrn, storage_}};
+    options.metrics_path = bad;
+    auto r = HttpServer::Start(options);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("metrics path"), std::string::npos);
+  }
 }
 
 TEST_F(HttpServerTest, KeepAlive) {

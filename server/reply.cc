@@ -88,6 +88,19 @@ Reply ErrorReply(const Status& st) {
   }
 }
 
+Reply MetricsReply(const std::string& page) {
+  Reply reply = TextReply(MHD_HTTP_OK, page);
+  if (reply.response) {
+    MHD_del_response_header(reply.response.get(), MHD_HTTP_HEADER_CONTENT_TYPE,
+                            "text/plain");
+    MHD_add_response_header(reply.response.get(), MHD_HTTP_HEADER_CONTENT_TYPE,
+                            "text/plain; version=0.0.4; charset=utf-8");
+    MHD_add_response_header(reply.response.get(), MHD_HTTP_HEADER_CACHE_CONTROL,
+                            "no-store");
+  }
+  return reply;
+}
+
 Reply MethodNotAllowed() {
   Reply reply =
       TextReply(MHD_HTTP_METHOD_NOT_ALLOWED, "405 Method Not Allowed\n");

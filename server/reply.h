@@ -41,6 +41,10 @@ Reply FileReply(MHD_Connection* c, std::string_view path, OpenedFile file);
 // body names only the status: the message may contain server-side paths.
 Reply ErrorReply(const cvmfs::Status& st);
 
+// 200 with a Prometheus text page ("text/plain; version=0.0.4"), never
+// cached.
+Reply MetricsReply(const std::string& page);
+
 // 405 with "Allow: GET, HEAD".
 Reply MethodNotAllowed();
 

@@ -1,5 +1,6 @@
 #include "client/talk/talk_commands.h"
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "client/catalog_set.h"
 #include "client/magic_xattrs.h"
 #include "client/prefetch/prefetcher_report.h"
+#include "client/talk/talk_metrics.h"
 #include "client/talk/talk_reports.h"
 #include "cvmfs/text.h"
 
@@ -172,6 +174,8 @@ void TalkCommands::RegisterNetwork() {
 void TalkCommands::RegisterProcess() {
   Add("internal affairs", false,
       [this](const std::string&) { return InternalAffairs(); });
+  Add("metrics prometheus", false,
+      [this](const std::string&) { return MetricsPrometheus(); });
   Add("prefetch info", false, [this](const std::string&) {
     Prefetcher* p = fs()->prefetcher();
     return FormatPrefetchInfo(p->options(), p->counters());
@@ -408,6 +412,41 @@ std::string TalkCommands::InternalAffairs() {
   out += "Revision: " + std::to_string(stats.revision.revision) + "\n";
   out += "Uptime: " + std::to_string(uptime_s / 60) + " minutes\n";
   return out + "\nRaw Counters:\n" + FormatCounters(counters);
+}
+
+std::string TalkCommands::MetricsPrometheus() {
+  MountMetrics m;
+  m.stats = fs()->Statistics();
+  m.fqrn = m.stats.fqrn;
+  m.mountpoint = context_.mountpoint;
+  m.version = kClientVersion;
+  m.cache_managed = cache()->managed();
+  m.usage = cache()->usage();
+  struct statvfs vfs {};
+  if (::statvfs(cache()->dir().c_str(), &vfs) == 0) {
+    m.volume_bytes = static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize;
+    m.volume_avail_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  }
+  if (context_.http) {
+    MountMetrics::Network n;
+    n.counters = context_.http->counters();
+    n.routes = context_.http->RouteCounters();
+    n.proxy_groups = context_.http->Proxies();
+    n.active_proxy = context_.http->CurrentProxy();
+    n.timeout_s = context_.http->timeout_s();
+    n.timeout_direct_s = context_.http->timeout_direct_s();
+    m.network = std::move(n);
+  }
+  m.pid = ::getpid();
+  if (auto cpu = ReadProcessCpuSeconds()) {
+    m.cpu_user_s = cpu->first;
+    m.cpu_system_s = cpu->second;
+  }
+  m.now_epoch_s = std::chrono::duration_cast<std::chrono::seconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  m.sqlite = SqliteMemory();
+  return FormatPrometheusMetrics(m);
 }
 
 }  // namespace cvmfs::client

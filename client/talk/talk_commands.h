@@ -12,6 +12,7 @@
 //   [<direct>] internal affairs | reset error counters | parameters pid | pid
 //   cachemgr | mountpoint | version
 //   prefetch record start|stop|status | prefetch lists (talk_prefetch_lists.cc)
+//   metrics prometheus (talk_metrics.h)
 //
 // Anything else is answered "unknown command". Every reply ends with a
 // newline.
@@ -89,6 +90,7 @@ class TalkCommands {
   std::string ProxySet(const std::string& args);
   std::string TimeoutSet(const std::string& args);
   std::string InternalAffairs();
+  std::string MetricsPrometheus();  // talk_metrics.h
 
   TalkContext context_;
   std::vector<Command> commands_;  // longest names first

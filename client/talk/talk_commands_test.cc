@@ -15,6 +15,7 @@
 #include "client/open_file.h"
 #include "client/prefetch/prefetcher_report.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/network/string_sink.h"
 #include "cvmfs/object_name.h"
 #include "testing/memory_fetcher.h"
 #include "testing/test_env.h"
@@ -316,6 +317,45 @@ TEST_F(TalkCommandsTest, ProcessFacts) {
             Talk("host info"));
 }
 
+// The value of one sample line of `metrics prometheus` ("" if absent).
+std::string MetricValue(const std::string& page, const std::string& sample) {
+  const size_t at = page.find("\n" + sample + " ");
+  if (at == std::string::npos) return "";
+  const size_t begin = at + sample.size() + 2;
+  return page.substr(begin, page.find('\n', begin) - begin);
+}
+
+TEST_F(TalkCommandsTest, MetricsPrometheusMoveWithReadsAndErrors) {
+  const std::string repo = "{repo=\"" + std::string(kFqrn) + "\"}";
+  const std::string before = Talk("metrics prometheus");
+  EXPECT_EQ(0u, before.find("# HELP ")) << before;
+  EXPECT_EQ("1", MetricValue(before, "cvmfs_up" + repo)) << before;
+  EXPECT_EQ("0", MetricValue(before, "cvmfs_nioerr_total" + repo));
+  EXPECT_EQ("0", MetricValue(before, "cvmfs_timestamp_last_ioerr" + repo));
+  const uint64_t downloads =
+      std::stoull(MetricValue(before, "cvmfs_ndownload_total" + repo));
+  const uint64_t misses =
+      std::stoull(MetricValue(before, "cvmfs_cache_misses_total" + repo));
+
+  // A missing object: an I/O error, with its time.
+  server_->Remove(ObjectPath(HashOf("bin/tool.sh"), ObjectSuffix::kNone));
+  bool keep = false;
+  EXPECT_FALSE(fs()->Open(InodeOf("bin/tool.sh"), &keep).ok());
+  const std::string failed = Talk("metrics prometheus");
+  EXPECT_EQ(std::to_string(fs()->io_errors()),
+            MetricValue(failed, "cvmfs_nioerr_total" + repo));
+  EXPECT_NE("0", MetricValue(failed, "cvmfs_nioerr_total" + repo));
+  EXPECT_NE("0", MetricValue(failed, "cvmfs_timestamp_last_ioerr" + repo));
+
+  ReadWhole("added2/new.txt");
+  SettlePrefetch();
+  const std::string after = Talk("metrics prometheus");
+  EXPECT_GT(std::stoull(MetricValue(after, "cvmfs_ndownload_total" + repo)),
+            downloads);
+  EXPECT_GT(std::stoull(MetricValue(after, "cvmfs_cache_misses_total" + repo)),
+            misses);
+}
+
 // The network commands over an HttpFetcher that is never asked to fetch.
 class TalkNetworkTest : public TalkCommandsTest {
  protected:
@@ -324,6 +364,7 @@ class TalkNetworkTest : public TalkCommandsTest {
     HttpFetcherOptions o;
     o.hosts = {"http://127.0.0.1:1/cvmfs/a", "http://127.0.0.1:1/cvmfs/b"};
     o.proxy_groups = {{"http://127.0.0.1:2"}, {"DIRECT"}};
+    o.backoff_init_ms = o.backoff_max_ms = 1;
     auto http = HttpFetcher::Create(o);
     ASSERT_TRUE(http.ok()) << http.status().ToString();
     http_ = std::move(http).value();
@@ -383,6 +424,23 @@ TEST_F(TalkNetworkTest, Timeouts) {
   EXPECT_EQ(7, http_->timeout_direct_s());
   EXPECT_EQ(0u, Talk("timeout set 0").rfind("Usage: timeout set", 0));
   EXPECT_EQ(0u, Talk("timeout set 1 2 3").rfind("Usage: timeout set", 0));
+}
+
+TEST_F(TalkNetworkTest, MetricsCountAttemptsPerHost) {
+  EXPECT_EQ(std::string::npos,
+            Talk("metrics prometheus").find("cvmfs_host_requests_total"));
+  StringSink sink;
+  DownloadRequest request;
+  request.url_path = ".cvmfspublished";
+  EXPECT_FALSE(http_->Fetch(request, &sink).status.ok());  // nothing listens
+  const std::string page = Talk("metrics prometheus");
+  EXPECT_NE(std::string::npos,
+            page.find("cvmfs_host_errors_total{repo=\"sha1-zlib.example.org\","
+                      "host=\"http://127.0.0.1:1/cvmfs/a\",proxy=\"http://"
+                      "127.0.0.1:2\"} "))
+      << page;
+  EXPECT_NE(std::string::npos,
+            page.find("cvmfs_host_request_duration_seconds_count{"));
 }
 
 TEST_F(TalkNetworkTest, InternalAffairsCountsRequests) {

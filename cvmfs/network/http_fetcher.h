@@ -60,6 +60,7 @@
 #include "cvmfs/clock.h"
 #include "cvmfs/network/failover_state.h"
 #include "cvmfs/network/fetcher.h"
+#include "cvmfs/network/route_statistics.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs {
@@ -122,6 +123,10 @@ class HttpFetcher : public Fetcher {
                        DownloadSink* sink) override;
 
   Counters counters() const;
+  // Attempts, failures, bytes and durations per (host, proxy).
+  std::vector<RouteStatistics::Counters> RouteCounters() const {
+    return routes_.Snapshot();
+  }
   std::string CurrentHost() const;
   std::string CurrentProxy() const;  // "DIRECT" for none
   std::vector<std::string> Hosts() const;
@@ -152,6 +157,7 @@ class HttpFetcher : public Fetcher {
   std::atomic<int> timeout_direct_s_;
   std::atomic<uint64_t> n_requests_{0}, n_bytes_{0}, n_retries_{0},
       n_failovers_{0}, n_errors_{0};
+  RouteStatistics routes_;  // written by the I/O thread
   std::unique_ptr<IoLoop> io_;
 };
 

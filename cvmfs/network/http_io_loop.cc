@@ -305,7 +305,10 @@ void HttpFetcher::IoLoop::OnDone(CURL* curl, CURLcode code) {
     MutexLock lock(&t->mu);
     sink_status = t->sink_status;
   }
+  const auto elapsed = Clock::now() - t->started;
   if (!sink_status.ok()) {
+    owner_->routes_.Record(t->route.host, t->route.proxy, elapsed, true,
+                           t->bytes);
     Finish(t, std::move(sink_status));
     return;
   }
@@ -314,6 +317,10 @@ void HttpFetcher::IoLoop::OnDone(CURL* curl, CURLcode code) {
   if (t->response_refused || (code == CURLE_OK && t->http_code / 100 != 2)) {
     fault = ClassifyHttpStatus(t->http_code, t->proxy_error, direct);
   }
+  owner_->routes_.Record(
+      t->route.host, t->route.proxy, elapsed,
+      fault != TransferFault::kNone && fault != TransferFault::kNotFound,
+      t->bytes);
   std::string what = Describe(*t, code);
   if (PastDeadline(*t, code)) {
     // Not retried on the same route: it had its whole allowance.

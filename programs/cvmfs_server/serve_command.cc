@@ -1,10 +1,12 @@
 // `cvmfs_server serve [-p PORT] [-a ADDRESS] [-l ACCESS_LOG] [-t THREADS]
-// [--max-connections-per-address N] [--header-timeout SECONDS] [FQRN...]`: the
+// [--max-connections-per-address N] [--header-timeout SECONDS]
+// [--metrics-path PATH | --no-metrics] [FQRN...]`: the
 // embedded HTTP server (http_server.h) as a foreground program, for the named
 // repositories (default: every one on this machine). It prints one "serving
 // FQRN at URL" line per repository once it accepts connections, and stops
 // cleanly on SIGTERM or SIGINT: the listening socket closes, running responses
-// end, the access log is complete, exit status 0.
+// end, the access log is complete, exit status 0. GET /metrics (or
+// --metrics-path) answers the server's counters for Prometheus.
 #include <signal.h>
 
 #include <cstdio>
@@ -35,6 +37,8 @@ struct ServeArgs {
   unsigned max_connections_per_address =
       HttpServerOptions().max_connections_per_address;
   unsigned header_timeout_seconds = HttpServerOptions().header_timeout_seconds;
+  std::string metrics_path = HttpServerOptions().metrics_path;
+  bool no_metrics = false;
   std::vector<std::string> fqrns;
 };
 
@@ -84,6 +88,7 @@ int Serve(const cvmfs::SystemPaths& paths, const ServeArgs& args) {
   options.threads = args.threads;
   options.max_connections_per_address = args.max_connections_per_address;
   options.header_timeout_seconds = args.header_timeout_seconds;
+  options.metrics_path = args.no_metrics ? "" : args.metrics_path;
   auto repos = Repositories(paths, args.fqrns);
   if (!repos.ok()) return FailMessage(repos.status());
   options.repositories = std::move(*repos);
@@ -132,6 +137,12 @@ std::vector<Command> AddServeCommand(CLI::App& app, const Paths& paths) {
                   "seconds a client has to send a request's headers")
       ->capture_default_str()
       ->check(CLI::Range(1u, 3600u));
+  auto* path = cmd->add_option("--metrics-path", args->metrics_path,
+                               "where Prometheus metrics are served (outside "
+                               "/cvmfs/)")
+                   ->capture_default_str();
+  cmd->add_flag("--no-metrics", args->no_metrics, "serve no metrics page")
+      ->excludes(path);
   cmd->add_option("fqrn", args->fqrns,
                   "repositories (default: every one on this machine)");
   return {MakeCommand(cmd, paths, args, Serve)};
