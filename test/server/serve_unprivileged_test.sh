@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 test_init serve_unprivileged 120
 require_bins cvmfs_server
-require_cmds setpriv ss
+require_cmds setpriv
 user=cvmfs
 getent passwd "$user" >/dev/null || user=nobody
 uid=$(id -u "$user")
@@ -41,7 +41,8 @@ chmod 0644 "$storage/data/txn/.tmp.77.0" "$storage/data/00/.tmp.77.1"
 # A free privileged port (the unit's is 80, which the node may use).
 port=""
 for p in $(seq 990 -1 900); do
-  ss -ltnH "sport = :$p" | grep -q . || { port=$p; break; }
+  python3 -c 'import socket, sys
+socket.socket().bind(("127.0.0.1", int(sys.argv[1])))' "$p" 2>/dev/null && { port=$p; break; }
 done
 [ -n "$port" ] || skip "no free port in 900..990"
 
