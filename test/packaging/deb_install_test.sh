@@ -122,6 +122,11 @@ for f in /usr/bin/cvmfs2 /sbin/mount.cvmfs /usr/bin/cvmfs_talk /usr/bin/cvmfs_co
   /usr/bin/cvmfs_server /etc/cvmfs/default.conf /lib/systemd/system/cvmfs-server-serve.service; do
   in_root test -e "$f" || check_failed "$f not installed"
 done
+# The textfile collector, where the tree has it (packaging/prometheus/).
+if [ -e "$SOURCE_DIR/packaging/prometheus/cvmfs-textfile-collector" ]; then
+  in_root test -x /usr/libexec/cvmfs/cvmfs-textfile-collector ||
+    check_failed "the textfile collector is not installed"
+fi
 in_root automount --version >/dev/null 2>&1 || fail "autofs (Recommends) was not installed"
 
 # --- 4. publish, serve, mount through autofs ----------------------------------
