@@ -11,6 +11,7 @@ void ProgressCounters::StartPhase(const char* unit, uint64_t total) {
   done_.store(0, std::memory_order_relaxed);
   bytes_.store(0, std::memory_order_relaxed);
   total_.store(total, std::memory_order_relaxed);
+  growing_.store(false, std::memory_order_relaxed);
   unit_.store(unit, std::memory_order_relaxed);
   phase_.fetch_add(1, std::memory_order_release);
 }
@@ -22,6 +23,7 @@ ProgressCounters::Snapshot ProgressCounters::Read() const {
   s.done = done_.load(std::memory_order_relaxed);
   s.total = total_.load(std::memory_order_relaxed);
   s.bytes = bytes_.load(std::memory_order_relaxed);
+  s.growing = growing_.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -86,7 +88,9 @@ std::string ProgressMeter::Render(bool final) const {
   const double seconds = std::chrono::duration<double>(elapsed).count();
 
   std::string line = label_ + ": " + std::to_string(s.done);
-  if (s.total > 0) {
+  if (s.total > 0 && s.growing) {
+    line += "/" + std::to_string(s.total) + " " + s.unit + " (found so far)";
+  } else if (s.total > 0) {
     const uint64_t pct = std::min<uint64_t>(100, s.done * 100 / s.total);
     line += "/" + std::to_string(s.total) + " " + s.unit + " (" +
             std::to_string(pct) + "%)";
@@ -103,7 +107,7 @@ std::string ProgressMeter::Render(bool final) const {
               FormatBytes(static_cast<uint64_t>(static_cast<double>(s.bytes) /
                                                 seconds)) +
               "/s";
-    if (!final && s.total > s.done && rate > 0) {
+    if (!final && !s.growing && s.total > s.done && rate > 0) {
       const double left = static_cast<double>(s.total - s.done) / rate;
       line += ", " +
               FormatDuration(std::chrono::duration_cast<Clock::Duration>(
@@ -111,7 +115,7 @@ std::string ProgressMeter::Render(bool final) const {
               " left";
     }
   }
-  if (final) line += ", done in " + FormatDuration(elapsed);
+  if (final) line += ", in " + FormatDuration(elapsed);
   return line;
 }
 

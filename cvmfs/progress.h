@@ -10,7 +10,9 @@
 //                     destroyed, then finishes it
 //
 // A line: "<label>: <done>[/<total> (<pct>%)] <unit>[, <bytes>], <rate>
-// [, <m:ss> left]"; the time left only where the total is known. A phase
+// [, <m:ss> left]"; the time left only where the total is known (work
+// still being found shows "<done>/<found so far> <unit> (found so far)"). A
+// phase
 // (StartPhase) names what `done` counts ("files", "objects scanned") and
 // restarts the count and the rate.
 //
@@ -42,8 +44,14 @@ class ProgressCounters {
     done_.fetch_add(items, std::memory_order_relaxed);
     if (bytes != 0) bytes_.fetch_add(bytes, std::memory_order_relaxed);
   }
-  // Raises the total as more work is discovered; 0 means unknown.
-  void AddTotal(uint64_t items) {
+  // The total of the phase, when it becomes known (0: unknown).
+  void SetTotal(uint64_t items) {
+    total_.store(items, std::memory_order_relaxed);
+  }
+  // Work found while the work goes on (a walk that copies as it goes): the
+  // total so far, shown without a percentage or a time left.
+  void AddFound(uint64_t items) {
+    growing_.store(true, std::memory_order_relaxed);
     total_.fetch_add(items, std::memory_order_relaxed);
   }
   // Starts counting something else: done, total and bytes restart at 0.
@@ -53,6 +61,7 @@ class ProgressCounters {
     const char* unit;
     uint64_t phase;  // changes with every StartPhase
     uint64_t done, total, bytes;
+    bool growing;  // the total is what was found so far (AddFound)
   };
   Snapshot Read() const;
 
@@ -62,6 +71,7 @@ class ProgressCounters {
   std::atomic<uint64_t> done_{0};
   std::atomic<uint64_t> total_{0};
   std::atomic<uint64_t> bytes_{0};
+  std::atomic<bool> growing_{false};
 };
 
 class ProgressMeter {

@@ -69,6 +69,18 @@ TEST_F(ProgressMeterTest, PercentNeverExceedsAHundred) {
   EXPECT_EQ(meter.Render(false), "check: 12/10 entries (100%)");
 }
 
+TEST_F(ProgressMeterTest, WorkStillBeingFoundHasNoPercentOrTimeLeft) {
+  ProgressMeter meter = MakeMeter("snapshot");
+  counters_.StartPhase("objects");
+  counters_.AddFound(30);
+  counters_.Add(10, 1024);
+  counters_.AddFound(10);
+  clock_.Advance(seconds(1));
+  EXPECT_EQ(meter.Render(false),
+            "snapshot: 10/40 objects (found so far), 1.0 KiB, 10 objects/s, "
+            "1.0 KiB/s");
+}
+
 TEST_F(ProgressMeterTest, FinalLineEndsWithNewlineAndIsWrittenOnce) {
   ProgressMeter meter = MakeMeter("gc");
   counters_.StartPhase("objects deleted", 4);
@@ -80,7 +92,7 @@ TEST_F(ProgressMeterTest, FinalLineEndsWithNewlineAndIsWrittenOnce) {
   ASSERT_EQ(written_.size(), 1u);
   EXPECT_EQ(written_[0],
             "\rgc: 4/4 objects deleted (100%), 2.0 KiB, 0 objects deleted/s, "
-            "32 B/s, done in 1:04\033[K\n");
+            "32 B/s, in 1:04\033[K\n");
 }
 
 TEST_F(ProgressMeterTest, ANewPhaseRestartsCountAndRate) {
@@ -106,7 +118,7 @@ TEST_F(ProgressMeterTest, TickerFinishesTheMeterWhenDestroyed) {
   counters_.Add(3, 5);
   { ProgressTicker ticker(&meter, milliseconds(1)); }
   ASSERT_FALSE(written_.empty());
-  EXPECT_EQ(written_.back(), "\ringest: 3 files, 5 B, done in 0:00\033[K\n");
+  EXPECT_EQ(written_.back(), "\ringest: 3 files, 5 B, in 0:00\033[K\n");
 }
 
 TEST(ProgressFormatTest, BytesAndDurations) {
