@@ -88,7 +88,9 @@ std::string ProgressMeter::Render(bool final) const {
   const double seconds = std::chrono::duration<double>(elapsed).count();
 
   std::string line = label_ + ": " + std::to_string(s.done);
-  if (s.total > 0 && s.growing) {
+  if (s.total > 0 && s.growing && final) {
+    line += std::string(" ") + s.unit;  // all that was found is done
+  } else if (s.total > 0 && s.growing) {
     line += "/" + std::to_string(s.total) + " " + s.unit + " (found so far)";
   } else if (s.total > 0) {
     const uint64_t pct = std::min<uint64_t>(100, s.done * 100 / s.total);

@@ -79,6 +79,9 @@ TEST_F(ProgressMeterTest, WorkStillBeingFoundHasNoPercentOrTimeLeft) {
   EXPECT_EQ(meter.Render(false),
             "snapshot: 10/40 objects (found so far), 1.0 KiB, 10 objects/s, "
             "1.0 KiB/s");
+  counters_.Add(30);
+  EXPECT_EQ(meter.Render(true),
+            "snapshot: 40 objects, 1.0 KiB, 40 objects/s, 1.0 KiB/s, in 0:01");
 }
 
 TEST_F(ProgressMeterTest, FinalLineEndsWithNewlineAndIsWrittenOnce) {
