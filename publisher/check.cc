@@ -1,5 +1,6 @@
 #include "publisher/check.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -125,9 +126,11 @@ cvmfs::Result<cvmfs::Manifest> VerifyStoredTrustChain(
   return std::move(chain.manifest);
 }
 
-cvmfs::Result<CheckReport> ScrubStorage(cvmfs::LocalObjectStore* store) {
+cvmfs::Result<CheckReport> ScrubStorage(cvmfs::LocalObjectStore* store,
+                                        cvmfs::ProgressCounters* progress) {
   CheckReport report;
   CVMFS_ASSIGN_OR_RETURN(std::vector<std::string> names, store->ListObjects());
+  if (progress) progress->StartPhase("objects", names.size());
   for (const std::string& name : names) {
     auto parsed = cvmfs::ParseObjectPath(name);
     if (!parsed.ok()) {
@@ -141,6 +144,7 @@ cvmfs::Result<CheckReport> ScrubStorage(cvmfs::LocalObjectStore* store) {
                                 bytes.status().ToString());
       continue;
     }
+    if (progress) progress->Add(1, bytes->size());
     if (cvmfs::HashString(parsed->digest.algorithm, *bytes) != parsed->digest)
       report.problems.push_back("hash mismatch " + name +
                                 " (its content does not match its name)");
@@ -199,10 +203,17 @@ cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
     CVMFS_ASSIGN_OR_RETURN(
         root, FindNestedCatalog(&walker, root_catalog, options.subtree));
   }
+  if (options.progress) options.progress->StartPhase("entries");
   Status st = walker.Walk(root, [&](const cvmfs::CatalogVisit& v) -> Status {
     ++report.catalogs;
     CatalogCountersCheck& cc = counters[v.mountpoint];
     CVMFS_RETURN_IF_ERROR(RecountSelf(v.catalog, &cc));
+    if (options.progress && v.depth == 0) {
+      // What the statistics promise; a wrong count is reported below.
+      const cvmfs::CounterSet t = cc.stored.Total();
+      options.progress->SetTotal(static_cast<uint64_t>(
+          std::max<int64_t>(0, t.regular + t.symlink + t.special + t.dir)));
+    }
     if (v.depth == 0) {  // recorded prefetch lists hang off the root catalog
       auto lists = cvmfs::PrefetchListsObjectOf(*v.catalog);
       if (!lists.ok())
@@ -215,6 +226,7 @@ cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
         v.catalog,
         [&](const std::string& path, const cvmfs::DirectoryEntry& e) -> Status {
           ++report.entries;
+          if (options.progress) options.progress->Add(1);
           if (e.IsRegular() && e.external && e.chunked) {
             CVMFS_ASSIGN_OR_RETURN(auto chunks, v.catalog->Chunks(path));
             cc.recounted.chunks += static_cast<int64_t>(chunks.size());

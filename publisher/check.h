@@ -26,6 +26,7 @@
 #include "cvmfs/hash.h"
 #include "cvmfs/manifest.h"
 #include "cvmfs/object_store.h"
+#include "cvmfs/progress.h"
 #include "cvmfs/status.h"
 
 namespace publisher {
@@ -47,6 +48,9 @@ struct CheckOptions {
   // `check -s PATH`: start at the nested catalog mounted at PATH ("/a/b");
   // NotFound when no nested catalog is mounted there. Empty: the root.
   std::string subtree;
+  // Counts the entries walked, towards the total the first catalog's
+  // statistics give (cvmfs/progress.h); not owned, may be null.
+  cvmfs::ProgressCounters* progress = nullptr;
 };
 
 cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
@@ -71,7 +75,10 @@ cvmfs::Result<cvmfs::Manifest> VerifyStoredTrustChain(
 // `check -i`: re-hashes every object under data/ of `store` and reports
 // those whose bytes do not match their names (and names that are not
 // object names). objects_checked counts the objects read.
-cvmfs::Result<CheckReport> ScrubStorage(cvmfs::LocalObjectStore* store);
+// `progress` (may be null) counts the objects read and their bytes.
+cvmfs::Result<CheckReport> ScrubStorage(
+    cvmfs::LocalObjectStore* store,
+    cvmfs::ProgressCounters* progress = nullptr);
 
 }  // namespace publisher
 

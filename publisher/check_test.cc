@@ -37,6 +37,30 @@ TEST_P(CheckFixtureTest, RepositoryPublishedByCvmfsHasNoProblems) {
   for (const std::string& p : report->problems) ADD_FAILURE() << p;
 }
 
+// The progress total comes from the root catalog's statistics; for a
+// repository CVMFS published it is exactly the number of entries walked.
+TEST_P(CheckFixtureTest, ProgressTotalIsTheNumberOfEntriesWalked) {
+  const std::string fqrn = GetParam();
+  cvmfs::LocalObjectStore store(cvmfs::testing::FixturesDir() + "/" + fqrn +
+                                "/srv/cvmfs/" + fqrn);
+  auto text = store.Get(".cvmfspublished");
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  auto manifest = cvmfs::Manifest::Parse(*text);
+  ASSERT_TRUE(manifest.ok());
+  TempDir tmp;
+  cvmfs::ProgressCounters progress;
+  CheckOptions options;
+  options.progress = &progress;
+  auto report = CheckRevision(&store, manifest->manifest.root_catalog, options,
+                              tmp.path());
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  const cvmfs::ProgressCounters::Snapshot s = progress.Read();
+  EXPECT_STREQ(s.unit, "entries");
+  EXPECT_GT(s.total, 0u);
+  EXPECT_EQ(s.done, report->entries);
+  EXPECT_EQ(s.total, report->entries);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, CheckFixtureTest,
                          ::testing::Values("sha1-zlib.example.org",
                                            "shake128-none.example.org"));

@@ -26,8 +26,9 @@ using cvmfs::Status;
 // ReachableObjects
 
 ReachableObjects::ReachableObjects(cvmfs::ObjectStore* store,
-                                   const std::string& temp_dir)
-    : loader_(store, temp_dir) {}
+                                   const std::string& temp_dir,
+                                   cvmfs::ProgressCounters* progress)
+    : loader_(store, temp_dir), progress_(progress) {}
 
 void ReachableObjects::Mark(const Digest& digest, ObjectSuffix suffix) {
   marked_.insert(Key{digest, suffix});
@@ -70,6 +71,7 @@ Status ReachableObjects::MarkCatalog(const Digest& hash) {
   if (!marked_.insert(Key{hash, ObjectSuffix::kCatalog}).second)
     return Status::Ok();
   ++catalogs_walked_;
+  if (progress_) progress_->Add(1);
   CVMFS_ASSIGN_OR_RETURN(auto catalog, loader_.Load(hash));
   return MarkCatalogContents(catalog.get());
 }
@@ -239,11 +241,14 @@ struct Condemned {
 // Every object under data/ that is not marked.
 Result<std::vector<Condemned>> FindGarbage(cvmfs::LocalObjectStore* store,
                                            const ReachableObjects& marks,
-                                           GcReport* report) {
+                                           GcReport* report,
+                                           cvmfs::ProgressCounters* progress) {
   CVMFS_ASSIGN_OR_RETURN(std::vector<std::string> names, store->ListObjects());
+  if (progress) progress->StartPhase("objects scanned", names.size());
   std::vector<Condemned> garbage;
   for (const std::string& name : names) {
     ++report->objects_scanned;
+    if (progress) progress->Add(1);
     auto parsed = cvmfs::ParseObjectPath(name);
     if (!parsed.ok()) {
       report->warnings.push_back("left alone, not an object name: " + name);
@@ -262,10 +267,13 @@ Result<std::vector<Condemned>> FindGarbage(cvmfs::LocalObjectStore* store,
 Status Sweep(cvmfs::LocalObjectStore* store,
              const std::vector<Condemned>& garbage, const GcOptions& options,
              GcReport* report) {
+  if (options.progress)
+    options.progress->StartPhase("objects deleted", garbage.size());
   for (const Condemned& c : garbage) {
     if (!options.dry_run) CVMFS_RETURN_IF_ERROR(store->Remove(c.name));
     ++report->objects_deleted;
     report->bytes_deleted += c.bytes;
+    if (options.progress) options.progress->Add(1, c.bytes);
     if (options.on_sweep) options.on_sweep(c.name, c.bytes);
   }
   return Status::Ok();
@@ -324,7 +332,8 @@ Result<GcReport> CollectStorageGarbage(const GcStorage& storage,
     policy.keep_since =
         static_cast<int64_t>(::time(nullptr)) - kDefaultGcTimespan;
   GcReport report;
-  ReachableObjects marks(storage.store, storage.temp_dir);
+  if (options.progress) options.progress->StartPhase("catalogs marked");
+  ReachableObjects marks(storage.store, storage.temp_dir, options.progress);
   const cvmfs::Manifest& m = storage.manifest;
   CVMFS_RETURN_IF_ERROR(MarkHistory(m.root_catalog, policy, &marks, &report));
   CVMFS_RETURN_IF_ERROR(MarkTags(storage, &marks, &report));
@@ -334,8 +343,8 @@ Result<GcReport> CollectStorageGarbage(const GcStorage& storage,
   report.catalogs_marked = marks.catalogs_walked();
   report.objects_marked = marks.size();
 
-  CVMFS_ASSIGN_OR_RETURN(auto garbage,
-                         FindGarbage(storage.store, marks, &report));
+  CVMFS_ASSIGN_OR_RETURN(auto garbage, FindGarbage(storage.store, marks,
+                                                   &report, options.progress));
   // The reflog first: it must never name an object that is gone.
   CVMFS_RETURN_IF_ERROR(PruneReflog(storage.store, marks, storage.temp_dir,
                                     options.dry_run, &report));

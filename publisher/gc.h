@@ -43,6 +43,7 @@
 #include "cvmfs/manifest.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
+#include "cvmfs/progress.h"
 #include "cvmfs/status.h"
 #include "publisher/repository.h"
 
@@ -69,6 +70,10 @@ struct GcOptions {
   // Called once per object that is deleted (or, in a dry run, would be),
   // with its name ("data/ab/cd...C") and size in bytes.
   std::function<void(const std::string& name, uint64_t bytes)> on_sweep;
+  // Counts the work in three phases: catalogs marked, objects scanned (of
+  // those under data/), objects deleted (of the garbage found) with their
+  // bytes (cvmfs/progress.h); not owned, may be null.
+  cvmfs::ProgressCounters* progress = nullptr;
 };
 
 // A revision the collection keeps, and why.
@@ -99,7 +104,9 @@ class ReachableObjects {
  public:
   // Catalogs are read from `store` and decompressed into `temp_dir` (which
   // must exist); both outlive this object.
-  ReachableObjects(cvmfs::ObjectStore* store, const std::string& temp_dir);
+  // `progress` (not owned, may be null) counts the catalogs walked.
+  ReachableObjects(cvmfs::ObjectStore* store, const std::string& temp_dir,
+                   cvmfs::ProgressCounters* progress = nullptr);
 
   // What the root catalog of a marked revision says about its history.
   struct RootInfo {
@@ -141,6 +148,7 @@ class ReachableObjects {
   cvmfs::CatalogWalker loader_;
   std::unordered_set<Key, KeyHasher> marked_;
   uint64_t catalogs_walked_ = 0;
+  cvmfs::ProgressCounters* const progress_;
 };
 
 // Runs a collection on `repo`. Without a policy it keeps what was current

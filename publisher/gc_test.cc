@@ -329,6 +329,25 @@ TEST_F(GcTest, DryRunDeletesNothing) {
   EXPECT_EQ(swept, would);
 }
 
+// The progress counters end in the last phase with exactly the deletion's
+// numbers.
+TEST_F(GcTest, ProgressEndsWithTheObjectsAndBytesDeleted) {
+  MakeRepository(true);
+  PublishHistory();
+  cvmfs::ProgressCounters progress;
+  GcOptions o = KeepRevisions(0);
+  o.progress = &progress;
+  auto report = Collect(o);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  const cvmfs::ProgressCounters::Snapshot s = progress.Read();
+  EXPECT_STREQ(s.unit, "objects deleted");
+  EXPECT_GT(s.done, 0u);
+  EXPECT_EQ(s.done, report->objects_deleted);
+  EXPECT_EQ(s.total, report->objects_deleted);
+  EXPECT_EQ(s.bytes, report->bytes_deleted);
+  EXPECT_EQ(s.phase, 3u);  // marked, scanned, deleted
+}
+
 TEST_F(GcTest, RefusesRepositoriesThatAreNotGarbageCollectable) {
   MakeRepository(false);
   PublishHistory();

@@ -128,6 +128,7 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(
   }
   stats_.files++;
   stats_.bytes_in += total;
+  if (options_.progress) options_.progress->Add(1, total);
   Finish(file.get(), st);
   return file;
 }
@@ -142,6 +143,7 @@ std::shared_ptr<PendingFile> IngestPipeline::SubmitOwned(
   // outstanding_ is 1: the one piece; nothing is left to submit.
   stats_.files++;
   stats_.bytes_in += size;
+  if (options_.progress) options_.progress->Add(1, size);
   Piece p{
       file, 0, 0, std::string(), cvmfs::ObjectSuffix::kNone, std::move(source),
       0};

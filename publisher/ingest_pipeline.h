@@ -42,6 +42,7 @@
 #include "cvmfs/mutex.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
+#include "cvmfs/progress.h"
 #include "cvmfs/status.h"
 #include "publisher/catalog_tree.h"
 #include "publisher/content_index.h"
@@ -58,6 +59,9 @@ struct IngestOptions {
   // Recognizes content stored before without compressing it again
   // (content_index.h); not owned, may be null. Unused without compression.
   ContentIndex* content_index = nullptr;
+  // Counts each file and its bytes as it is submitted; not owned, may be
+  // null.
+  cvmfs::ProgressCounters* progress = nullptr;
 };
 
 // Where file bytes come from (a tar member, a local file).

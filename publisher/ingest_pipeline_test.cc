@@ -87,6 +87,24 @@ TEST(IngestPipelineTest, OwnedSourcesGiveTheSameObjectsAsSubmit) {
   EXPECT_EQ(a.puts(), b.puts());
 }
 
+// Both ways of submitting count each file and its bytes for the progress
+// line, the chunked one included.
+TEST(IngestPipelineTest, ProgressCountsFilesAndBytes) {
+  cvmfs::MemoryObjectStore store;
+  cvmfs::ProgressCounters progress("files");
+  IngestOptions o = SmallChunks();
+  o.progress = &progress;
+  {
+    IngestPipeline pipeline(&store, o);
+    StringSource chunked(RandomBytes(300000, 4), 777);
+    pipeline.Submit(&chunked, 300000);
+    pipeline.SubmitOwned(std::make_unique<StringSource>("abc"), 3);
+    pipeline.Drain();
+  }
+  EXPECT_EQ(progress.Read().done, 2u);
+  EXPECT_EQ(progress.Read().bytes, 300003u);
+}
+
 // Records, outside itself, which thread read it (the pipeline destroys it).
 class WitnessSource : public StringSource {
  public:

@@ -337,6 +337,7 @@ Result<PublishStats> Repository::Publish(const BuildFn& build,
   ingest.use_chunking = config_.use_chunking;
   ingest.chunking = config_.chunking;
   ingest.workers = config_.num_workers;
+  ingest.progress = options.progress;
   std::vector<std::string> warnings;
   auto index = ContentIndex::Open(
       SpoolLayout::For(paths_, config_.fqrn, config_.spool_dir).content_index);

@@ -24,6 +24,7 @@
 #include "cvmfs/catalog/history_db.h"
 #include "cvmfs/manifest.h"
 #include "cvmfs/object_store.h"
+#include "cvmfs/progress.h"
 #include "cvmfs/signature.h"
 #include "cvmfs/system_paths.h"
 #include "cvmfs/whitelist.h"
@@ -45,6 +46,9 @@ struct PublishOptions {
   // revision; a failure stops the publish.
   std::function<cvmfs::Status(const cvmfs::Digest& root, uint64_t revision)>
       before_commit;
+  // Counts the files read into the pipeline and their bytes (a progress
+  // line, cvmfs/progress.h); not owned, may be null.
+  cvmfs::ProgressCounters* progress = nullptr;
 };
 
 struct PublishStats {

@@ -26,6 +26,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/text.h"
 #include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/command_progress.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/check.h"
 #include "publisher/gc.h"
@@ -118,7 +119,10 @@ int CheckOne(const cvmfs::SystemPaths& paths, const std::string& name,
   if (args.integrity) {
     std::printf("Checking storage integrity of %s ... (may take a while)\n",
                 name.c_str());
-    auto scrub = publisher::ScrubStorage(&store);
+    auto progress = CommandProgress::Start("check -i", "objects");
+    if (!progress.ok()) return FailMessage(progress.status());
+    auto scrub = publisher::ScrubStorage(&store, (*progress)->counters());
+    (*progress)->Finish();
     if (!scrub.ok()) return FailMessage(scrub.status());
     PrintReport(*scrub, "integrity");
     if (!scrub->problems.empty()) rc = 1;
@@ -138,7 +142,11 @@ int CheckOne(const cvmfs::SystemPaths& paths, const std::string& name,
           ? ""
           : (" (starting at nested catalog '" + args.subtree + "')").c_str(),
       root.ToString().c_str());
+  auto progress = CommandProgress::Start("check", "entries");
+  if (!progress.ok()) return FailMessage(progress.status());
+  options.progress = (*progress)->counters();
   auto report = publisher::CheckRevision(&store, root, options, tmp);
+  (*progress)->Finish();
   if (!report.ok()) return FailMessage(report.status());
   PrintReport(*report, "catalogs");
   if (!report->problems.empty()) rc = 1;

@@ -33,6 +33,7 @@
 #include "cvmfs/time_format.h"
 #include "programs/cvmfs_server/auto_gc.h"
 #include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/command_progress.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/gc.h"
 #include "publisher/repository.h"
@@ -201,10 +202,14 @@ Status GcReplica(const cvmfs::SystemPaths& paths, const std::string& name,
   options.policy = policy;
   options.dry_run = args.dry_run;
   OnSweep(args, log.get(), &options);
-  CVMFS_ASSIGN_OR_RETURN(GcReport report,
-                         publisher::CollectStorageGarbage(
-                             {&store, manifest.manifest, tmp}, options));
-  PrintReport(report, args.dry_run);
+  CVMFS_ASSIGN_OR_RETURN(auto progress,
+                         CommandProgress::Start("gc", "objects"));
+  options.progress = progress->counters();
+  auto report = publisher::CollectStorageGarbage(
+      {&store, manifest.manifest, tmp}, options);
+  progress->Finish();
+  if (!report.ok()) return report.status();
+  PrintReport(*report, args.dry_run);
   if (args.dry_run) return Status::Ok();
   return publisher::UpdateStatusField(config.storage_dir, "last_gc",
                                       publisher::StatusTime(::time(nullptr)));
@@ -237,8 +242,13 @@ Status GcOne(const cvmfs::SystemPaths& paths, const std::string& fqrn,
   CVMFS_ASSIGN_OR_RETURN(
       LogFile log, OpenDeletionLog(args, conf.Get("CVMFS_GC_DELETION_LOG")));
   OnSweep(args, log.get(), &options);
-  CVMFS_ASSIGN_OR_RETURN(GcReport report, CollectGarbage(repo.get(), options));
-  PrintReport(report, args.dry_run);
+  CVMFS_ASSIGN_OR_RETURN(auto progress,
+                         CommandProgress::Start("gc", "objects"));
+  options.progress = progress->counters();
+  auto report = CollectGarbage(repo.get(), options);
+  progress->Finish();
+  if (!report.ok()) return report.status();
+  PrintReport(*report, args.dry_run);
   if (args.dry_run) return Status::Ok();
   return publisher::UpdateStatusField(repo->config().storage_dir, "last_gc",
                                       publisher::StatusTime(::time(nullptr)));

@@ -21,6 +21,7 @@
 
 #include "programs/cvmfs_server/auto_gc.h"
 #include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/command_progress.h"
 #include "programs/cvmfs_server/commands.h"
 #include "programs/cvmfs_server/transaction_commands.h"
 #include "publisher/repository.h"
@@ -94,6 +95,10 @@ int RunIngest(const cvmfs::SystemPaths& paths, const IngestArgs& args) {
   ingest.ignore_special_files = repo.config().ignore_special_files;
   ingest.hash_algorithm = repo.config().hash_algorithm;
   ingest.compression = repo.config().compression;
+  auto progress = CommandProgress::Start("ingest", "files");
+  if (!progress.ok()) return FailMessage(progress.status());
+  publisher::PublishOptions publish_options;
+  publish_options.progress = (*progress)->counters();
   auto start = std::chrono::steady_clock::now();
   auto stats = repo.Publish(
       [&](publisher::CatalogTree* tree,
@@ -117,7 +122,8 @@ int RunIngest(const cvmfs::SystemPaths& paths, const IngestArgs& args) {
         }
         return Status::Ok();
       },
-      publisher::PublishOptions{});
+      publish_options);
+  (*progress)->Finish();
   if (!stats.ok()) return FailPublish(repo, stats.status());
   double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

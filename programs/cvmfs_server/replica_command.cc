@@ -27,6 +27,7 @@
 #include "cvmfs/text.h"
 #include "programs/cvmfs_server/auto_gc.h"
 #include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/command_progress.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/status_json.h"
 #include "server/apache_config.h"
@@ -86,7 +87,11 @@ int SnapshotOne(const cvmfs::SystemPaths& paths, const std::string& name,
     std::printf("waiting for another update to finish...\n");
     std::fflush(stdout);
   };
-  auto stats = replication::SnapshotReplica(*config, fetcher->get(), lock);
+  auto progress = CommandProgress::Start("snapshot", "objects");
+  if (!progress.ok()) return FailMessage(progress.status());
+  auto stats = replication::SnapshotReplica(*config, fetcher->get(), lock,
+                                            (*progress)->counters());
+  (*progress)->Finish();
   if (!stats.ok()) return FailMessage(stats.status());
   PrintStats(name, *stats);
   Status st =

@@ -14,6 +14,7 @@
 #include "cvmfs/file_util.h"
 #include "programs/cvmfs_server/auto_gc.h"
 #include "programs/cvmfs_server/command.h"
+#include "programs/cvmfs_server/command_progress.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/diff.h"
 #include "publisher/tags.h"
@@ -121,11 +122,15 @@ Status PublishInTransaction(const cvmfs::SystemPaths& paths, const Args& args) {
             return Status::AlreadyExists("tag name '" + args.tag +
                                          "' is already in use");
         }
+        CVMFS_ASSIGN_OR_RETURN(auto progress,
+                               CommandProgress::Start("publish", "files"));
         auto start = std::chrono::steady_clock::now();
         PublishOptions options;
         options.tag_name = args.tag;
         options.tag_description = args.message;
+        options.progress = progress->counters();
         auto result = txn.Publish(options);
+        progress->Finish();
         if (!result.ok()) {
           PrintNothingPublished(repo);
           return result.status();

@@ -16,8 +16,10 @@ struct ObjectCopier::Task {
 };
 
 ObjectCopier::ObjectCopier(cvmfs::Fetcher* fetcher, std::string storage_root,
-                           int workers)
-    : fetcher_(fetcher), storage_root_(std::move(storage_root)) {
+                           int workers, cvmfs::ProgressCounters* progress)
+    : fetcher_(fetcher),
+      storage_root_(std::move(storage_root)),
+      progress_(progress) {
   if (workers < 1) workers = 1;
   for (int i = 0; i < workers; ++i)
     workers_.emplace_back([this] { WorkerLoop(); });
@@ -46,6 +48,7 @@ void ObjectCopier::Enqueue(Batch* batch, const cvmfs::Digest& digest,
   task->path = std::move(path);
   task->digest = digest;
   tasks_.emplace(task->path, task);
+  if (progress_) progress_->AddFound(1);
   batch->tasks_.push_back(task);
   if (!first_error_.ok()) {
     task->done = true;
@@ -99,6 +102,7 @@ void ObjectCopier::WorkerLoop() {
 Status ObjectCopier::Copy(const Task& task) {
   const std::string final_path = storage_root_ + "/" + task.path;
   if (::access(final_path.c_str(), F_OK) == 0) {
+    if (progress_) progress_->Add(1);
     cvmfs::MutexLock lock(&mu_);
     ++counters_.already_present;
     return Status::Ok();
@@ -107,6 +111,7 @@ Status ObjectCopier::Copy(const Task& task) {
   if (!file.ok()) return file.status();
   uint64_t size = (*file)->size();
   CVMFS_RETURN_IF_ERROR((*file)->CommitAs(final_path));
+  if (progress_) progress_->Add(1, size);
   cvmfs::MutexLock lock(&mu_);
   ++counters_.copied;
   counters_.bytes += size;

@@ -36,6 +36,7 @@
 #include "cvmfs/mutex.h"
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/object_name.h"
+#include "cvmfs/progress.h"
 #include "cvmfs/status.h"
 
 namespace replication {
@@ -61,7 +62,10 @@ class ObjectCopier {
 
   // `fetcher` is borrowed and must outlive the copier; objects are stored
   // below `storage_root` (which has data/txn).
-  ObjectCopier(cvmfs::Fetcher* fetcher, std::string storage_root, int workers);
+  // `progress` (not owned, may be null) counts each distinct object as
+  // work to do when it is enqueued and as done when it is stored or found.
+  ObjectCopier(cvmfs::Fetcher* fetcher, std::string storage_root, int workers,
+               cvmfs::ProgressCounters* progress = nullptr);
   ~ObjectCopier();  // cancels what is still queued and joins the workers
   ObjectCopier(const ObjectCopier&) = delete;
   ObjectCopier& operator=(const ObjectCopier&) = delete;
@@ -83,6 +87,7 @@ class ObjectCopier {
 
   cvmfs::Fetcher* const fetcher_;  // not owned
   const std::string storage_root_;
+  cvmfs::ProgressCounters* const progress_;  // not owned; may be null
 
   // Guards everything below and Task::done, Task::status; leaf lock.
   mutable cvmfs::Mutex mu_;

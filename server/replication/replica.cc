@@ -249,7 +249,8 @@ Result<SnapshotLock> SnapshotLock::AcquireForReplica(
 
 Result<SnapshotStats> SnapshotReplica(const ReplicaConfig& config,
                                       cvmfs::Fetcher* fetcher,
-                                      const LockPolicy& policy) {
+                                      const LockPolicy& policy,
+                                      cvmfs::ProgressCounters* progress) {
   const std::string tmp_base = config.spool_dir + "/tmp";
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(tmp_base, 0700));
   CVMFS_ASSIGN_OR_RETURN(SnapshotLock lock,
@@ -268,6 +269,7 @@ Result<SnapshotStats> SnapshotReplica(const ReplicaConfig& config,
   options.storage_root = config.storage_dir;
   options.temp_dir = temp_dir;
   options.workers = config.num_workers;
+  options.progress = progress;
   auto stats = RunSnapshot(fetcher, keys, options);
   (void)cvmfs::RemoveTree(temp_dir);
   return stats;

@@ -19,6 +19,7 @@
 
 #include "cvmfs/file_util.h"
 #include "cvmfs/network/fetcher.h"
+#include "cvmfs/progress.h"
 #include "cvmfs/status.h"
 #include "cvmfs/system_paths.h"
 #include "server/replication/replica_config.h"
@@ -79,9 +80,9 @@ class SnapshotLock {
 
 // Takes the replica's lock, removes temporaries left in data/txn by an
 // interrupted snapshot and runs one snapshot (snapshot.h).
-cvmfs::Result<SnapshotStats> SnapshotReplica(const ReplicaConfig& config,
-                                             cvmfs::Fetcher* fetcher,
-                                             const LockPolicy& lock = {});
+cvmfs::Result<SnapshotStats> SnapshotReplica(
+    const ReplicaConfig& config, cvmfs::Fetcher* fetcher,
+    const LockPolicy& lock = {}, cvmfs::ProgressCounters* progress = nullptr);
 
 }  // namespace replication
 

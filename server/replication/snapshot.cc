@@ -39,7 +39,8 @@ class SnapshotRun {
       : fetcher_(fetcher),
         options_(options),
         store_(options.storage_root),
-        copier_(fetcher, options.storage_root, options.workers),
+        copier_(fetcher, options.storage_root, options.workers,
+                options.progress),
         catalogs_(fetcher, &copier_, options.storage_root, options.temp_dir) {}
 
   Status Run(const VerifiedSource& source, SnapshotStats* stats);

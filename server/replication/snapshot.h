@@ -29,6 +29,7 @@
 
 #include "cvmfs/hash.h"
 #include "cvmfs/network/fetcher.h"
+#include "cvmfs/progress.h"
 #include "cvmfs/signature.h"
 #include "cvmfs/status.h"
 
@@ -41,6 +42,9 @@ struct SnapshotOptions {
   std::string temp_dir;  // existing private scratch directory
   int workers = 16;      // parallel object downloads
   time_t now = 0;        // 0: the current time (whitelist expiry check)
+  // Counts the objects copied or found present (and the bytes copied)
+  // towards the objects found so far; not owned, may be null.
+  cvmfs::ProgressCounters* progress = nullptr;
 };
 
 struct SnapshotStats {

@@ -113,6 +113,21 @@ TEST_P(SnapshotTest, CopiesEverythingReachableByteIdentical) {
   }
 }
 
+// Every data object found is counted done once; catalogs are not counted.
+TEST_P(SnapshotTest, ProgressCountsEveryObjectFoundOnce) {
+  cvmfs::ProgressCounters progress("objects");
+  options_.progress = &progress;
+  auto stats = Snapshot();
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  const cvmfs::ProgressCounters::Snapshot s = progress.Read();
+  EXPECT_TRUE(s.growing);
+  EXPECT_GT(s.done, 0u);
+  EXPECT_EQ(s.done, s.total);
+  EXPECT_LT(s.done, stats->objects_copied);  // the catalogs are not in it
+  EXPECT_GT(s.bytes, 0u);
+  EXPECT_LT(s.bytes, stats->bytes_copied);
+}
+
 TEST_P(SnapshotTest, ReplicaListsLikeTheSourceForHeadAndTagV1) {
   ASSERT_TRUE(Snapshot().ok());
   cvmfs::LocalObjectStore replica(replica_);
