@@ -70,9 +70,9 @@ def section_lines(help_text, title):
         if line.startswith(title):
             inside = True
             continue
-        if inside and line and not line.startswith(" "):
-            break
-        if inside and line.strip():
+        if inside and (not line.strip() or not line.startswith(" ")):
+            break  # the list ends at its first blank line
+        if inside:
             lines.append(line)
     return lines
 
