@@ -9,6 +9,7 @@
 
 #include "client/tools/config_tool.h"
 #include "client/tools/repository_config.h"
+#include "cvmfs/credentials.h"
 #include "cvmfs/file_util.h"
 
 namespace cvmfs::tools {
@@ -119,6 +120,10 @@ void CheckRepository(const ConfigToolEnv& env, const std::string& fqrn,
   for (const std::string& key : s.public_keys)
     if (::access(key.c_str(), R_OK) != 0)
       f->Error("public key " + key + " for " + fqrn + " not accessible");
+  // cvmfs2 switches to CVMFS_USER once mounted (doc/security.md).
+  if (!LookUpUser(s.user).ok())
+    f->Error("CVMFS_USER=" + s.user + " of " + fqrn +
+             " does not exist (cvmfs_config setup creates the user cvmfs)");
   if (s.quota_limit_mb >= 0 && s.quota_limit_mb < 1000)
     f->Warning("cache limit for " + fqrn + " is very low (below 1GB)");
   if (s.quota_limit_mb < 0)

@@ -110,6 +110,7 @@ TEST_F(ConfigToolTest, ChksetupFindsWhatSetupFixes) {
   ASSERT_TRUE(WriteFileAtomic(key, "key").ok());
   WriteConfig(
       "CVMFS_REPOSITORIES=a.example.org\nCVMFS_HTTP_PROXY=DIRECT\n"
+      "CVMFS_USER=root\n"
       "CVMFS_SERVER_URL=http://s/cvmfs/@fqrn@\nCVMFS_CACHE_BASE=" +
       tmp_.Sub("cache") + "\nCVMFS_PUBLIC_KEY=" + key + "\n");
   EXPECT_EQ(1, Run(RunChkSetup, {}));
@@ -138,10 +139,10 @@ TEST_F(ConfigToolTest, ChksetupReportsRepositoryProblems) {
       tmp_.Sub("cache") + "\nCVMFS_PUBLIC_KEY=" + key + "\n");
   const std::string config_d = env_.paths.EtcCvmfs() + "/config.d/";
   ASSERT_TRUE(MakeDirs(config_d).ok());
-  ASSERT_TRUE(
-      WriteFileAtomic(config_d + "b.example.org.conf",
-                      "CVMFS_HTTP_PROXY=DIRECT\nCVMFS_QUOTA_LIMIT=500\n")
-          .ok());
+  ASSERT_TRUE(WriteFileAtomic(config_d + "b.example.org.conf",
+                              "CVMFS_HTTP_PROXY=DIRECT\nCVMFS_QUOTA_LIMIT=500\n"
+                              "CVMFS_USER=cvmfs-no-such-user\n")
+                  .ok());
   ASSERT_TRUE(WriteFileAtomic(config_d + "c.example.org.conf",
                               "CVMFS_HTTP_PROXY=DIRECT\nCVMFS_PUBLIC_KEY=" +
                                   tmp_.Sub("missing.pub") + "\n")
@@ -154,6 +155,10 @@ TEST_F(ConfigToolTest, ChksetupReportsRepositoryProblems) {
   EXPECT_FALSE(Says("CVMFS_HTTP_PROXY undefined for b.example.org")) << out();
   EXPECT_TRUE(
       Says("Warning: cache limit for b.example.org is very low (below 1GB)"))
+      << out();
+  EXPECT_TRUE(
+      Says("Error: CVMFS_USER=cvmfs-no-such-user of b.example.org does not "
+           "exist"))
       << out();
   EXPECT_TRUE(Says("Error: invalid configuration for c.example.org: "))
       << out();
