@@ -231,6 +231,15 @@ Status ReadKernel(const OptionReader& r, ClientSettings* s) {
       ReadBool(r, "CVMFS_CHECK_PERMISSIONS", &s->check_permissions));
   CVMFS_RETURN_IF_ERROR(
       ReadBool(r, "CVMFS_HIDE_MAGIC_XATTRS", &s->hide_magic_xattrs));
+  if (s->hide_magic_xattrs)
+    s->magic_xattrs_visibility = client::MagicXattrsVisibility::kNever;
+  if (auto v = r.Optional("CVMFS_MAGIC_XATTRS_VISIBILITY")) {
+    auto parsed = client::ParseMagicXattrsVisibility(*v);
+    if (!parsed.ok())
+      return r.Invalid("CVMFS_MAGIC_XATTRS_VISIBILITY",
+                       "always, rootonly or never");
+    s->magic_xattrs_visibility = *parsed;
+  }
   CVMFS_RETURN_IF_ERROR(ReadBool(r, "CVMFS_ENFORCE_ACLS", &s->enforce_acls));
   if (s->enforce_acls && !s->check_permissions)
     return Status::InvalidArgument(

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "client/magic_xattrs_visibility.h"
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/status.h"
@@ -84,8 +85,12 @@ struct ClientSettings {
   bool claim_ownership = true;     // CVMFS_CLAIM_OWNERSHIP
   bool check_permissions = true;   // CVMFS_CHECK_PERMISSIONS
   bool hide_magic_xattrs = false;  // CVMFS_HIDE_MAGIC_XATTRS
-  bool enforce_acls = false;       // CVMFS_ENFORCE_ACLS (kernel checks ACLs)
-  int64_t nfiles = 131072;         // CVMFS_NFILES (RLIMIT_NOFILE)
+  // CVMFS_MAGIC_XATTRS_VISIBILITY (rootonly); CVMFS_HIDE_MAGIC_XATTRS=yes
+  // means never unless the visibility is set too, as CVMFS.
+  client::MagicXattrsVisibility magic_xattrs_visibility =
+      client::MagicXattrsVisibility::kRootOnly;
+  bool enforce_acls = false;  // CVMFS_ENFORCE_ACLS (kernel checks ACLs)
+  int64_t nfiles = 131072;    // CVMFS_NFILES (RLIMIT_NOFILE)
 
   // Updates (doc/client.md, "Revision updates"). A pinned tag, date or root
   // hash means no automatic updates, whatever CVMFS_AUTO_UPDATE says.

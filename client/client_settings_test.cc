@@ -82,6 +82,8 @@ TEST_F(ClientSettingsTest, Defaults) {
   EXPECT_TRUE(s->claim_ownership);
   EXPECT_TRUE(s->check_permissions);
   EXPECT_FALSE(s->hide_magic_xattrs);
+  EXPECT_EQ(s->magic_xattrs_visibility,
+            client::MagicXattrsVisibility::kRootOnly);
   EXPECT_FALSE(s->enforce_acls);
   EXPECT_EQ(s->nfiles, 131072);
   EXPECT_EQ(s->max_ttl_min, 0);
@@ -157,6 +159,7 @@ TEST_F(ClientSettingsTest, ReadsEveryTypedParameter) {
   EXPECT_FALSE(s->claim_ownership);
   EXPECT_FALSE(s->check_permissions);
   EXPECT_TRUE(s->hide_magic_xattrs);
+  EXPECT_EQ(s->magic_xattrs_visibility, client::MagicXattrsVisibility::kNever);
   EXPECT_EQ(s->nfiles, 65536);
   EXPECT_EQ(s->max_ttl_min, 15);
   EXPECT_EQ(s->debuglog, "/tmp/cvmfs.log");
@@ -256,6 +259,7 @@ TEST_F(ClientSettingsTest, MalformedValuesOfEveryKind) {
       {"CVMFS_CLAIM_OWNERSHIP", "si"},
       {"CVMFS_CHECK_PERMISSIONS", "2"},
       {"CVMFS_HIDE_MAGIC_XATTRS", "y"},
+      {"CVMFS_MAGIC_XATTRS_VISIBILITY", "root"},
       {"CVMFS_ENFORCE_ACLS", "maybe"},
       {"CVMFS_AUTO_UPDATE", "nope"},
       {"CVMFS_CACHE_BASE", "var/lib/cvmfs"},

@@ -416,7 +416,11 @@ bool FileSystem::RevisionHasXattrs() {
 
 Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t inode) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
-  return MagicXattrs::List(info->entry, options_.hide_magic_xattrs);
+  using Visibility = MagicXattrsVisibility;
+  const Visibility v = options_.magic_xattrs_visibility;
+  const bool hide = v == Visibility::kNever ||
+                    (v == Visibility::kRootOnly && inode != kRootInode);
+  return MagicXattrs::List(info->entry, hide);
 }
 
 MountStatistics FileSystem::Statistics() const {

@@ -38,6 +38,7 @@
 #include "cache/posix_cache.h"
 #include "client/catalog_set.h"
 #include "client/inode_table.h"
+#include "client/magic_xattrs_visibility.h"
 #include "client/object_fetcher.h"
 #include "client/open_file.h"
 #include "client/prefetch/prefetch_triggers.h"
@@ -71,9 +72,10 @@ struct FileSystemOptions {
   std::function<std::optional<std::string>(const std::string&)> variables;
   std::string tag;  // CVMFS_REPOSITORY_TAG, if the mount is pinned to one
   int readahead_threads = 2;
-  // CVMFS_HIDE_MAGIC_XATTRS: listxattr shows only the catalog's attributes
-  // (the magic ones can still be read by name).
-  bool hide_magic_xattrs = false;
+  // CVMFS_MAGIC_XATTRS_VISIBILITY (and CVMFS_HIDE_MAGIC_XATTRS): where
+  // listxattr names the magic attributes (they can always be read by name).
+  MagicXattrsVisibility magic_xattrs_visibility =
+      MagicXattrsVisibility::kRootOnly;
   // Prefetch (doc/client.md, "Prefetch"): when a directory is listed or
   // one of its files is first read, its small files and, breadth first,
   // those of its subdirectories are fetched in the background (the engine

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "client/magic_xattrs_visibility.h"
 #include "cvmfs/hash.h"
 
 namespace cvmfs::client {
@@ -103,4 +104,13 @@ TEST(MagicXattrsMountTest, SpeedIsBytesOverDownloadTime) {
 }
 
 }  // namespace
+TEST(MagicXattrsVisibilityTest, ParsesCvmfsValues) {
+  using V = MagicXattrsVisibility;
+  EXPECT_EQ(V::kAlways, *ParseMagicXattrsVisibility("always"));
+  EXPECT_EQ(V::kRootOnly, *ParseMagicXattrsVisibility("RootOnly"));
+  EXPECT_EQ(V::kNever, *ParseMagicXattrsVisibility("NEVER"));
+  EXPECT_FALSE(ParseMagicXattrsVisibility("root").ok());
+  EXPECT_FALSE(ParseMagicXattrsVisibility("").ok());
+}
+
 }  // namespace cvmfs::client

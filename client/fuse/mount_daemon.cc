@@ -77,7 +77,7 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   c.fs.gid = ::getgid();
   c.fs.kcache_timeout = s.kcache_timeout_s;
   c.fs.prefetch = PrefetchOptionsFrom(s);
-  c.fs.hide_magic_xattrs = s.hide_magic_xattrs;
+  c.fs.magic_xattrs_visibility = s.magic_xattrs_visibility;
   c.fs.tag = c.tag;
   auto env =
       std::make_shared<std::map<std::string, std::string>>(s.Environment());

@@ -10,7 +10,10 @@
 #   - user.* attributes (stored and magic) work in both;
 #   - a stored attribute named like a magic one (user.hash, user.pid from a
 #     tar member) never overrides it: getxattr answers the magic value and
-#     listxattr names it once.
+#     listxattr names it once;
+#   - CVMFS_MAGIC_XATTRS_VISIBILITY: listxattr names the magic attributes on
+#     the root only (rootonly, the default, as CVMFS), everywhere (always) or
+#     nowhere (never); getxattr reads them by name in every case.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/common.sh"
@@ -84,10 +87,42 @@ hash=$(magic_xattr hash "$f1")
   check_failed "$attrs: user.hash of d1/f1 is '$hash', not the hash of a stored object"
 expect_eq "$attrs: user.pid of d1/f1 is the daemon's" \
   "$(magic_xattr pid "$WORK/mnt-$attrs")" "$(magic_xattr pid "$f1")"
-names=$(getfattr --absolute-names -m - "$f1" | grep '^user\.' | sort)
-for name in user.hash user.pid user.foo user.fqrn; do
-  expect_eq "$attrs: times listxattr names $name" 1 "$(grep -cx "$name" <<<"$names" || true)"
+# list_user_xattrs PATH: the user.* names listxattr gives, sorted.
+list_user_xattrs() { getfattr --absolute-names -m - "$1" | grep '^user\.' | sort || true; }
+# expect_listed WHAT NAMES COUNT NAME...: each NAME appears COUNT times.
+expect_listed() {
+  local what=$1 names=$2 count=$3 name
+  shift 3
+  for name in "$@"; do
+    expect_eq "$what: times listxattr names $name" "$count" "$(grep -cx "$name" <<<"$names" || true)"
+  done
+  local dups
+  dups=$(uniq -d <<<"$names")
+  [ -z "$dups" ] || check_failed "$what: listxattr names these more than once: $dups"
+}
+
+note "CVMFS_MAGIC_XATTRS_VISIBILITY: rootonly (the default), always, never"
+root=$WORK/mnt-$attrs
+expect_listed "$attrs rootonly, d1/f1" "$(list_user_xattrs "$f1")" 1 user.foo
+expect_listed "$attrs rootonly, d1/f1" "$(list_user_xattrs "$f1")" 0 user.hash user.pid user.fqrn
+expect_listed "$attrs rootonly, root" "$(list_user_xattrs "$root")" 1 user.fqrn user.pid user.revision
+expect_eq "$attrs rootonly: user.fqrn of d1/f1 by name" "$attrs" "$(magic_xattr fqrn "$f1")"
+for visibility in always never; do
+  unmount_repo "$root"
+  grep -v '^CVMFS_MAGIC_XATTRS_VISIBILITY=' "$WORK/$attrs.conf" >"$WORK/conf.tmp"
+  echo "CVMFS_MAGIC_XATTRS_VISIBILITY=$visibility" >>"$WORK/conf.tmp"
+  mv "$WORK/conf.tmp" "$WORK/$attrs.conf"
+  mount_repo $attrs "$root" "$WORK/$attrs.conf"
+  if [ $visibility = always ]; then
+    expect_listed "$attrs always, d1/f1" "$(list_user_xattrs "$f1")" 1 user.hash user.pid user.foo user.fqrn
+  else
+    expect_listed "$attrs never, root" "$(list_user_xattrs "$root")" 0 user.fqrn user.pid
+    expect_listed "$attrs never, d1/f1" "$(list_user_xattrs "$f1")" 1 user.foo
+  fi
+  expect_eq "$attrs $visibility: user.fqrn of d1/f1 by name" "$attrs" "$(magic_xattr fqrn "$f1")"
 done
-dups=$(uniq -d <<<"$names")
-[ -z "$dups" ] || check_failed "$attrs: listxattr names these more than once: $dups"
+echo "CVMFS_MAGIC_XATTRS_VISIBILITY=sometimes" >>"$WORK/$attrs.conf"
+unmount_repo "$root"
+expect_contains "$attrs: a visibility CVMFS does not know is refused by name" \
+  CVMFS_MAGIC_XATTRS_VISIBILITY "$(mount_repo_expect_failure $attrs "$root" "$WORK/$attrs.conf")"
 finish
