@@ -21,6 +21,7 @@
 #include "client/daemon_log.h"
 #include "client/fuse/fuse_adapter.h"
 #include "client/magic_xattrs.h"
+#include "client/repository_lock.h"
 #include "client/repository_mount.h"
 #include "client/talk/talk_commands.h"
 #include "client/talk/talk_server.h"
@@ -315,6 +316,17 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   if (!assumed.ok()) {
     std::string msg = "cannot switch to CVMFS_USER=" + settings->user + ": " +
                       assumed.message();
+    log.Error(msg);
+    if (report_fd < 0) std::cerr << "cvmfs2: " << msg << "\n";
+    Report(report_fd, msg);
+    return 1;
+  }
+
+  // One mount per repository (as the user: the lock file is the user's).
+  auto lock = LockRepository(settings->CacheDir(), cl.fqrn);
+  if (!lock.ok()) {
+    std::string msg =
+        "cannot mount " + cl.fqrn + ": " + lock.status().message();
     log.Error(msg);
     if (report_fd < 0) std::cerr << "cvmfs2: " << msg << "\n";
     Report(report_fd, msg);
