@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <memory>
+#include <string>
+
 #include "cvmfs/catalog/writable_catalog.h"
 #include "cvmfs/catalog_walker.h"
 #include "cvmfs/compression.h"
@@ -18,19 +21,26 @@ namespace {
 
 using cvmfs::testing::TempDir;
 
-class CheckFixtureTest : public ::testing::TestWithParam<std::string> {};
+class CheckFixtureTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  // The fixture repository's storage and its root catalog.
+  void SetUp() override {
+    const std::string fqrn = GetParam();
+    store_ = std::make_unique<cvmfs::LocalObjectStore>(
+        cvmfs::testing::FixturesDir() + "/" + fqrn + "/srv/cvmfs/" + fqrn);
+    auto text = store_->Get(".cvmfspublished");
+    ASSERT_TRUE(text.ok()) << text.status().ToString();
+    auto manifest = cvmfs::Manifest::Parse(*text);
+    ASSERT_TRUE(manifest.ok());
+    root_ = manifest->manifest.root_catalog;
+  }
+  std::unique_ptr<cvmfs::LocalObjectStore> store_;
+  cvmfs::Digest root_;
+  TempDir tmp_;
+};
 
 TEST_P(CheckFixtureTest, RepositoryPublishedByCvmfsHasNoProblems) {
-  const std::string fqrn = GetParam();
-  cvmfs::LocalObjectStore store(cvmfs::testing::FixturesDir() + "/" + fqrn +
-                                "/srv/cvmfs/" + fqrn);
-  auto text = store.Get(".cvmfspublished");
-  ASSERT_TRUE(text.ok()) << text.status().ToString();
-  auto manifest = cvmfs::Manifest::Parse(*text);
-  ASSERT_TRUE(manifest.ok());
-  TempDir tmp;
-  auto report =
-      CheckRevision(&store, manifest->manifest.root_catalog, true, tmp.path());
+  auto report = CheckRevision(store_.get(), root_, true, tmp_.path());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_GE(report->catalogs, 1u);
   EXPECT_GT(report->objects_checked, 0u);
@@ -40,19 +50,10 @@ TEST_P(CheckFixtureTest, RepositoryPublishedByCvmfsHasNoProblems) {
 // The progress total comes from the root catalog's statistics; for a
 // repository CVMFS published it is exactly the number of entries walked.
 TEST_P(CheckFixtureTest, ProgressTotalIsTheNumberOfEntriesWalked) {
-  const std::string fqrn = GetParam();
-  cvmfs::LocalObjectStore store(cvmfs::testing::FixturesDir() + "/" + fqrn +
-                                "/srv/cvmfs/" + fqrn);
-  auto text = store.Get(".cvmfspublished");
-  ASSERT_TRUE(text.ok()) << text.status().ToString();
-  auto manifest = cvmfs::Manifest::Parse(*text);
-  ASSERT_TRUE(manifest.ok());
-  TempDir tmp;
   cvmfs::ProgressCounters progress;
   CheckOptions options;
   options.progress = &progress;
-  auto report = CheckRevision(&store, manifest->manifest.root_catalog, options,
-                              tmp.path());
+  auto report = CheckRevision(store_.get(), root_, options, tmp_.path());
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   const cvmfs::ProgressCounters::Snapshot s = progress.Read();
   EXPECT_STREQ(s.unit, "entries");
