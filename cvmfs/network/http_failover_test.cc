@@ -315,7 +315,10 @@ TEST(HttpFetcherTest, TrickledMetadataFailsOverAtTheDeadline) {
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   EXPECT_EQ(sink.body(), "manifest");
   EXPECT_EQ(r.host, good.RepoUrl());
-  EXPECT_GE(took, milliseconds(800));
+  // curl's timer may end the attempt a fraction of a millisecond before our
+  // clock shows 800 ms; what matters is that the trickle was not given up at
+  // once, nor held for its 50 s.
+  EXPECT_GE(took, milliseconds(750));
   EXPECT_LT(took, milliseconds(4000));
   EXPECT_EQ(trickle.requests_for(".cvmfspublished"), 1)
       << "no retry on the host that used up the deadline";
