@@ -20,6 +20,7 @@ build_pkgs=(
   libarchive-dev libdeflate-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libmicrohttpd-dev
   libbenchmark-dev sqlite3 attr tar xz-utils
+  libpacparser-dev libmaxminddb-dev
 )
 extra_pkgs=()
 want_toxiproxy=no
@@ -46,6 +47,8 @@ for arg in "$@"; do
       # install test (test/packaging/); promtool (prometheus) checks every
       # metrics output; man-db renders the man pages.
       extra_pkgs+=(dpkg-dev fakeroot lintian mmdebstrap prometheus man-db)
+      # The Geo-API test writes its own GeoLite2-style database.
+      extra_pkgs+=(libmaxmind-db-writer-perl)
       want_toxiproxy=yes
       want_cvmfs_user=yes ;;
     *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
