@@ -13,6 +13,8 @@
 #include <thread>
 
 #include "client/fixture_mount_test.h"
+#include "cvmfs/catalog/catalog_test_util.h"
+#include "cvmfs/catalog/history_db.h"
 
 namespace cvmfs::client {
 namespace {
@@ -34,6 +36,63 @@ TEST_P(FixtureMountTest, TagV1ListingEqualsExpected) {
   auto mount = Mount(Server(), config);
   ASSERT_TRUE(mount.ok()) << mount.status().ToString();
   ExpectListing((*mount)->file_system(), fixture() + "/expected-v1.tsv");
+}
+
+// The fixture's tag `name` from its history database.
+Tag FixtureTag(const std::string& fqrn, const std::string& name) {
+  const std::string repo =
+      testing::FixturesDir() + "/" + fqrn + "/srv/cvmfs/" + fqrn;
+  testing::TempDir tmp;
+  const std::string file = tmp.Sub("history.db");
+  auto manifest = catalog_test::ReadManifest(repo);
+  EXPECT_TRUE(manifest.ok());
+  EXPECT_TRUE(
+      catalog_test::UnpackObject(repo, Digest::Parse((*manifest)['H']).value(),
+                                 ObjectSuffix::kHistory, file)
+          .ok());
+  auto tag = HistoryDb::OpenReadOnly(file).value()->Get(name).value();
+  EXPECT_TRUE(tag.has_value()) << name;
+  return tag.value_or(Tag{});
+}
+int64_t TagTimestamp(const std::string& fqrn, const std::string& name) {
+  return FixtureTag(fqrn, name).timestamp;
+}
+uint64_t TagRevision(const std::string& fqrn, const std::string& name) {
+  return FixtureTag(fqrn, name).revision;
+}
+
+// CVMFS_REPOSITORY_DATE mounts the newest trunk tag published at or before
+// the date: at v1's own second that is v1 (revision 2), and the tag name is
+// what the `tag` attribute shows, as in CVMFS.
+TEST_P(FixtureMountTest, DateOfV1ListingEqualsExpected) {
+  MountConfig config = Config();
+  config.date = TagTimestamp(fqrn(), "v1");
+  {
+    auto mount = Mount(Server(), config);
+    ASSERT_TRUE(mount.ok()) << mount.status().ToString();
+    ExpectListing((*mount)->file_system(), fixture() + "/expected-v1.tsv");
+    EXPECT_EQ((*mount)->file_system()->revision().revision, 2u);
+    // The tag the date resolved to (a tag of revision 2), not "".
+    const std::string tag = (*mount)->file_system()->Statistics().tag;
+    EXPECT_EQ(TagRevision(fqrn(), tag), 2u) << tag;
+  }
+  // A second later is v2, the current revision.
+  config.date = *config.date + 1;
+  auto later = Mount(Server(), config);
+  ASSERT_TRUE(later.ok()) << later.status().ToString();
+  ExpectListing((*later)->file_system(), fixture() + "/expected.tsv");
+}
+
+TEST_P(FixtureMountTest, DateBeforeTheFirstRevisionFailsNamingIt) {
+  MountConfig config = Config();
+  config.date = 946684800;  // 2000-01-01T00:00:00Z
+  auto mount = Mount(Server(), config);
+  ASSERT_FALSE(mount.ok());
+  EXPECT_NE(mount.status().message().find(
+                "no repository state as early as utc timestamp "
+                "2000-01-01T00:00:00Z"),
+            std::string::npos)
+      << mount.status().ToString();
 }
 
 TEST_P(FixtureMountTest, RemountWithoutServerServesTheCache) {

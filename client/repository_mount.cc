@@ -5,6 +5,7 @@
 
 #include "client/trust_chain.h"
 #include "cvmfs/catalog/history_db.h"
+#include "cvmfs/time_format.h"
 
 namespace cvmfs::client {
 
@@ -106,9 +107,11 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
                                 std::to_string(revision.revision) + " of " +
                                 c.fqrn + " (root catalog " +
                                 revision.root_hash.ToString() + ")");
+  FileSystemOptions fs_options = c.fs;
+  if (!m->pinned_tag_.empty()) fs_options.tag = m->pinned_tag_;
   m->fs_ = std::make_unique<FileSystem>(
-      c.fs, m->objects_.get(), m->cache_.get(), std::move(catalogs).value(),
-      std::move(revision), m->view_.get());
+      fs_options, m->objects_.get(), m->cache_.get(),
+      std::move(catalogs).value(), std::move(revision), m->view_.get());
   m->fs_->set_inode_counter(&m->next_inode_);
   // fs_ is owned by *m: the source lives as long as the file system.
   m->fs_->set_next_check_source([mount] { return mount->SecondsUntilCheck(); });
@@ -149,23 +152,41 @@ void RepositoryMount::AttachOpenObservers() {
   });
 }
 
-Result<Tag> RepositoryMount::TagRoot(const Manifest& manifest) {
+Result<Tag> RepositoryMount::PinnedTag(const Manifest& manifest) {
+  const MountConfig& c = config_;
+  const std::string wanted =
+      !c.tag.empty() ? "tag '" + c.tag + "'"
+                     : "the state at " + FormatTime(*c.date, kRfc3339UtcFormat,
+                                                    TimeZone::kUtc);
   if (!manifest.history)
-    return Status::NotFound(
-        "repository has no history database; cannot find tag '" + config_.tag +
-        "'");
+    return Status::NotFound("repository has no history database; cannot find " +
+                            wanted);
   ObjectRequest request;
   request.digest = *manifest.history;
   request.suffix = ObjectSuffix::kHistory;
-  request.description = "history of " + config_.fqrn;
+  request.description = "history of " + c.fqrn;
   CVMFS_ASSIGN_OR_RETURN(auto handle, objects_->OpenReferenced(request));
   CVMFS_ASSIGN_OR_RETURN(
       auto history,
       HistoryDb::OpenReadOnly("/proc/self/fd/" + std::to_string(handle.fd())));
-  CVMFS_ASSIGN_OR_RETURN(auto tag, history->Get(config_.tag));
+  if (!c.tag.empty()) {
+    CVMFS_ASSIGN_OR_RETURN(auto tag, history->Get(c.tag));
+    if (!tag)
+      return Status::NotFound("CVMFS_REPOSITORY_TAG: no tag '" + c.tag +
+                              "' in " + c.fqrn);
+    return *tag;
+  }
+  // CVMFS_REPOSITORY_DATE (CVMFS_REPOSITORY_TAG wins where both are set).
+  CVMFS_ASSIGN_OR_RETURN(auto tag, history->GetByDate(*c.date));
   if (!tag)
-    return Status::NotFound("CVMFS_REPOSITORY_TAG: no tag '" + config_.tag +
-                            "' in " + config_.fqrn);
+    return Status::NotFound(
+        "CVMFS_REPOSITORY_DATE: no repository state as early as utc "
+        "timestamp " +
+        FormatTime(*c.date, kRfc3339UtcFormat, TimeZone::kUtc) + " in " +
+        c.fqrn);
+  Event(Severity::kInfo,
+        "time stamp " + FormatTime(*c.date, kRfc3339UtcFormat, TimeZone::kUtc) +
+            " UTC resolved to tag '" + tag->name + "'");
   return *tag;
 }
 
@@ -185,9 +206,12 @@ Result<MountedRevision> RepositoryMount::ChooseRevision() {
     if (code == Status::Code::kPermission ||
         code == Status::Code::kInvalidArgument || !breadcrumb)
       return trusted.status().Annotate("cannot mount " + c.fqrn);
-    if (!c.tag.empty())
-      return trusted.status().Annotate("cannot mount tag " + c.tag + " of " +
-                                       c.fqrn + " offline");
+    if (c.Pinned())
+      return trusted.status().Annotate(
+          "cannot mount " +
+          (c.tag.empty() ? std::string("CVMFS_REPOSITORY_DATE's revision")
+                         : "tag " + c.tag) +
+          " of " + c.fqrn + " offline");
     Event(Severity::kWarning,
           "no server reachable (" + trusted.status().ToString() +
               "); mounting revision " + std::to_string(breadcrumb->revision) +
@@ -213,10 +237,11 @@ Result<MountedRevision> RepositoryMount::ChooseRevision() {
   rev.host = trusted->host;
   rev.revision = manifest.revision;
   rev.root_hash = manifest.root_catalog;
-  if (!c.tag.empty()) {
-    CVMFS_ASSIGN_OR_RETURN(Tag tag, TagRoot(manifest));
+  if (!c.tag.empty() || c.date) {
+    CVMFS_ASSIGN_OR_RETURN(Tag tag, PinnedTag(manifest));
     rev.root_hash = tag.root_hash;
     rev.revision = tag.revision;
+    pinned_tag_ = tag.name;
   } else if (c.root_hash) {
     rev.root_hash = *c.root_hash;
   }
@@ -312,7 +337,7 @@ Result<std::string> RepositoryMount::UpdateLocked() {
     if (c.on_revision_blacklisted) c.on_revision_blacklisted(mounted);
     return mounted;
   }
-  if (!c.tag.empty() || c.root_hash)
+  if (c.Pinned())
     return std::string("Catalog up to date (pinned by configuration)");
   CVMFS_ASSIGN_OR_RETURN(TrustedManifest trusted, FetchManifest(blacklist));
   const Manifest& m = trusted.manifest;

@@ -45,6 +45,7 @@ struct MountConfig {
   cache::CacheOptions cache;
   std::vector<std::string> public_key_files;
   std::string tag;                  // CVMFS_REPOSITORY_TAG
+  std::optional<int64_t> date;      // CVMFS_REPOSITORY_DATE (UTC seconds)
   std::optional<Digest> root_hash;  // CVMFS_ROOT_HASH
   FileSystemOptions fs;
   bool auto_update = true;     // CVMFS_AUTO_UPDATE
@@ -55,6 +56,8 @@ struct MountConfig {
   // the program (cvmfs2 ends its FUSE session, which unmounts). Unset: the
   // check only fails.
   std::function<void(const Status&)> on_revision_blacklisted;
+  // A tag, a date or a root hash names the revision: it never moves.
+  bool Pinned() const { return !tag.empty() || date || root_hash; }
   // What an operator should see (the daemon's syslog, daemon_log.h): the
   // revision mounted and each switch, an offline start, failed revision
   // checks, host and proxy failover with the reason, failed downloads (the
@@ -124,7 +127,9 @@ class RepositoryMount {
   // The verified manifest, trying the next host when one serves a bad one.
   Result<TrustedManifest> FetchManifest(const Blacklist& blacklist);
   Result<MountedRevision> ChooseRevision();
-  Result<Tag> TagRoot(const Manifest& manifest);
+  // The tag CVMFS_REPOSITORY_TAG names, or the one CVMFS_REPOSITORY_DATE
+  // resolves to, from the manifest's history database.
+  Result<Tag> PinnedTag(const Manifest& manifest);
   // To config_.event_log, or to log_ without one.
   void Event(Severity severity, const std::string& message) const;
 
@@ -141,6 +146,7 @@ class RepositoryMount {
   std::unique_ptr<PrefetchListLoader> prefetch_lists_;
   void AttachOpenObservers();
   bool offline_start_ = false;
+  std::string pinned_tag_;  // the tag mounted, when one is pinned
   std::function<void(const std::string&)> log_;
 
   // One revision check at a time (held across UpdateLocked; it guards no

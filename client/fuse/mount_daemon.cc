@@ -69,6 +69,7 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   c.cache.client_name = s.fqrn;
   c.public_key_files = s.public_keys;
   c.tag = s.repository_tag.value_or("");
+  c.date = s.repository_date;
   c.root_hash = s.root_hash;
   c.auto_update = s.auto_update;
   c.max_ttl_s = s.max_ttl_min * 60;

@@ -172,6 +172,16 @@ Result<std::optional<Tag>> HistoryDb::GetByRevision(uint64_t revision) {
   return std::optional<Tag>(std::move(tags.front()));
 }
 
+Result<std::optional<Tag>> HistoryDb::GetByDate(int64_t timestamp) {
+  CVMFS_ASSIGN_OR_RETURN(
+      std::vector<Tag> tags,
+      Query("WHERE branch = '' AND timestamp <= ?1 "
+            "ORDER BY revision DESC, name ASC LIMIT 1;",
+            [timestamp](SqliteStatement* s) { s->BindInt64(1, timestamp); }));
+  if (tags.empty()) return std::optional<Tag>();
+  return std::optional<Tag>(std::move(tags.front()));
+}
+
 Result<std::optional<std::string>> HistoryDb::GetProperty(
     std::string_view key) {
   if (!db_) return Status::InvalidArgument("history database is closed");

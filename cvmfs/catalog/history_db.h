@@ -73,6 +73,9 @@ class HistoryDb {
   Result<std::vector<Tag>> List();
   // The first tag (by name) of that revision.
   Result<std::optional<Tag>> GetByRevision(uint64_t revision);
+  // The newest trunk tag published at or before `timestamp` (Unix seconds),
+  // as CVMFS's History::GetByDate: what CVMFS_REPOSITORY_DATE mounts.
+  Result<std::optional<Tag>> GetByDate(int64_t timestamp);
 
   const std::string& fqrn() const { return fqrn_; }
   Result<std::optional<std::string>> GetProperty(std::string_view key);

@@ -82,6 +82,12 @@ TEST(HistoryDbTest, ReadsSha1FixtureTags) {
   EXPECT_EQ((*generic)->size, 57344u);
   EXPECT_EQ(h->GetByRevision(3).value()->name, "trunk");
   EXPECT_FALSE(h->GetByRevision(99).value().has_value());
+  // By date: the newest trunk revision published at or before it.
+  EXPECT_EQ(h->GetByDate(1795356100).value()->revision, 2u);
+  EXPECT_EQ(h->GetByDate(1795356100).value()->root_hash, (*v1)->root_hash);
+  EXPECT_EQ(h->GetByDate(1795356099).value()->revision, 1u);
+  EXPECT_EQ(h->GetByDate(1895356099).value()->revision, 3u);
+  EXPECT_FALSE(h->GetByDate(1795356097).value().has_value());
 
   EXPECT_FALSE(h->Insert(**v1).ok());  // read-only
 }
