@@ -2,7 +2,7 @@
 # Every fixture repository published by CVMFS 2.12 itself (../shared/fixtures,
 # or $CVMFS_FIXTURES_DIR), served by Apache and mounted with our client, must
 # list exactly as its expected.tsv (newest revision) and expected-v1.tsv
-# (CVMFS_REPOSITORY_TAG=v1) say: types, modes, sizes, mtimes, content
+# (CVMFS_REPOSITORY_TAG=v1, and CVMFS_REPOSITORY_DATE at v1's time) say: types, modes, sizes, mtimes, content
 # checksums, symlink targets (variant symlinks expanded), link counts and
 # catalog xattrs.
 set -euo pipefail
@@ -42,6 +42,26 @@ expected_for() {
     { print }' "$1"
 }
 
+# tag_date STORAGE TAG: when TAG was published (UTC, CVMFS's format), from
+# the history database the manifest names.
+tag_date() {
+  python3 - "$1" "$2" <<'PY'
+import sqlite3, sys, tempfile, time, zlib
+storage, tag = sys.argv[1], sys.argv[2]
+with open(storage + "/.cvmfspublished", "rb") as f:
+    lines = f.read().split(b"\n--\n")[0].decode().splitlines()
+h = next(l[1:] for l in lines if l.startswith("H"))
+with open(f"{storage}/data/{h[:2]}/{h[2:]}H", "rb") as f:
+    raw = zlib.decompress(f.read())
+with tempfile.NamedTemporaryFile() as db:
+    db.write(raw)
+    db.flush()
+    (ts,) = sqlite3.connect(db.name).execute(
+        "SELECT timestamp FROM tags WHERE name = ?", (tag,)).fetchone()
+print(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts)))
+PY
+}
+
 # compare_listing FQRN LABEL EXPECTED_TSV MOUNTPOINT
 compare_listing() {
   local fqrn=$1 label=$2 expected=$3 mnt=$4 out
@@ -78,6 +98,16 @@ for fqrn in "${repos[@]}"; do
     mount_repo "$fqrn" "$mnt" "$WORK/$fqrn-v1.conf"
     compare_listing "$fqrn" tag-v1 "$fixtures/$fqrn/expected-v1.tsv" "$mnt"
     unmount_repo "$mnt" || check_failed "$fqrn: unmount of tag v1 failed"
+
+    # CVMFS_REPOSITORY_DATE at the second v1 was published: that revision.
+    v1_date=$(tag_date "$fixtures/$fqrn/srv/cvmfs/$fqrn" v1)
+    cp "$WORK/$fqrn.conf" "$WORK/$fqrn-date.conf"
+    echo "CVMFS_REPOSITORY_DATE=$v1_date" >>"$WORK/$fqrn-date.conf"
+    mount_repo "$fqrn" "$mnt" "$WORK/$fqrn-date.conf"
+    compare_listing "$fqrn" "date-$v1_date" "$fixtures/$fqrn/expected-v1.tsv" "$mnt"
+    [ -n "$(magic_xattr tag "$mnt" 2>/dev/null)" ] ||
+      check_failed "$fqrn: user.tag does not name the tag $v1_date resolved to"
+    unmount_repo "$mnt" || check_failed "$fqrn: unmount of date $v1_date failed"
   fi
 done
 finish
