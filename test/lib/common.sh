@@ -15,7 +15,8 @@
 #
 # Reporting: `fail MSG` stops the test; `check_failed MSG` records a failure
 # and continues (so one run lists every difference); `finish` exits 1 if any
-# was recorded. Every failure line starts with "FAIL: <test>:".
+# was recorded. Every failure line starts with "FAIL: <test>:". A test that
+# exits 0 without `finish` (or `pass`) fails: it ended early.
 
 TESTLIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SOURCE_DIR=${CVMFS_SOURCE_DIR:-$(cd "$TESTLIB_DIR/../.." && pwd)}
@@ -30,9 +31,13 @@ _FAILURE_LOGS=()
 _WATCHDOG_PID=""
 _FAIL_REPORTED=0
 _LAST_ERROR=""
+_PASSED=0
 
 note() { echo "--- $TEST_NAME: $*"; }
-pass() { echo "PASS: $TEST_NAME: $*"; }
+pass() {
+  _PASSED=1
+  echo "PASS: $TEST_NAME: $*"
+}
 fail() {
   echo "FAIL: $TEST_NAME: $*" >&2
   _FAIL_REPORTED=1
@@ -153,6 +158,13 @@ _testlib_exit() {
   local status=$?
   set +e
   trap - TERM INT
+  # A script that ends early with status 0 (a `return` at top level, a
+  # truncated heredoc) never reached `finish`: that is no pass.
+  if [ "$status" -eq 0 ] && [ "$_PASSED" -eq 0 ]; then
+    echo "FAIL: $TEST_NAME: ended with status 0 before finish or pass${_LAST_ERROR:+ (last error: $_LAST_ERROR)}" >&2
+    _FAIL_REPORTED=1
+    status=1
+  fi
   if [ "$status" -ne 0 ] && [ "$status" -ne "$SKIP_CODE" ]; then
     [ "$_FAIL_REPORTED" -eq 1 ] ||
       echo "FAIL: $TEST_NAME: exited with status $status${_LAST_ERROR:+ after $_LAST_ERROR}" >&2
