@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "client/geo_probe.h"
 #include "client/trust_chain.h"
 #include "cvmfs/catalog/history_db.h"
 
@@ -76,6 +77,8 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     m->http_ = http.get();
     m->fetcher_ = std::move(http);
     m->view_ = std::make_unique<HttpView>(m->http_);
+    // Before the first download, as CVMFS (a failure is logged, not fatal).
+    if (c.geo.enabled) (void)m->ProbeGeo();
   }
   m->objects_ =
       std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
@@ -124,6 +127,16 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     m->next_check_ = first_check;
   }
   return m;
+}
+
+Status RepositoryMount::ProbeGeo() {
+  if (!http_) return Status::NotSupported("no HTTP fetcher");
+  GeoProbeOptions options;
+  options.proxy_template = config_.geo.proxy_template;
+  options.cache_dir = config_.cache.dir;
+  return client::ProbeGeo(
+      http_, options,
+      [this](Severity s, const std::string& what) { Event(s, what); });
 }
 
 void RepositoryMount::Event(Severity severity,

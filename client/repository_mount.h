@@ -39,9 +39,16 @@
 
 namespace cvmfs::client {
 
+// The Geo-API (client/geo_probe.h).
+struct GeoConfig {
+  bool enabled = false;        // CVMFS_USE_GEOAPI: order the hosts at mount
+  std::string proxy_template;  // CVMFS_PROXY_TEMPLATE
+};
+
 struct MountConfig {
   std::string fqrn;
   HttpFetcherOptions http;
+  GeoConfig geo;
   cache::CacheOptions cache;
   std::vector<std::string> public_key_files;
   std::string tag;                  // CVMFS_REPOSITORY_TAG
@@ -90,6 +97,11 @@ class RepositoryMount {
   OpenRecorder* open_recorder() { return recorder_.get(); }
   PrefetchListLoader* prefetch_lists() { return prefetch_lists_.get(); }
   bool offline_start() const { return offline_start_; }
+
+  // Orders the hosts by the Geo-API (CVMFS's ProbeGeo; at mount with
+  // CVMFS_USE_GEOAPI, and `cvmfs_talk host probe geo`). A failure keeps the
+  // order and is logged; NotSupported without an HTTP fetcher.
+  Status ProbeGeo();
 
   // Fetches the manifest now and switches to a newer revision if there is
   // one (cvmfs_talk remount). With `sync` the call returns after the switch;
