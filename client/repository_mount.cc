@@ -78,7 +78,7 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     m->fetcher_ = std::move(http);
     m->view_ = std::make_unique<HttpView>(m->http_);
     // Before the first download, as CVMFS (a failure is logged, not fatal).
-    if (c.geo.enabled) (void)m->ProbeGeo();
+    if (c.geo.enabled) (void)m->ProbeGeo(m->http_);
   }
   m->objects_ =
       std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
@@ -129,13 +129,12 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   return m;
 }
 
-Status RepositoryMount::ProbeGeo() {
-  if (!http_) return Status::NotSupported("no HTTP fetcher");
+Status RepositoryMount::ProbeGeo(HttpFetcher* http) {
   GeoProbeOptions options;
   options.proxy_template = config_.geo.proxy_template;
   options.cache_dir = config_.cache.dir;
   return client::ProbeGeo(
-      http_, options,
+      http, options,
       [this](Severity s, const std::string& what) { Event(s, what); });
 }
 

@@ -98,10 +98,11 @@ class RepositoryMount {
   PrefetchListLoader* prefetch_lists() { return prefetch_lists_.get(); }
   bool offline_start() const { return offline_start_; }
 
-  // Orders the hosts by the Geo-API (CVMFS's ProbeGeo; at mount with
-  // CVMFS_USE_GEOAPI, and `cvmfs_talk host probe geo`). A failure keeps the
-  // order and is logged; NotSupported without an HTTP fetcher.
-  Status ProbeGeo();
+  // Orders the hosts of `http` (the mount's own fetcher in cvmfs2) by the
+  // Geo-API with this mount's settings and log (CVMFS's ProbeGeo; at mount
+  // with CVMFS_USE_GEOAPI, and `cvmfs_talk host probe geo`). A failure
+  // keeps the order and is logged.
+  Status ProbeGeo(HttpFetcher* http);
 
   // Fetches the manifest now and switches to a newer revision if there is
   // one (cvmfs_talk remount). With `sync` the call returns after the switch;

@@ -147,7 +147,8 @@ void TalkCommands::RegisterNetwork() {
   // reasons go to the log).
   Add("host probe geo", false, [this, no_http](const std::string&) {
     if (!context_.http) return no_http;
-    return std::string(context_.mount->ProbeGeo().ok() ? "OK\n" : "Failed\n");
+    return std::string(
+        context_.mount->ProbeGeo(context_.http).ok() ? "OK\n" : "Failed\n");
   });
   Add("host switch", false, [this, no_http](const std::string&) {
     if (!context_.http) return no_http;
