@@ -10,7 +10,8 @@
 # for the proxy name, the names sorted); `cvmfs_talk host probe geo` orders
 # a list set by hand again. Servers whose answer is broken ("3,1,banana")
 # leave the configured order, the mount works, the failure is logged and
-# `host probe geo` says Failed.
+# `host probe geo` says Failed. A location table (--geo-locations) answers
+# like the database; a malformed one stops serve with its line number.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/common.sh"
@@ -65,6 +66,29 @@ expect_eq "Geo-API answer from Geneva" "3,2,1" "$answer"
 answer=$(curl -s -H "X-Forwarded-For: 10.0.0.1, 127.0.0.4" \
   "http://127.0.0.2:$geo_port/cvmfs/geo.test.org/api/v1.0/geo/x/$names")
 expect_eq "Geo-API answer for a client in Tokyo (X-Forwarded-For)" "3,2,1" "$answer"
+
+# A location table instead of the database (Tokyo for the client's proxy
+# by name; the servers by address and prefix); a bad line stops serve.
+cat >"$WORK/locations" <<'TABLE'
+# name-or-CIDR      latitude   longitude
+squid.site.test     35.6762    139.6503
+127.0.0.2           41.8781    -87.6298
+127.0.0.0/29        53.5511    9.9937
+TABLE
+table_port=$(free_port)
+serve 127.0.0.2 "$table_port" "$WORK/table.out" --geo-db NONE --geo-locations "$WORK/locations"
+grep -q "^Geo-API from location table $WORK/locations (3 entries)" "$WORK/table.out" ||
+  check_failed "serve did not report its location table"
+answer=$(curl -s "http://127.0.0.2:$table_port/cvmfs/geo.test.org/api/v1.0/geo/squid.site.test/127.0.0.2,127.0.0.5,nowhere.invalid")
+expect_eq "Geo-API answer from the location table (the proxy in Tokyo)" "2,1,3" "$answer"
+answer=$(curl -s "http://127.0.0.2:$table_port/cvmfs/geo.test.org/api/v1.0/geo/x/127.0.0.2,127.0.0.5")
+expect_eq "Geo-API answer from the location table (the client in Hamburg)" "2,1" "$answer"
+echo "127.0.0.9 91 0" >>"$WORK/locations"
+rc=0
+out=$("$BIN/cvmfs_server" serve -p 0 --geo-locations "$WORK/locations" geo.test.org </dev/null 2>&1) || rc=$?
+[ "$rc" -ne 0 ] || check_failed "serve started with a bad location table"
+grep -q "locations line 5: latitude '91' is not a decimal number from -90 to 90" <<<"$out" ||
+  check_failed "no clear error for a bad location table: $out"
 
 etc=$CVMFS_ROOTDIR/etc/cvmfs
 mount_dir=$WORK/cvmfs
