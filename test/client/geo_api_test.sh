@@ -66,6 +66,14 @@ expect_eq "Geo-API answer from Geneva" "3,2,1" "$answer"
 answer=$(curl -s -H "X-Forwarded-For: 10.0.0.1, 127.0.0.4" \
   "http://127.0.0.2:$geo_port/cvmfs/geo.test.org/api/v1.0/geo/x/$names")
 expect_eq "Geo-API answer for a client in Tokyo (X-Forwarded-For)" "3,2,1" "$answer"
+# Proxies cache a good answer for an hour, a bad one for five minutes.
+curl -si "http://127.0.0.3:$geo_port/cvmfs/geo.test.org/api/v1.0/geo/x/$names" >"$WORK/good.http"
+grep -qi "^Cache-Control: max-age=3600" "$WORK/good.http" ||
+  check_failed "good answer without max-age=3600: $(cat "$WORK/good.http")"
+curl -si "http://127.0.0.3:$geo_port/cvmfs/geo.test.org/api/v1.0/geo/x/a.invalid,b.invalid" >"$WORK/bad.http"
+grep -q "^HTTP/1.1 400" "$WORK/bad.http" && grep -qi "^Cache-Control: max-age=300" "$WORK/bad.http" &&
+  grep -q "^Bad Request: no server addr found in database" "$WORK/bad.http" ||
+  check_failed "unexpected answer for unknown servers: $(cat "$WORK/bad.http")"
 
 # A location table instead of the database (Tokyo for the client's proxy
 # by name; the servers by address and prefix); a bad line stops serve.
