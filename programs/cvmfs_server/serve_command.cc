@@ -22,6 +22,7 @@
 #include "cvmfs/file_util.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
+#include "server/geo_name_cache.h"
 #include "server/http_server.h"
 
 namespace cvmfs_server {
@@ -98,7 +99,8 @@ Result<std::shared_ptr<const server::GeoApi>> MakeGeoApi(
   if (!database && !table) return std::shared_ptr<const server::GeoApi>();
   std::printf("Geo-API from %s\n", used.c_str());
   return std::shared_ptr<const server::GeoApi>(std::make_shared<server::GeoApi>(
-      std::move(database), std::move(table), server::SystemResolver()));
+      std::move(database), std::move(table),
+      server::CachingResolver(server::SystemResolver())));
 }
 
 // Blocks the stop signals in this thread (and in the server's threads,
