@@ -150,6 +150,8 @@ Status ReadNetworkNumbers(const OptionReader& r, ClientSettings* s) {
                                 "seconds (0: no limit)",
                                 &s->metadata_deadline_s));
   CVMFS_RETURN_IF_ERROR(ReadBool(r, "CVMFS_USE_GEOAPI", &s->use_geoapi));
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_MAX_SERVERS", 0, 1000,
+                                "servers (0: all)", &s->max_servers));
   s->proxy_template = r.String("CVMFS_PROXY_TEMPLATE", "");
   if (s->proxy_template.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
                                           "KLMNOPQRSTUVWXYZ0123456789.:_-") !=

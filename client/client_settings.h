@@ -58,6 +58,9 @@ struct ClientSettings {
   // its URL instead of the real one ("" = the real one).
   bool use_geoapi = false;
   std::string proxy_template;
+  // CVMFS_MAX_SERVERS: keep only the first N hosts (after the Geo-API
+  // ordered them); 0 = all.
+  int max_servers = 0;
   // CVMFS_METADATA_DEADLINE (ours): the longest one download attempt of a
   // signed file or a catalog may take, in seconds; 0 = no limit. Unset:
   // kMetadataDeadlineFactor times the larger of CVMFS_TIMEOUT and

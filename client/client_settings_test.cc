@@ -210,6 +210,11 @@ TEST_F(ClientSettingsTest, GeoApiAndProxyTemplate) {
   EXPECT_EQ("site-squids.example.org", s->proxy_template);
   EXPECT_NE(std::string::npos,
             ErrorFor("CVMFS_USE_GEOAPI", "sometimes").find("CVMFS_USE_GEOAPI"));
+  EXPECT_EQ(0, s->max_servers);
+  opts_.Set("CVMFS_MAX_SERVERS", "2", "test");
+  EXPECT_EQ(2, Settings()->max_servers);
+  ErrorFor("CVMFS_MAX_SERVERS", "-1");
+  ErrorFor("CVMFS_MAX_SERVERS", "two");
   EXPECT_EQ(ErrorFor("CVMFS_PROXY_TEMPLATE", "a/b"),
             "CVMFS_PROXY_TEMPLATE='a/b' (from test.conf): expected a name for "
             "Geo-API requests (letters, digits, '.', ':', '_', '-')");

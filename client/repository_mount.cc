@@ -79,6 +79,12 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     m->view_ = std::make_unique<HttpView>(m->http_);
     // Before the first download, as CVMFS (a failure is logged, not fatal).
     if (c.geo.enabled) (void)m->ProbeGeo(m->http_);
+    std::vector<std::string> hosts = m->http_->Hosts();
+    if (c.geo.max_servers > 0 &&
+        hosts.size() > static_cast<size_t>(c.geo.max_servers)) {
+      hosts.resize(static_cast<size_t>(c.geo.max_servers));
+      CVMFS_RETURN_IF_ERROR(m->http_->SetHosts(std::move(hosts)));
+    }
   }
   m->objects_ =
       std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());

@@ -43,6 +43,9 @@ namespace cvmfs::client {
 struct GeoConfig {
   bool enabled = false;        // CVMFS_USE_GEOAPI: order the hosts at mount
   std::string proxy_template;  // CVMFS_PROXY_TEMPLATE
+  // CVMFS_MAX_SERVERS: after the ordering, only the first this many hosts
+  // are kept (as CVMFS, the kept list counts as set by hand); 0 = all.
+  int max_servers = 0;
 };
 
 struct MountConfig {

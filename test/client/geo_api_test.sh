@@ -8,7 +8,8 @@
 # must use Hamburg, Chicago, Tokyo ("geographically ordered" in
 # `cvmfs_talk host info`), having asked with CVMFS's URL (its cache's UUID
 # for the proxy name, the names sorted); `cvmfs_talk host probe geo` orders
-# a list set by hand again. Servers whose answer is broken ("3,1,banana")
+# a list set by hand again; CVMFS_MAX_SERVERS=2 keeps the closest two.
+# Servers whose answer is broken ("3,1,banana")
 # leave the configured order, the mount works, the failure is logged and
 # `host probe geo` says Failed. A location table (--geo-locations) answers
 # like the database; a malformed one stops serve with its line number.
@@ -30,6 +31,7 @@ mkdir -p "$src/dir"
 echo "geo" >"$src/dir/hello.txt"
 publish_tree geo.test.org "$src" data
 publish_tree broken.test.org "$src" data
+publish_tree max.test.org "$src" data
 
 db=$WORK/GeoLite2-City.mmdb
 perl "$SOURCE_DIR/test/lib/write_geo_db.pl" "$db" \
@@ -43,7 +45,7 @@ serve() {
   shift 3
   show_on_failure "$out"
   "$BIN/cvmfs_server" serve -a "$address" -p "$port" -l "$out.access" "$@" \
-    geo.test.org broken.test.org </dev/null >"$out" 2>&1 &
+    geo.test.org broken.test.org max.test.org </dev/null >"$out" 2>&1 &
   on_exit "kill -TERM $! 2>/dev/null || true"
   wait_for 10 "cvmfs_server serve on $address:$port" \
     grep -q "^serving broken.test.org at " "$out"
@@ -136,6 +138,16 @@ expect_eq "host set" "OK" "$(talk $fqrn host set "$(url 2 "$geo_port");$(url 4 "
 talk $fqrn host info | grep -q "(unprobed)" || check_failed "host set list not unprobed"
 expect_eq "host probe geo" "OK" "$(talk $fqrn host probe geo)"
 expect_eq "hosts after host probe geo" "$expected" "$(hosts_of $fqrn)"
+
+# CVMFS_MAX_SERVERS keeps the closest ones.
+fqrn=max.test.org
+test_client_config "$etc/config.d/$fqrn.local" \
+  "$(url 4 "$geo_port");$(url 2 "$geo_port");$(url 3 "$geo_port")" \
+  "$(repo_public_key $fqrn)" "CVMFS_USE_GEOAPI=yes" "CVMFS_MAX_SERVERS=2"
+mount_repo $fqrn "$mount_dir/$fqrn" "$etc/config.d/$fqrn.local"
+expect_eq "hosts with CVMFS_MAX_SERVERS=2" \
+  "http://127.0.0.3:$geo_port/cvmfs/$fqrn http://127.0.0.2:$geo_port/cvmfs/$fqrn " \
+  "$(hosts_of $fqrn)"
 
 # --- a broken answer keeps the order -------------------------------------------
 fqrn=broken.test.org
