@@ -8,7 +8,9 @@
 # must use Hamburg, Chicago, Tokyo ("geographically ordered" in
 # `cvmfs_talk host info`), having asked with CVMFS's URL (its cache's UUID
 # for the proxy name, the names sorted); `cvmfs_talk host probe geo` orders
-# a list set by hand again; CVMFS_MAX_SERVERS=2 keeps the closest two.
+# a list set by hand again; CVMFS_MAX_SERVERS=2 keeps the closest two;
+# behind a Squid the proxy's name is sent and its location used (Tokyo,
+# from a location table beside the database).
 # Servers whose answer is broken ("3,1,banana")
 # leave the configured order, the mount works, the failure is logged and
 # `host probe geo` says Failed. A location table (--geo-locations) answers
@@ -18,6 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/common.sh"
 . "$here/../lib/client.sh"
 . "$here/../lib/publish.sh"
+. "$here/../lib/squid.sh"
 
 test_init geo_api 300
 require_root_and_fuse
@@ -32,6 +35,7 @@ echo "geo" >"$src/dir/hello.txt"
 publish_tree geo.test.org "$src" data
 publish_tree broken.test.org "$src" data
 publish_tree max.test.org "$src" data
+publish_tree proxy.test.org "$src" data
 
 db=$WORK/GeoLite2-City.mmdb
 perl "$SOURCE_DIR/test/lib/write_geo_db.pl" "$db" \
@@ -45,15 +49,19 @@ serve() {
   shift 3
   show_on_failure "$out"
   "$BIN/cvmfs_server" serve -a "$address" -p "$port" -l "$out.access" "$@" \
-    geo.test.org broken.test.org max.test.org </dev/null >"$out" 2>&1 &
+    geo.test.org broken.test.org max.test.org proxy.test.org </dev/null >"$out" 2>&1 &
   on_exit "kill -TERM $! 2>/dev/null || true"
   wait_for 10 "cvmfs_server serve on $address:$port" \
     grep -q "^serving broken.test.org at " "$out"
 }
 geo_port=$(free_port)
 plain_port=$(free_port)
+# The site proxy's name, placed in Tokyo by a location table beside the
+# database (so that a client behind it gets Tokyo's order).
+echo "localhost 35.6762 139.6503" >"$WORK/proxy-locations"
 for n in 2 3 4; do
-  serve 127.0.0.$n "$geo_port" "$WORK/geo-$n.out" --geo-db "$db"
+  serve 127.0.0.$n "$geo_port" "$WORK/geo-$n.out" --geo-db "$db" \
+    --geo-locations "$WORK/proxy-locations"
   grep -q "^Geo-API from database $db" "$WORK/geo-$n.out" ||
     check_failed "serve on 127.0.0.$n did not report its Geo-API"
   # The same storage without the Geo-API: its URLs are plain files.
@@ -148,6 +156,22 @@ mount_repo $fqrn "$mount_dir/$fqrn" "$etc/config.d/$fqrn.local"
 expect_eq "hosts with CVMFS_MAX_SERVERS=2" \
   "http://127.0.0.3:$geo_port/cvmfs/$fqrn http://127.0.0.2:$geo_port/cvmfs/$fqrn " \
   "$(hosts_of $fqrn)"
+
+# Through a Squid the proxy's host name is sent ("localhost", in Tokyo):
+# Tokyo, Hamburg, Chicago.
+squid_start
+fqrn=proxy.test.org
+test_client_config "$etc/config.d/$fqrn.local" \
+  "$(url 2 "$geo_port");$(url 3 "$geo_port");$(url 4 "$geo_port")" \
+  "$(repo_public_key $fqrn)" "CVMFS_USE_GEOAPI=yes" \
+  "CVMFS_HTTP_PROXY=http://localhost:$SQUID_PORT"
+mount_repo $fqrn "$mount_dir/$fqrn" "$etc/config.d/$fqrn.local"
+expect_eq "hosts behind a proxy in Tokyo" \
+  "http://127.0.0.4:$geo_port/cvmfs/$fqrn http://127.0.0.3:$geo_port/cvmfs/$fqrn http://127.0.0.2:$geo_port/cvmfs/$fqrn " \
+  "$(hosts_of $fqrn)"
+grep -q "\"GET http://127.0.0.[234]:$geo_port/cvmfs/$fqrn/api/v1.0/geo/localhost/$names\"" "$SQUID_ACCESS_LOG" ||
+  check_failed "no Geo-API request through the Squid: $(cat "$SQUID_ACCESS_LOG")"
+expect_eq "host probe geo through the Squid" "OK" "$(talk $fqrn host probe geo)"
 
 # --- a broken answer keeps the order -------------------------------------------
 fqrn=broken.test.org
