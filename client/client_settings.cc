@@ -149,6 +149,16 @@ Status ReadNetworkNumbers(const OptionReader& r, ClientSettings* s) {
   CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_METADATA_DEADLINE", 0, 86400,
                                 "seconds (0: no limit)",
                                 &s->metadata_deadline_s));
+  CVMFS_RETURN_IF_ERROR(ReadBool(r, "CVMFS_USE_GEOAPI", &s->use_geoapi));
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_MAX_SERVERS", 0, 1000,
+                                "servers (0: all)", &s->max_servers));
+  s->proxy_template = r.String("CVMFS_PROXY_TEMPLATE", "");
+  if (s->proxy_template.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+                                          "KLMNOPQRSTUVWXYZ0123456789.:_-") !=
+      std::string::npos)
+    return r.Invalid("CVMFS_PROXY_TEMPLATE",
+                     "a name for Geo-API requests (letters, digits, '.', "
+                     "':', '_', '-')");
   return ReadPrefetch(r, s);
 }
 

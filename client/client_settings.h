@@ -53,6 +53,14 @@ struct ClientSettings {
   // CVMFS_MAX_CONNECTIONS (ours): parallel HTTP transfers per mount. Room
   // for every FUSE thread's demand read next to the prefetches.
   int max_connections = 128;
+  // CVMFS_USE_GEOAPI: order server_urls by the Geo-API at mount
+  // (cvmfs/network/geo_sort.h); CVMFS_PROXY_TEMPLATE: the proxy name sent in
+  // its URL instead of the real one ("" = the real one).
+  bool use_geoapi = false;
+  std::string proxy_template;
+  // CVMFS_MAX_SERVERS: keep only the first N hosts (after the Geo-API
+  // ordered them); 0 = all.
+  int max_servers = 0;
   // CVMFS_METADATA_DEADLINE (ours): the longest one download attempt of a
   // signed file or a catalog may take, in seconds; 0 = no limit. Unset:
   // kMetadataDeadlineFactor times the larger of CVMFS_TIMEOUT and

@@ -197,6 +197,29 @@ TEST_F(ClientSettingsTest, MetadataDeadlineFollowsTheTimeouts) {
             "(0: no limit) (a whole number from 0 to 86400)");
 }
 
+TEST_F(ClientSettingsTest, GeoApiAndProxyTemplate) {
+  auto s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_FALSE(s->use_geoapi);
+  EXPECT_EQ("", s->proxy_template);
+  opts_.Set("CVMFS_USE_GEOAPI", "yes", "test");
+  opts_.Set("CVMFS_PROXY_TEMPLATE", "site-squids.example.org", "test");
+  s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(s->use_geoapi);
+  EXPECT_EQ("site-squids.example.org", s->proxy_template);
+  EXPECT_NE(std::string::npos,
+            ErrorFor("CVMFS_USE_GEOAPI", "sometimes").find("CVMFS_USE_GEOAPI"));
+  EXPECT_EQ(0, s->max_servers);
+  opts_.Set("CVMFS_MAX_SERVERS", "2", "test");
+  EXPECT_EQ(2, Settings()->max_servers);
+  ErrorFor("CVMFS_MAX_SERVERS", "-1");
+  ErrorFor("CVMFS_MAX_SERVERS", "two");
+  EXPECT_EQ(ErrorFor("CVMFS_PROXY_TEMPLATE", "a/b"),
+            "CVMFS_PROXY_TEMPLATE='a/b' (from test.conf): expected a name for "
+            "Geo-API requests (letters, digits, '.', ':', '_', '-')");
+}
+
 TEST_F(ClientSettingsTest, EmptyValueMeansDefault) {
   opts_.Set("CVMFS_QUOTA_LIMIT", "", "test");
   opts_.Set("CVMFS_SHARED_CACHE", "", "test");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "client/geo_probe.h"
 #include "client/trust_chain.h"
 #include "cvmfs/catalog/history_db.h"
 #include "cvmfs/time_format.h"
@@ -77,6 +78,14 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     m->http_ = http.get();
     m->fetcher_ = std::move(http);
     m->view_ = std::make_unique<HttpView>(m->http_);
+    // Before the first download, as CVMFS (a failure is logged, not fatal).
+    if (c.geo.enabled) (void)m->ProbeGeo(m->http_);
+    std::vector<std::string> hosts = m->http_->Hosts();
+    if (c.geo.max_servers > 0 &&
+        hosts.size() > static_cast<size_t>(c.geo.max_servers)) {
+      hosts.resize(static_cast<size_t>(c.geo.max_servers));
+      CVMFS_RETURN_IF_ERROR(m->http_->SetHosts(std::move(hosts)));
+    }
   }
   m->objects_ =
       std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
@@ -127,6 +136,15 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     m->next_check_ = first_check;
   }
   return m;
+}
+
+Status RepositoryMount::ProbeGeo(HttpFetcher* http) {
+  GeoProbeOptions options;
+  options.proxy_template = config_.geo.proxy_template;
+  options.cache_dir = config_.cache.dir;
+  return client::ProbeGeo(
+      http, options,
+      [this](Severity s, const std::string& what) { Event(s, what); });
 }
 
 void RepositoryMount::Event(Severity severity,

@@ -39,9 +39,19 @@
 
 namespace cvmfs::client {
 
+// The Geo-API (client/geo_probe.h).
+struct GeoConfig {
+  bool enabled = false;        // CVMFS_USE_GEOAPI: order the hosts at mount
+  std::string proxy_template;  // CVMFS_PROXY_TEMPLATE
+  // CVMFS_MAX_SERVERS: after the ordering, only the first this many hosts
+  // are kept (as CVMFS, the kept list counts as set by hand); 0 = all.
+  int max_servers = 0;
+};
+
 struct MountConfig {
   std::string fqrn;
   HttpFetcherOptions http;
+  GeoConfig geo;
   cache::CacheOptions cache;
   std::vector<std::string> public_key_files;
   std::string tag;                  // CVMFS_REPOSITORY_TAG
@@ -93,6 +103,12 @@ class RepositoryMount {
   OpenRecorder* open_recorder() { return recorder_.get(); }
   PrefetchListLoader* prefetch_lists() { return prefetch_lists_.get(); }
   bool offline_start() const { return offline_start_; }
+
+  // Orders the hosts of `http` (the mount's own fetcher in cvmfs2) by the
+  // Geo-API with this mount's settings and log (CVMFS's ProbeGeo; at mount
+  // with CVMFS_USE_GEOAPI, and `cvmfs_talk host probe geo`). A failure
+  // keeps the order and is logged.
+  Status ProbeGeo(HttpFetcher* http);
 
   // Fetches the manifest now and switches to a newer revision if there is
   // one (cvmfs_talk remount). With `sync` the call returns after the switch;

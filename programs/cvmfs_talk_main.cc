@@ -32,6 +32,7 @@ void Usage(std::ostream& out) {
          "info |\n"
          "  max ttl set <minutes> | host info | host switch | host set <urls> "
          "|\n"
+         "  host probe geo |\n"
          "  proxy info | proxy switch | proxy set <proxies> | timeout info |\n"
          "  timeout set <proxy> [<direct>] | internal affairs | reset error "
          "counters |\n"

@@ -156,6 +156,7 @@ class HttpServer::Impl {
   MHD_Result Answer(MHD_Connection* c, Request* request, const char* url,
                     const char* method);
   Reply Serve(MHD_Connection* c, std::string_view url, std::string_view method);
+  Reply AnswerGeo(MHD_Connection* c, std::string_view path) const;
   Result<OpenedFile> Lookup(std::string_view url,
                             std::string_view* storage_path) const;
 
@@ -164,7 +165,8 @@ class HttpServer::Impl {
   std::unique_ptr<AccessLog> access_log_;
   std::unique_ptr<HeaderDeadlines> deadlines_;
   std::unique_ptr<ServeMetrics> metrics_;
-  std::string metrics_path_;  // "" for no metrics page
+  std::string metrics_path_;               // "" for no metrics page
+  std::shared_ptr<const GeoApi> geo_api_;  // null: no Geo-API
   std::string url_host_;
   uint16_t port_ = 0;
   MHD_Daemon* daemon_ = nullptr;
@@ -203,6 +205,7 @@ Status HttpServer::Impl::Init(const HttpServerOptions& options) {
   }
   CVMFS_RETURN_IF_ERROR(CheckMetricsPath(options.metrics_path));
   metrics_path_ = options.metrics_path;
+  geo_api_ = options.geo_api;
   metrics_ = std::make_unique<ServeMetrics>(cvmfs::SteadyClock());
   if (options.header_timeout_seconds == 0)
     return Status::InvalidArgument("the header timeout must be at least 1 s");
@@ -395,10 +398,30 @@ Reply HttpServer::Impl::Serve(MHD_Connection* c, std::string_view url,
   if (!IsGetOrHead(method)) return MethodNotAllowed();
   if (!metrics_path_.empty() && RequestPath(url) == metrics_path_)
     return MetricsReply(metrics_->Render());
+  const std::string_view path = RequestPath(url);
+  if (geo_api_ && path.substr(0, kUrlPrefix.size()) == kUrlPrefix &&
+      GeoApi::IsApiPath(path.substr(kUrlPrefix.size())))
+    return AnswerGeo(c, path.substr(kUrlPrefix.size()));
   std::string_view storage_path;
   auto file = Lookup(url, &storage_path);
   if (!file.ok()) return ErrorReply(file.status());
   return FileReply(c, storage_path, std::move(*file));
+}
+
+Reply HttpServer::Impl::AnswerGeo(MHD_Connection* c,
+                                  std::string_view path) const {
+  auto header = [c](const char* name) -> std::optional<std::string> {
+    const char* value = MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+  GeoRequest request;
+  request.path = path;
+  request.remote_address = ClientAddress(c);
+  request.forwarded_for = header("X-Forwarded-For");
+  request.cf_connecting_ip = header("CF-Connecting-IP");
+  const GeoAnswer answer = geo_api_->Answer(request);
+  return GeoReply(answer.status, answer.body, answer.max_age_s);
 }
 
 // url is "/cvmfs/FQRN/<storage_path>" or the same in absolute-form

@@ -29,6 +29,9 @@
 // slow-loris connections, whose trickle would keep resetting the library's
 // idle timeout).
 //
+// With a GeoApi, GET /cvmfs/<fqrn>/api/... is answered by it (the client
+// address, X-Forwarded-For and CF-Connecting-IP passed on).
+//
 // GET `metrics_path` (default /metrics, beside /cvmfs/, so never a
 // repository path) answers the server's counters in Prometheus's text format
 // (serve_metrics.h, doc/metrics.md).
@@ -46,6 +49,7 @@
 #include <vector>
 
 #include "cvmfs/status.h"
+#include "server/geo_api.h"
 
 namespace server {
 
@@ -74,6 +78,9 @@ struct HttpServerOptions {
   // Where the Prometheus metrics page (serve_metrics.h) is served: an
   // absolute path outside /cvmfs/; "" for none.
   std::string metrics_path = "/metrics";
+  // Answers /cvmfs/<fqrn>/api/... (CVMFS's Geo-API, geo_api.h); null: those
+  // paths are files like any other.
+  std::shared_ptr<const GeoApi> geo_api;
 };
 
 class HttpServer {

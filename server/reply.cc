@@ -101,6 +101,14 @@ Reply MetricsReply(const std::string& page) {
   return reply;
 }
 
+Reply GeoReply(unsigned status, const std::string& body, int max_age_s) {
+  Reply reply = TextReply(status, body);
+  if (reply.response)
+    MHD_add_response_header(reply.response.get(), MHD_HTTP_HEADER_CACHE_CONTROL,
+                            ("max-age=" + std::to_string(max_age_s)).c_str());
+  return reply;
+}
+
 Reply MethodNotAllowed() {
   Reply reply =
       TextReply(MHD_HTTP_METHOD_NOT_ALLOWED, "405 Method Not Allowed\n");

@@ -45,6 +45,10 @@ Reply ErrorReply(const cvmfs::Status& st);
 // cached.
 Reply MetricsReply(const std::string& page);
 
+// A Geo-API answer (geo_api.h): `status` with a text/plain body and
+// "Cache-Control: max-age=<max_age_s>", so that proxies share it.
+Reply GeoReply(unsigned status, const std::string& body, int max_age_s);
+
 // 405 with "Allow: GET, HEAD".
 Reply MethodNotAllowed();
 

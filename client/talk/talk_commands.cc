@@ -140,7 +140,15 @@ void TalkCommands::RegisterNetwork() {
       "No HTTP fetcher (repository served without network)\n";
   Add("host info", false, [this, no_http](const std::string&) {
     if (!context_.http) return no_http;
-    return FormatHostInfo(context_.http->Hosts(), context_.http->CurrentHost());
+    return FormatHostInfo(context_.http->Hosts(), context_.http->CurrentHost(),
+                          context_.http->HostsGeoOrdered());
+  });
+  // As CVMFS: "OK" once the hosts are ordered, "Failed" otherwise (the
+  // reasons go to the log).
+  Add("host probe geo", false, [this, no_http](const std::string&) {
+    if (!context_.http) return no_http;
+    return std::string(
+        context_.mount->ProbeGeo(context_.http).ok() ? "OK\n" : "Failed\n");
   });
   Add("host switch", false, [this, no_http](const std::string&) {
     if (!context_.http) return no_http;

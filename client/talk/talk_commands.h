@@ -7,7 +7,8 @@
 //   cache limit get | cache limit set <MB> | cleanup <MB>
 //   evict <path> | pin <path>
 //   revision | remount [sync] | open catalogs | max ttl info | max ttl set
-//   <min> host info | host switch | host set <urls> proxy info | proxy switch |
+//   <min> host info | host switch | host set <urls> | host probe geo
+//   proxy info | proxy switch |
 //   proxy group switch | proxy set <proxies> timeout info | timeout set <proxy>
 //   [<direct>] internal affairs | reset error counters | parameters pid | pid
 //   cachemgr | mountpoint | version

@@ -315,6 +315,8 @@ TEST_F(TalkCommandsTest, ProcessFacts) {
   EXPECT_EQ("unknown command\n", Talk("remount now"));
   EXPECT_EQ("No HTTP fetcher (repository served without network)\n",
             Talk("host info"));
+  EXPECT_EQ("No HTTP fetcher (repository served without network)\n",
+            Talk("host probe geo"));
 }
 
 // The value of one sample line of `metrics prometheus` ("" if absent).
@@ -393,6 +395,20 @@ TEST_F(TalkNetworkTest, HostInfoSwitchAndSet) {
   EXPECT_EQ(0u, Talk("host set ftp://nowhere").rfind("Failed: ", 0));
   EXPECT_EQ(2u, http_->Hosts().size());
   EXPECT_EQ("Usage: host set <host list>\n", Talk("host set"));
+  // Nobody answers the Geo-API on these hosts: Failed, the order kept.
+  EXPECT_EQ("Failed\n", Talk("host probe geo"));
+  EXPECT_EQ(
+      "  [0] http://s1/cvmfs/sha1-zlib.example.org (unprobed)\n"
+      "  [1] http://s2/sha1-zlib (unprobed)\n"
+      "Active host 0: http://s1/cvmfs/sha1-zlib.example.org\n",
+      Talk("host info"));
+  // The same list ordered by the Geo-API says so.
+  ASSERT_TRUE(http_->SetHosts(http_->Hosts(), /*geo_ordered=*/true).ok());
+  EXPECT_EQ(
+      "  [0] http://s1/cvmfs/sha1-zlib.example.org (geographically ordered)\n"
+      "  [1] http://s2/sha1-zlib (geographically ordered)\n"
+      "Active host 0: http://s1/cvmfs/sha1-zlib.example.org\n",
+      Talk("host info"));
 }
 
 TEST_F(TalkNetworkTest, ProxyInfoSwitchAndSet) {

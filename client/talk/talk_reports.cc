@@ -37,12 +37,13 @@ std::string FormatCacheSize(const cache::PosixCache::Usage& usage) {
 }
 
 std::string FormatHostInfo(const std::vector<std::string>& hosts,
-                           const std::string& current) {
+                           const std::string& current, bool geo_ordered) {
   if (hosts.empty()) return "No hosts defined\n";
   std::string out;
   size_t active = 0;
   for (size_t i = 0; i < hosts.size(); ++i) {
-    out += "  [" + std::to_string(i) + "] " + hosts[i] + " (unprobed)\n";
+    out += "  [" + std::to_string(i) + "] " + hosts[i] +
+           (geo_ordered ? " (geographically ordered)\n" : " (unprobed)\n");
     if (hosts[i] == current) active = i;
   }
   return out + "Active host " + std::to_string(active) + ": " + hosts[active] +

@@ -21,8 +21,11 @@ std::string FormatCacheSize(const cache::PosixCache::Usage& usage);
 //   [0] http://s1/cvmfs/repo (unprobed)
 //   [1] http://s2/cvmfs/repo (unprobed)
 // Active host 0: http://s1/cvmfs/repo
+// With `geo_ordered` (the order came from the Geo-API) each host says
+// "(geographically ordered)", as CVMFS's.
 std::string FormatHostInfo(const std::vector<std::string>& hosts,
-                           const std::string& current);
+                           const std::string& current,
+                           bool geo_ordered = false);
 
 // Load-balance groups:
 // [0] http://p1:3128, http://p2:3128

@@ -220,6 +220,11 @@ ProxyGroups FailoverState::Proxies() const {
   return configured_groups_;
 }
 
+bool FailoverState::hosts_geo_ordered() const {
+  MutexLock lock(&mu_);
+  return hosts_geo_ordered_;
+}
+
 size_t FailoverState::num_hosts() const {
   MutexLock lock(&mu_);
   return hosts_.size();
@@ -230,10 +235,12 @@ size_t FailoverState::num_proxies() const {
   return num_proxies_;
 }
 
-Status FailoverState::SetHosts(std::vector<std::string> hosts) {
+Status FailoverState::SetHosts(std::vector<std::string> hosts,
+                               bool geo_ordered) {
   CVMFS_RETURN_IF_ERROR(Validate(hosts, {}));
   MutexLock lock(&mu_);
   hosts_ = StripTrailingSlashes(std::move(hosts));
+  hosts_geo_ordered_ = geo_ordered;
   MoveToHostLocked(0);
   return Status::Ok();
 }

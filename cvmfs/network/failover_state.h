@@ -105,7 +105,10 @@ class FailoverState {
   // proxy set); Validate() rules, nothing changes on error. The new list
   // starts at its first host / first group. Requests in flight finish on
   // the route they hold (a failure there may still switch the new list on).
-  Status SetHosts(std::vector<std::string> hosts);
+  // `geo_ordered`: the list comes from the Geo-API (geo_sort.h), which
+  // `cvmfs_talk host info` says; any other SetHosts clears it.
+  Status SetHosts(std::vector<std::string> hosts, bool geo_ordered = false);
+  bool hosts_geo_ordered() const;
   Status SetProxies(ProxyGroups proxy_groups);
 
  private:
@@ -128,6 +131,7 @@ class FailoverState {
   ProxyGroups configured_groups_ GUARDED_BY(mu_);
   size_t num_proxies_ GUARDED_BY(mu_) = 0;
   size_t host_current_ GUARDED_BY(mu_) = 0;
+  bool hosts_geo_ordered_ GUARDED_BY(mu_) = false;
   // In the current group, the last `burned_` members are burned.
   ProxyGroups groups_ GUARDED_BY(mu_);
   size_t group_current_ GUARDED_BY(mu_) = 0;

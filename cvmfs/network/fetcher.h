@@ -55,6 +55,16 @@ struct DownloadRequest {
   // low-speed limit would otherwise hold the mount for as long as it
   // likes); file content is not bounded so.
   bool metadata = false;
+  // A request to one given server rather than to the repository (the
+  // Geo-API, geo_sort.h): `url_path` is fetched from this repository URL,
+  // without host failover (proxies still fail over). Empty: the current
+  // host, with failover.
+  std::string host = {};
+  // Non-empty: each "@proxy@" in `url_path` is replaced, per attempt, by
+  // the host name of the attempt's proxy, or by this text when it goes
+  // DIRECT (CVMFS's Geo-API URL, so that a proxy caches one answer for all
+  // its clients).
+  std::string direct_proxy_name = {};
 };
 
 struct DownloadResult {

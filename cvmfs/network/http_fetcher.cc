@@ -181,8 +181,12 @@ void HttpFetcher::SwitchProxy() {
   if (failover_.num_proxies() > 1) n_failovers_++;
 }
 
-Status HttpFetcher::SetHosts(std::vector<std::string> hosts) {
-  return failover_.SetHosts(std::move(hosts));
+Status HttpFetcher::SetHosts(std::vector<std::string> hosts, bool geo_ordered) {
+  return failover_.SetHosts(std::move(hosts), geo_ordered);
+}
+
+bool HttpFetcher::HostsGeoOrdered() const {
+  return failover_.hosts_geo_ordered();
 }
 
 Status HttpFetcher::SetProxies(ProxyGroups proxy_groups) {

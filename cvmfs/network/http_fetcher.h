@@ -140,7 +140,9 @@ class HttpFetcher : public Fetcher {
   // Replace the host chain / the proxy groups (cvmfs_talk host set, proxy
   // set); InvalidArgument names a bad entry and nothing changes. Transfers
   // that start afterwards use the new list from its first entry.
-  Status SetHosts(std::vector<std::string> hosts);
+  // `geo_ordered`: the order comes from the Geo-API (geo_sort.h).
+  Status SetHosts(std::vector<std::string> hosts, bool geo_ordered = false);
+  bool HostsGeoOrdered() const;
   Status SetProxies(ProxyGroups proxy_groups);
 
  private:

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "cvmfs/network/url_host.h"
+
 namespace cvmfs {
 namespace {
 
@@ -37,6 +39,21 @@ std::string JoinUrl(const std::string& host, const std::string& path) {
   size_t skip = 0;
   while (skip < path.size() && path[skip] == '/') ++skip;
   return host + "/" + path.substr(skip);
+}
+
+// The request's path with "@proxy@" replaced (DownloadRequest's
+// direct_proxy_name); unchanged without a direct_proxy_name.
+std::string ExpandProxyName(const DownloadRequest& request,
+                            const Route& route) {
+  static constexpr std::string_view kPlaceholder = "@proxy@";
+  std::string path = request.url_path;
+  if (request.direct_proxy_name.empty()) return path;
+  std::string name = route.direct() ? "" : UrlHostName(route.proxy);
+  if (name.empty()) name = request.direct_proxy_name;
+  for (size_t pos = path.find(kPlaceholder); pos != std::string::npos;
+       pos = path.find(kPlaceholder, pos + name.size()))
+    path.replace(pos, kPlaceholder.size(), name);
+  return path;
 }
 
 // The request headers CVMFS sends; an empty "Pragma:" removes the
@@ -147,7 +164,8 @@ void HttpFetcher::IoLoop::Unpause(Transfer* t) {
 
 void HttpFetcher::IoLoop::StartAttempt(Transfer* t) {
   t->route = owner_->failover_.ForNextAttempt();
-  t->url = JoinUrl(t->route.host, t->request.url_path);
+  if (!t->request.host.empty()) t->route.host = t->request.host;
+  t->url = JoinUrl(t->route.host, ExpandProxyName(t->request, t->route));
   // A file:// URL (a Stratum 0's own storage) has no status line: curl
   // either delivers the file or fails, so the attempt starts as a success.
   t->http_code = IsFileUrl(t->url) ? 200 : 0;
@@ -401,6 +419,8 @@ bool HttpFetcher::IoLoop::TryFailover(Transfer* t, TransferFault fault,
     Restart(t);
     return true;
   }
+  // A request to one given server has no other host to go to.
+  if (!t->request.host.empty()) return false;
   if (t->used_hosts >= failover.num_hosts()) return false;
   if (IsProxyFault(fault)) {
     failover.ResetProxies();

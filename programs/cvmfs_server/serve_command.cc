@@ -1,23 +1,28 @@
 // `cvmfs_server serve [-p PORT] [-a ADDRESS] [-l ACCESS_LOG] [-t THREADS]
 // [--max-connections-per-address N] [--header-timeout SECONDS]
-// [--metrics-path PATH | --no-metrics] [FQRN...]`: the
+// [--metrics-path PATH | --no-metrics] [--geo-db FILE] [--geo-locations FILE]
+// [FQRN...]`: the
 // embedded HTTP server (http_server.h) as a foreground program, for the named
 // repositories (default: every one on this machine). It prints one "serving
 // FQRN at URL" line per repository once it accepts connections, and stops
 // cleanly on SIGTERM or SIGINT: the listening socket closes, running responses
 // end, the access log is complete, exit status 0. GET /metrics (or
-// --metrics-path) answers the server's counters for Prometheus.
+// --metrics-path) answers the server's counters for Prometheus. With a
+// GeoLite2 database or a location table it answers CVMFS's Geo-API
+// (server/geo_api.h, doc/serving.md).
 #include <signal.h>
 
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cvmfs/file_util.h"
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
+#include "server/geo_name_cache.h"
 #include "server/http_server.h"
 
 namespace cvmfs_server {
@@ -39,6 +44,8 @@ struct ServeArgs {
   unsigned header_timeout_seconds = HttpServerOptions().header_timeout_seconds;
   std::string metrics_path = HttpServerOptions().metrics_path;
   bool no_metrics = false;
+  std::string geo_db;  // "" = CVMFS's default path, if it exists
+  std::string geo_locations;
   std::vector<std::string> fqrns;
 };
 
@@ -63,6 +70,37 @@ Result<std::vector<ServedRepository>> Repositories(
     repos.push_back({fqrn, storage});
   }
   return repos;
+}
+
+// The Geo-API from --geo-db and --geo-locations; null when neither gives
+// anything (then the API is off).
+Result<std::shared_ptr<const server::GeoApi>> MakeGeoApi(
+    const cvmfs::SystemPaths& paths, const ServeArgs& args) {
+  std::unique_ptr<server::GeoDatabase> database;
+  std::string used;
+  if (args.geo_db != "NONE" && args.geo_db != "none") {
+    const std::string path =
+        args.geo_db.empty()
+            ? paths.Under("/var/lib/cvmfs-server/geo/GeoLite2-City.mmdb")
+            : args.geo_db;
+    if (!args.geo_db.empty() || cvmfs::PathExists(path)) {
+      CVMFS_ASSIGN_OR_RETURN(database, server::GeoDatabase::Open(path));
+      used = "database " + path;
+    }
+  }
+  std::optional<server::LocationTable> table;
+  if (!args.geo_locations.empty()) {
+    CVMFS_ASSIGN_OR_RETURN(table,
+                           server::LocationTable::Load(args.geo_locations));
+    used += (used.empty() ? "" : ", ") + std::string("location table ") +
+            args.geo_locations + " (" + std::to_string(table->size()) +
+            " entries)";
+  }
+  if (!database && !table) return std::shared_ptr<const server::GeoApi>();
+  std::printf("Geo-API from %s\n", used.c_str());
+  return std::shared_ptr<const server::GeoApi>(std::make_shared<server::GeoApi>(
+      std::move(database), std::move(table),
+      server::CachingResolver(server::SystemResolver())));
 }
 
 // Blocks the stop signals in this thread (and in the server's threads,
@@ -92,6 +130,9 @@ int Serve(const cvmfs::SystemPaths& paths, const ServeArgs& args) {
   auto repos = Repositories(paths, args.fqrns);
   if (!repos.ok()) return FailMessage(repos.status());
   options.repositories = std::move(*repos);
+  auto geo = MakeGeoApi(paths, args);
+  if (!geo.ok()) return FailMessage(geo.status());
+  options.geo_api = std::move(*geo);
 
   sigset_t stop = BlockStopSignals();
   auto server = HttpServer::Start(options);
@@ -143,6 +184,13 @@ std::vector<Command> AddServeCommand(CLI::App& app, const Paths& paths) {
                    ->capture_default_str();
   cmd->add_flag("--no-metrics", args->no_metrics, "serve no metrics page")
       ->excludes(path);
+  cmd->add_option("--geo-db", args->geo_db,
+                  "GeoLite2 City database for the Geo-API (CVMFS_GEO_DB_FILE; "
+                  "default /var/lib/cvmfs-server/geo/GeoLite2-City.mmdb if "
+                  "present; NONE for none)");
+  cmd->add_option("--geo-locations", args->geo_locations,
+                  "Geo-API location table: 'name-or-CIDR latitude longitude' "
+                  "lines, consulted before the database");
   cmd->add_option("fqrn", args->fqrns,
                   "repositories (default: every one on this machine)");
   return {MakeCommand(cmd, paths, args, Serve)};
