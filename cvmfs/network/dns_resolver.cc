@@ -68,8 +68,7 @@ class SystemDnsResolver : public DnsResolver {
 
   Result<ResolvedHost> Resolve(const std::string& name) override {
     Result<ResolvedHost> last = Status::Unavailable("no attempt");
-    for (int attempt = 0; attempt <= std::max(0, options_.retries);
-         ++attempt) {
+    for (int attempt = 0; attempt <= std::max(0, options_.retries); ++attempt) {
       last = ResolveOnce(name);
       if (last.ok() || last.status().code() != Status::Code::kUnavailable)
         break;
@@ -97,8 +96,7 @@ class SystemDnsResolver : public DnsResolver {
       if (lock.WaitUntil(&lookup->cv, deadline) == std::cv_status::timeout &&
           !lookup->done)
         return Status::Unavailable("resolving " + name + " timed out after " +
-                                   std::to_string(options_.timeout_ms) +
-                                   " ms");
+                                   std::to_string(options_.timeout_ms) + " ms");
     }
     return lookup->result;
   }

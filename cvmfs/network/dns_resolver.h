@@ -25,9 +25,9 @@
 namespace cvmfs {
 
 struct ResolvedHost {
-  std::string name;                // the canonical name, else the one asked
-  std::vector<std::string> ipv4;   // dotted quads
-  std::vector<std::string> ipv6;   // without brackets
+  std::string name;               // the canonical name, else the one asked
+  std::vector<std::string> ipv4;  // dotted quads
+  std::vector<std::string> ipv6;  // without brackets
   std::optional<std::chrono::seconds> ttl;  // unset: not known
 };
 

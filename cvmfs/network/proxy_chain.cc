@@ -74,8 +74,8 @@ ProxyGroups StripDirect(const ProxyGroups& groups, bool* dropped) {
 
 std::string ProxyEntry::Describe(Clock::TimePoint now) const {
   if (url == kDirectProxy) return url;
-  return url + " (" + (host_name.empty() ? ":unresolved:" : host_name) +
-         ", " + Remaining(deadline - now) + ")";
+  return url + " (" + (host_name.empty() ? ":unresolved:" : host_name) + ", " +
+         Remaining(deadline - now) + ")";
 }
 
 CombinedProxies CombineProxyLists(const ProxyGroups& regular,
@@ -100,8 +100,8 @@ std::string ReplaceProxyHost(const std::string& url,
   size_t b, e;
   FindHost(url, &b, &e);
   if (b == e) return url;
-  const bool v6 = address.find(':') != std::string::npos &&
-                  address.front() != '[';
+  const bool v6 =
+      address.find(':') != std::string::npos && address.front() != '[';
   return url.substr(0, b) + (v6 ? "[" + address + "]" : address) +
          url.substr(e);
 }
@@ -151,16 +151,16 @@ std::vector<ProxyEntry> ProxyExpander::ExpandOne(const std::string& proxy) {
     base.deadline = now + options_.max_ttl;
     return {base};
   }
-  auto resolved = resolver_ ? resolver_->Resolve(host)
-                            : Result<ResolvedHost>(Status::Unavailable(
-                                  "no resolver"));
+  auto resolved =
+      resolver_ ? resolver_->Resolve(host)
+                : Result<ResolvedHost>(Status::Unavailable("no resolver"));
   if (!resolved.ok()) {
     base.deadline = now + options_.min_ttl;
     return {base};
   }
-  const bool v4 = !resolved->ipv4.empty() &&
-                  (options_.prefer != IpPreference::kIpv6 ||
-                   resolved->ipv6.empty());
+  const bool v4 =
+      !resolved->ipv4.empty() &&
+      (options_.prefer != IpPreference::kIpv6 || resolved->ipv6.empty());
   std::vector<std::string> addresses =
       Pick(v4 ? resolved->ipv4 : resolved->ipv6);
   const std::chrono::seconds ttl =

@@ -46,9 +46,9 @@ TEST(ProxyChainTest, FallbackComesLastAndDropsDirect) {
   // A fallback proxy removes DIRECT from both lists, empty groups vanish.
   c = CombineProxyLists({{"http://p1:3128", "DIRECT"}, {"DIRECT"}},
                         {{"DIRECT", "http://f1:3128"}, {"http://f2:3128"}});
-  EXPECT_EQ(c.groups, (ProxyGroups{{"http://p1:3128"},
-                                   {"http://f1:3128"},
-                                   {"http://f2:3128"}}));
+  EXPECT_EQ(c.groups,
+            (ProxyGroups{
+                {"http://p1:3128"}, {"http://f1:3128"}, {"http://f2:3128"}}));
   EXPECT_EQ(c.first_fallback, 1u);
   EXPECT_TRUE(c.dropped_direct_from_fallback);
   EXPECT_TRUE(c.dropped_direct_from_regular);
@@ -82,14 +82,14 @@ TEST(ProxyChainTest, NamesBecomeOneProxyPerAddressInTheirGroup) {
   dns.table["other"] = Host("other", {"10.0.1.1"});
   ManualClock clock;
   ProxyExpander x(&dns, {}, &clock, 1);
-  ProxyEntryGroups g = x.Expand(
-      {{"http://squid:3128", "http://other:3128"}, {"http://127.0.0.1:1"},
-       {"DIRECT"}});
-  EXPECT_EQ(ProxyUrls(g), (ProxyGroups{{"http://10.0.0.1:3128",
-                                        "http://10.0.0.2:3128",
-                                        "http://10.0.1.1:3128"},
-                                       {"http://127.0.0.1:1"},
-                                       {"DIRECT"}}));
+  ProxyEntryGroups g = x.Expand({{"http://squid:3128", "http://other:3128"},
+                                 {"http://127.0.0.1:1"},
+                                 {"DIRECT"}});
+  EXPECT_EQ(ProxyUrls(g),
+            (ProxyGroups{{"http://10.0.0.1:3128", "http://10.0.0.2:3128",
+                          "http://10.0.1.1:3128"},
+                         {"http://127.0.0.1:1"},
+                         {"DIRECT"}}));
   EXPECT_EQ(g[0][0].configured, "http://squid:3128");
   EXPECT_EQ(g[0][0].Describe(clock.Now()),
             "http://10.0.0.1:3128 (squid.site, +1m)");
@@ -127,8 +127,8 @@ TEST(ProxyChainTest, IpFamilyPreference) {
 
 TEST(ProxyChainTest, MaxAddressesPerProxyPicksASubset) {
   TableResolver dns;
-  dns.table["rr"] = Host("rr", {"10.0.0.1", "10.0.0.2", "10.0.0.3",
-                                "10.0.0.4"});
+  dns.table["rr"] =
+      Host("rr", {"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"});
   ManualClock clock;
   ProxyDnsOptions o;
   o.max_ipaddr_per_proxy = 2;
@@ -165,9 +165,9 @@ TEST(ProxyChainTest, ResolvedAgainAfterTheClampedTtl) {
   dns.table["squid"].ipv4 = {"10.0.0.7", "10.0.0.8"};
   clock.Advance(seconds(100));
   EXPECT_TRUE(x.Refresh(&g));
-  EXPECT_EQ(ProxyUrls(g), (ProxyGroups{{"http://10.0.0.7:1",
-                                        "http://10.0.0.8:1"},
-                                       {"DIRECT"}}));
+  EXPECT_EQ(
+      ProxyUrls(g),
+      (ProxyGroups{{"http://10.0.0.7:1", "http://10.0.0.8:1"}, {"DIRECT"}}));
   // The name vanishes: the known addresses stay, tried again after the
   // minimum TTL.
   dns.table.erase("squid");
