@@ -150,8 +150,7 @@ void TalkCommands::RegisterNetwork() {
   Add("host set", true, [this](const std::string& a) { return HostSet(a); });
   Add("proxy info", false, [this, no_http](const std::string&) {
     if (!context_.http) return no_http;
-    return FormatProxyInfo(context_.http->Proxies(),
-                           context_.http->CurrentProxy());
+    return FormatProxyInfo(context_.http->ProxyInfo());
   });
   auto proxy_switch = [this, no_http](const std::string&) {
     if (!context_.http) return no_http;

@@ -42,7 +42,8 @@ Status ValidateProxy(const std::string& proxy) {
   }
   if (proxy == "auto") {
     return Status::NotSupported(
-        "proxy 'auto' (proxy auto-configuration) is not supported");
+        "proxy 'auto' must be resolved through PAC files first "
+        "(CVMFS_HTTP_PROXY=auto at mount)");
   }
   if (proxy.find_first_of(" \t;|") != std::string::npos) {
     return Status::InvalidArgument("invalid proxy '" + proxy + "'");
