@@ -100,6 +100,17 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   return c;
 }
 
+// Where "auto" looks for proxies; the last discovery is kept in the cache
+// directory as proxies.<fqrn>.
+AutoProxyOptions AutoProxyOptionsFor(const ClientSettings& s) {
+  AutoProxyOptions o;
+  o.pac_urls = s.pac_urls;
+  o.hosts = s.server_urls;
+  if (const char* env = std::getenv("http_proxy")) o.http_proxy_env = env;
+  o.cache_file = s.CacheDir() + "/proxies." + s.fqrn;
+  return o;
+}
+
 // CVMFS_HTTP_PROXY with "auto": the proxies PAC files name
 // (client/proxy_autoconfig.h), fetched with the mount's HTTP settings; the
 // last discovery is kept in the cache directory as proxies.<fqrn>.
@@ -117,12 +128,8 @@ Result<ProxyGroups> DiscoverProxies(const ClientSettings& s,
         "CVMFS_HTTP_PROXY: skipping DIRECT proxy to use the fallback "
         "proxies");
   if (!HasAutoProxy(s.proxy_groups)) return s.proxy_groups;
-  AutoProxyOptions o;
-  o.pac_urls = s.pac_urls;
-  o.hosts = s.server_urls;
-  if (const char* env = std::getenv("http_proxy")) o.http_proxy_env = env;
-  o.cache_file = s.CacheDir() + "/proxies." + s.fqrn;
-  return ResolveAutoProxies(s.proxy_groups, o, HttpPacFetch(http),
+  return ResolveAutoProxies(s.proxy_groups, AutoProxyOptionsFor(s),
+                            HttpPacFetch(http),
                             [log](const std::string& m) { log->Info(m); });
 }
 
@@ -182,8 +189,17 @@ std::unique_ptr<TalkServer> StartTalk(RepositoryMount* mount,
                                       const ClientSettings& settings,
                                       const OptionsManager& options,
                                       const std::string& mountpoint,
+                                      const HttpFetcherOptions& pac_http,
                                       DaemonLog* log) {
   TalkContext context;
+  // As CVMFS: `proxy set` resolves "auto" too, without the cache file.
+  context.resolve_auto_proxies = [settings, pac_http,
+                                  log](const ProxyGroups& groups) {
+    AutoProxyOptions o = AutoProxyOptionsFor(settings);
+    o.cache_file.clear();
+    return ResolveAutoProxies(groups, o, HttpPacFetch(pac_http),
+                              [log](const std::string& m) { log->Info(m); });
+  };
   context.mount = mount;
   context.http = mount->http();
   char resolved[PATH_MAX];
@@ -379,6 +395,7 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
     return 1;
   }
   mount_config.http.proxy_groups = std::move(proxies).value();
+  const HttpFetcherOptions pac_http = mount_config.http;
   if (*user) {
     // As CVMFS: CVMFS_CLAIM_OWNERSHIP shows the files as the client's user.
     mount_config.fs.uid = (*user)->uid;
@@ -423,7 +440,8 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
     }
     log.Info("mounted " + cl.fqrn + " on " + cl.mountpoint);
     (*mount)->StartUpdater();
-    talk = StartTalk(mount->get(), *settings, options, cl.mountpoint, &log);
+    talk = StartTalk(mount->get(), *settings, options, cl.mountpoint, pac_http,
+                     &log);
     if (report_fd >= 0) {
       DetachStdio();
       Report(report_fd, "OK");

@@ -335,6 +335,8 @@ std::string TalkCommands::ProxySet(const std::string& args) {
   if (!context_.http)
     return "No HTTP fetcher (repository served without network)\n";
   auto groups = ParseProxyList(args);
+  if (groups.ok() && context_.resolve_auto_proxies)
+    groups = context_.resolve_auto_proxies(*groups);
   if (!groups.ok())
     return "Failed, no valid proxies (" + groups.status().message() + ")\n";
   Status st = context_.http->SetProxies(std::move(groups).value());

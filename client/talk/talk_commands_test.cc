@@ -430,6 +430,33 @@ TEST_F(TalkNetworkTest, ProxyInfoSwitchAndSet) {
   EXPECT_EQ(2u, http_->Proxies().size());
 }
 
+TEST_F(TalkNetworkTest, ProxySetResolvesAuto) {
+  TalkContext context;
+  context.mount = mount_.get();
+  context.http = http_.get();
+  std::vector<ProxyGroups> asked;
+  context.resolve_auto_proxies =
+      [&asked](const ProxyGroups& groups) -> Result<ProxyGroups> {
+    asked.push_back(groups);
+    if (groups.front().front() != "auto") return groups;
+    return ProxyGroups{{"http://127.0.0.7:3128"}, {"DIRECT"}};
+  };
+  talk_ = std::make_unique<TalkCommands>(context);
+  EXPECT_EQ("OK\n", Talk("proxy set auto;DIRECT"));
+  EXPECT_EQ(http_->Proxies(),
+            (ProxyGroups{{"http://127.0.0.7:3128"}, {"DIRECT"}}));
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], (ProxyGroups{{"auto"}, {"DIRECT"}}));
+  context.resolve_auto_proxies = [](const ProxyGroups&) -> Result<ProxyGroups> {
+    return Status::Unavailable("failed to discover HTTP proxy servers");
+  };
+  talk_ = std::make_unique<TalkCommands>(context);
+  EXPECT_EQ(0u, Talk("proxy set auto")
+                    .rfind("Failed, no valid proxies "
+                           "(failed to discover",
+                           0));
+}
+
 TEST_F(TalkNetworkTest, Timeouts) {
   EXPECT_EQ("Timeout with proxy: 5s\nTimeout without proxy: 10s\n",
             Talk("timeout info"));

@@ -7,7 +7,8 @@
 #      goes through B (the name localhost resolved to 127.0.0.1, shown as
 #      such by proxy info), none through A;
 #   2. server "localhost": the PAC's other branch, "PROXY 127.0.0.1:A":
-#      A carries the traffic, B none;
+#      A carries the traffic, B none; `cvmfs_talk proxy set auto` after
+#      `proxy set DIRECT` finds A again;
 #   3. no PAC reachable, a fresh cache: CVMFS_HTTP_PROXY=auto fails the
 #      mount with "failed to discover HTTP proxy servers" (as the real CVMFS
 #      2.12 client does: it drops the empty auto and has nothing left);
@@ -76,6 +77,13 @@ failover_config $fqrn pac-localhost "$localhost_url/cvmfs/@fqrn@" auto \
 mount_repo $fqrn "$mnt" "$CONFIG"
 read_all "PAC picks A"
 expect_xattr "PAC picks A" proxy "$mnt" "http://127.0.0.1:$port_a"
+if talk_available; then
+  # cvmfs_talk proxy set resolves auto as the mount did.
+  expect_eq "proxy set DIRECT" OK "$("$BIN/cvmfs_talk" -i $fqrn proxy set DIRECT)"
+  expect_xattr "proxy set DIRECT" proxy "$mnt" DIRECT
+  expect_eq "proxy set auto" OK "$("$BIN/cvmfs_talk" -i $fqrn proxy set auto)"
+  expect_xattr "proxy set auto" proxy "$mnt" "http://127.0.0.1:$port_a"
+fi
 unmount_repo "$mnt"
 [ "$(requests "$log_a")" -ge 2 ] || check_failed "PAC picks A: A carried no request"
 [ "$(requests "$log_b")" -eq "$n_b" ] || check_failed "PAC picks A: B carried requests"
