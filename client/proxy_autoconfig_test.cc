@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "client/pac_evaluator.h"
@@ -65,6 +67,26 @@ TEST(PacEvaluatorTest, BrokenScriptIsAnError) {
       "function FindProxyForURL(url, host) { return undefined_name; }",
       {{"http://x/", "x"}});
   EXPECT_FALSE(thrown.ok());
+}
+
+// libpacparser has one global context: concurrent callers are serialized
+// and each gets its own answers.
+TEST(PacEvaluatorTest, ConcurrentEvaluationsDoNotMix) {
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &wrong] {
+      const std::string script =
+          "function FindProxyForURL(url, host) { return \"PROXY p" +
+          std::to_string(t) + ":1\"; }";
+      for (int i = 0; i < 20; ++i) {
+        auto a = EvaluatePac(script, {{"http://x/", "x"}});
+        if (!a.ok() || (*a)[0] != "PROXY p" + std::to_string(t) + ":1") wrong++;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(ProxyAutoconfigTest, PacAnswerMapsToOneGroupPerEntry) {

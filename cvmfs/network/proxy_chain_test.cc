@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
@@ -175,6 +176,28 @@ TEST(ProxyChainTest, ResolvedAgainAfterTheClampedTtl) {
   EXPECT_FALSE(x.Refresh(&g));
   EXPECT_EQ(g[0].size(), 2u);
   EXPECT_EQ(ProxyExpander::NextDeadline(g), clock.Now() + seconds(30));
+}
+
+// The real resolver, without network: localhost comes from /etc/hosts; a
+// lookup that cannot succeed ends within its timeout.
+TEST(SystemDnsResolverTest, LocalhostAndBoundedFailure) {
+  SystemDnsOptions o;
+  o.timeout_ms = 500;
+  o.retries = 0;
+  auto dns = NewSystemDnsResolver(o);
+  auto local = dns->Resolve("localhost");
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  const bool v4 = std::find(local->ipv4.begin(), local->ipv4.end(),
+                            "127.0.0.1") != local->ipv4.end();
+  const bool v6 = std::find(local->ipv6.begin(), local->ipv6.end(), "::1") !=
+                  local->ipv6.end();
+  EXPECT_TRUE(v4 || v6);
+  const auto start = std::chrono::steady_clock::now();
+  auto none = dns->Resolve("no-such-proxy.invalid");
+  EXPECT_FALSE(none.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_NE(none.status().message().find("no-such-proxy.invalid"),
+            std::string::npos);
 }
 
 }  // namespace
