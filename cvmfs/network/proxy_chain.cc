@@ -46,8 +46,9 @@ bool IsBracketedIpv6(const std::string& s) {
 }
 
 std::string Remaining(Clock::Duration d) {
+  // Whole seconds up, as CVMFS's (deadline and now in whole seconds).
   const long long s =  // NOLINT(runtime/int)
-      std::chrono::duration_cast<std::chrono::seconds>(d).count();
+      std::chrono::ceil<std::chrono::seconds>(d).count();
   std::string out = s >= 0 ? "+" : "";
   if (std::llabs(s) >= 3600) return out + std::to_string(s / 3600) + "h";
   if (std::llabs(s) >= 60) return out + std::to_string(s / 60) + "m";

@@ -16,9 +16,13 @@
 #   5. "auto;DIRECT" + CVMFS_FALLBACK_PROXY=A with no PAC reachable: DIRECT
 #      is dropped for the fallback, A carries the traffic, proxy info names
 #      it the first fallback group.
+# With the real CVMFS 2.12 client at hand (../shared/reference), case 1 is
+# mounted by it too: its `proxy info` must read as ours (times masked).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib_failover.sh"
+. "$here/../lib/real_cvmfs.sh"
+real_cvmfs_private_etc "$@"
 
 test_init pac_proxy 300
 require_bins cvmfs_server cvmfs2
@@ -63,12 +67,32 @@ expect_talk "PAC picks B" $fqrn "proxy info" \
   "^\[0\] http://127\.0\.0\.1:$port_b \(localhost, \+[0-9]+[smh]\)\$"
 expect_talk "PAC picks B" $fqrn "proxy info" "^\[1\] DIRECT\$"
 expect_talk "PAC picks B" $fqrn "proxy info" "^Active proxy: \[0\] http://127\.0\.0\.1:$port_b\$"
+ours_info=""
+! talk_available || ours_info=$("$BIN/cvmfs_talk" -i $fqrn proxy info)
 unmount_repo "$mnt"
 n_b=$(requests "$log_b")
 [ "$n_b" -ge 2 ] || check_failed "PAC picks B: B's access log has $n_b requests for $fqrn"
 [ "$(requests "$log_a")" -eq 0 ] || check_failed "PAC picks B: A carried requests"
 grep -q "from PAC file $pac" "$WORK/debug.log" ||
   check_failed "PAC picks B: the debug log does not say which PAC file was used"
+
+# The same configuration on the real CVMFS 2.12 client.
+reference=${CVMFS_REFERENCE_DIR:-$SOURCE_DIR/../shared/reference}
+if [ -f "$reference/cvmfs-2.12-real-debian12-amd64.tar.xz" ] && [ -n "$ours_info" ]; then
+  real_cvmfs_init
+  real_client_config "$WORK/real.conf" "$APACHE_URL/cvmfs/@fqrn@" \
+    "$(repo_public_key $fqrn)" "CVMFS_HTTP_PROXY=auto" "CVMFS_PAC_URLS=$dead_pac;$pac" \
+    "CVMFS_BACKOFF_INIT=1" "CVMFS_BACKOFF_MAX=2"
+  real_mount $fqrn "$WORK/real-mnt" "$WORK/real.conf"
+  real_info=$("$REAL_BIN/real-cvmfs_talk" -p "$(real_cache_dir_of $fqrn)/cvmfs_io.$fqrn" proxy info)
+  real_unmount "$WORK/real-mnt"
+  mask_times() { sed -E 's/, [+-][0-9]+[smh]\)/, TIME)/g'; }
+  expect_eq "proxy info as the real CVMFS 2.12 client's" \
+    "$(mask_times <<<"$real_info")" "$(mask_times <<<"$ours_info")"
+  n_b=$(requests "$log_b")
+else
+  note "no real CVMFS 2.12 client (or no cvmfs_talk): proxy info not compared"
+fi
 
 # --- 2. another host, the PAC's other answer: A -------------------------------
 localhost_url=${APACHE_URL/127.0.0.1/localhost}
