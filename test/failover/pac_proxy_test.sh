@@ -17,7 +17,8 @@
 #      is dropped for the fallback, A carries the traffic, proxy info names
 #      it the first fallback group.
 # With the real CVMFS 2.12 client at hand (../shared/reference), case 1 is
-# mounted by it too: its `proxy info` must read as ours (times masked).
+# mounted by it too: its `proxy info` (times masked) and user.proxy_list
+# must read as ours.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib_failover.sh"
@@ -67,6 +68,9 @@ expect_talk "PAC picks B" $fqrn "proxy info" \
   "^\[0\] http://127\.0\.0\.1:$port_b \(localhost, \+[0-9]+[smh]\)\$"
 expect_talk "PAC picks B" $fqrn "proxy info" "^\[1\] DIRECT\$"
 expect_talk "PAC picks B" $fqrn "proxy info" "^Active proxy: \[0\] http://127\.0\.0\.1:$port_b\$"
+expect_xattr "PAC picks B" proxy_list "$mnt" "http://127.0.0.1:$port_b
+DIRECT"
+ours_list=$(magic_xattr proxy_list "$mnt")
 ours_info=""
 ! talk_available || ours_info=$("$BIN/cvmfs_talk" -i $fqrn proxy info)
 unmount_repo "$mnt"
@@ -85,6 +89,8 @@ if [ -f "$reference/cvmfs-2.12-real-debian12-amd64.tar.xz" ] && [ -n "$ours_info
     "CVMFS_BACKOFF_INIT=1" "CVMFS_BACKOFF_MAX=2"
   real_mount $fqrn "$WORK/real-mnt" "$WORK/real.conf"
   real_info=$("$REAL_BIN/real-cvmfs_talk" -p "$(real_cache_dir_of $fqrn)/cvmfs_io.$fqrn" proxy info)
+  expect_eq "user.proxy_list as the real CVMFS 2.12 client's" \
+    "$(real_xattr proxy_list "$WORK/real-mnt")" "$ours_list"
   real_unmount "$WORK/real-mnt"
   mask_times() { sed -E 's/, [+-][0-9]+[smh]\)/, TIME)/g'; }
   expect_eq "proxy info as the real CVMFS 2.12 client's" \
