@@ -11,6 +11,7 @@
 #include "cvmfs/config/option_reader.h"
 #include "cvmfs/config/url_lists.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/text.h"
 
 namespace cvmfs {
 namespace {
@@ -82,6 +83,35 @@ Status ReadNetworkLists(const OptionReader& r, ClientSettings* s) {
   CVMFS_RETURN_IF_ERROR(read_groups("CVMFS_HTTP_PROXY", &s->proxy_groups));
   CVMFS_RETURN_IF_ERROR(
       read_groups("CVMFS_FALLBACK_PROXY", &s->fallback_proxy_groups));
+  for (const auto& group : s->fallback_proxy_groups) {
+    if (std::find(group.begin(), group.end(), kAutoProxy) != group.end())
+      return r.Invalid("CVMFS_FALLBACK_PROXY",
+                       "proxies without 'auto' (proxy auto-configuration "
+                       "sets the regular list, CVMFS_HTTP_PROXY, only)");
+  }
+  for (const auto& group : s->proxy_groups) {
+    if (group.size() > 1 &&
+        std::find(group.begin(), group.end(), kAutoProxy) != group.end())
+      return r.Invalid("CVMFS_HTTP_PROXY",
+                       kProxySyntax +
+                           "'auto' must be a group of its own, "
+                           "e.g. 'auto;DIRECT'");
+  }
+  if (std::optional<std::string> urls = r.Optional("CVMFS_PAC_URLS")) {
+    s->pac_urls.clear();
+    for (const std::string& url : SplitNonEmpty(*urls, ";")) {
+      std::string u(Trim(url, " \t\n"));
+      if (u.empty()) continue;
+      if (u != kAutoProxy && u.rfind("http://", 0) != 0 &&
+          u.rfind("https://", 0) != 0 && u.rfind("file://", 0) != 0)
+        return r.Invalid("CVMFS_PAC_URLS",
+                         "a ';'-separated list of http://, https:// or "
+                         "file:// URLs of PAC files (or auto for "
+                         "http://wpad/wpad.dat); '" +
+                             u + "' is none");
+      s->pac_urls.push_back(u);
+    }
+  }
   if (s->proxy_groups.empty()) {
     return Status::InvalidArgument(
         "CVMFS_HTTP_PROXY is not set: set it in /etc/cvmfs/default.local to "
@@ -118,7 +148,32 @@ Status ReadPrefetch(const OptionReader& r, ClientSettings* s) {
   return Status::Ok();
 }
 
+Status ReadDns(const OptionReader& r, ClientSettings* s) {
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_MAX_IPADDR_PER_PROXY", 0, 1024,
+                                "addresses (0: all)",
+                                &s->max_ipaddr_per_proxy));
+  if (std::optional<std::string> v = r.Optional("CVMFS_IPFAMILY_PREFER")) {
+    if (*v != "4" && *v != "6")
+      return r.Invalid("CVMFS_IPFAMILY_PREFER", "4 or 6");
+    s->ipfamily_prefer = *v == "4" ? 4 : 6;
+  }
+  CVMFS_RETURN_IF_ERROR(
+      ReadInt(r, "CVMFS_DNS_TIMEOUT", 1, 300, "seconds", &s->dns_timeout_s));
+  CVMFS_RETURN_IF_ERROR(
+      ReadInt(r, "CVMFS_DNS_RETRIES", 0, 100, "retries", &s->dns_retries));
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_DNS_MIN_TTL", 1, kMaxSeconds,
+                                "seconds", &s->dns_min_ttl_s));
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_DNS_MAX_TTL", 1, kMaxSeconds,
+                                "seconds", &s->dns_max_ttl_s));
+  if (s->dns_max_ttl_s < s->dns_min_ttl_s)
+    return r.Invalid("CVMFS_DNS_MAX_TTL",
+                     "seconds, at least CVMFS_DNS_MIN_TTL (" +
+                         std::to_string(s->dns_min_ttl_s) + ")");
+  return Status::Ok();
+}
+
 Status ReadNetworkNumbers(const OptionReader& r, ClientSettings* s) {
+  CVMFS_RETURN_IF_ERROR(ReadDns(r, s));
   CVMFS_RETURN_IF_ERROR(
       ReadInt(r, "CVMFS_TIMEOUT", 1, 3600, "seconds", &s->timeout_s));
   CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_TIMEOUT_DIRECT", 1, 3600, "seconds",

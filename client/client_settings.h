@@ -35,15 +35,25 @@ struct ClientSettings {
   std::string org;  // fqrn up to the first dot, for @org@
 
   // Network (doc/operations.md, "Proxies, hosts and failover"). Proxy members
-  // are URLs, "DIRECT" or "auto" (url_lists.h). Fallback groups come after the
-  // regular ones; the rule that fallback proxies disable DIRECT is the network
-  // layer's to apply.
+  // are URLs, "DIRECT" or "auto" (url_lists.h; "auto" only as a group of its
+  // own in CVMFS_HTTP_PROXY, resolved at mount, client/proxy_autoconfig.h).
+  // Fallback groups come after the regular ones; the rule that fallback
+  // proxies disable DIRECT is the network layer's to apply (proxy_chain.h).
   std::vector<std::string> server_urls;                // CVMFS_SERVER_URL
   std::vector<std::vector<std::string>> proxy_groups;  // CVMFS_HTTP_PROXY
   std::vector<std::vector<std::string>>
-      fallback_proxy_groups;       // CVMFS_FALLBACK_PROXY
-  int timeout_s = 5;               // CVMFS_TIMEOUT (with a proxy)
-  int timeout_direct_s = 10;       // CVMFS_TIMEOUT_DIRECT
+      fallback_proxy_groups;  // CVMFS_FALLBACK_PROXY
+  // CVMFS_PAC_URLS, ';'-separated; "auto" there is http://wpad/wpad.dat.
+  std::vector<std::string> pac_urls = {"http://wpad/wpad.dat"};
+  // Proxy names become their addresses (cvmfs/network/proxy_chain.h).
+  int max_ipaddr_per_proxy = 0;  // CVMFS_MAX_IPADDR_PER_PROXY, 0 = all
+  int ipfamily_prefer = 0;       // CVMFS_IPFAMILY_PREFER: 4, 6; 0 = IPv4 first
+  int dns_timeout_s = 3;         // CVMFS_DNS_TIMEOUT, per attempt
+  int dns_retries = 1;           // CVMFS_DNS_RETRIES
+  int dns_min_ttl_s = 60;        // CVMFS_DNS_MIN_TTL
+  int dns_max_ttl_s = 86400;     // CVMFS_DNS_MAX_TTL
+  int timeout_s = 5;             // CVMFS_TIMEOUT (with a proxy)
+  int timeout_direct_s = 10;     // CVMFS_TIMEOUT_DIRECT
   int64_t low_speed_limit = 1024;  // CVMFS_LOW_SPEED_LIMIT, bytes/s
   int max_retries = 1;             // CVMFS_MAX_RETRIES
   int backoff_init_s = 2;          // CVMFS_BACKOFF_INIT

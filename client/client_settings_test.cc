@@ -353,7 +353,7 @@ TEST_F(ClientSettingsTest, ServerUrlErrors) {
 TEST_F(ClientSettingsTest, ProxyGroups) {
   opts_.Set("CVMFS_HTTP_PROXY",
             "http://p1:3128|http://p2:3128; http://p3:3128 ;DIRECT;", "test");
-  opts_.Set("CVMFS_FALLBACK_PROXY", "http://f1:3128|http://f2:3128;auto",
+  opts_.Set("CVMFS_FALLBACK_PROXY", "http://f1:3128|http://f2:3128;DIRECT",
             "test");
   auto s = Settings();
   ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -361,7 +361,58 @@ TEST_F(ClientSettingsTest, ProxyGroups) {
                                      {"http://p3:3128"},
                                      {"DIRECT"}}));
   EXPECT_EQ(s->fallback_proxy_groups,
-            (Groups{{"http://f1:3128", "http://f2:3128"}, {"auto"}}));
+            (Groups{{"http://f1:3128", "http://f2:3128"}, {"DIRECT"}}));
+}
+
+TEST_F(ClientSettingsTest, AutoProxyAndPacUrls) {
+  opts_.Set("CVMFS_HTTP_PROXY", "auto;DIRECT", "test");
+  auto s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->proxy_groups, (Groups{{"auto"}, {"DIRECT"}}));
+  EXPECT_EQ(s->pac_urls, (std::vector<std::string>{"http://wpad/wpad.dat"}));
+  opts_.Set("CVMFS_PAC_URLS", "http://127.0.0.1:1/a.pac; auto;file:///p.pac",
+            "test");
+  s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->pac_urls, (std::vector<std::string>{"http://127.0.0.1:1/a.pac",
+                                                   "auto", "file:///p.pac"}));
+  std::string msg = ErrorFor("CVMFS_PAC_URLS", "wpad/wpad.dat");
+  EXPECT_NE(msg.find("'wpad/wpad.dat' is none"), std::string::npos) << msg;
+  msg = ErrorFor("CVMFS_HTTP_PROXY", "auto|http://p:1");
+  EXPECT_NE(msg.find("'auto' must be a group of its own"), std::string::npos)
+      << msg;
+  msg = ErrorFor("CVMFS_FALLBACK_PROXY", "auto");
+  EXPECT_NE(msg.find("without 'auto'"), std::string::npos) << msg;
+}
+
+TEST_F(ClientSettingsTest, ProxyNameResolution) {
+  auto s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->max_ipaddr_per_proxy, 0);
+  EXPECT_EQ(s->ipfamily_prefer, 0);
+  EXPECT_EQ(s->dns_timeout_s, 3);
+  EXPECT_EQ(s->dns_retries, 1);
+  EXPECT_EQ(s->dns_min_ttl_s, 60);
+  EXPECT_EQ(s->dns_max_ttl_s, 86400);
+  opts_.Set("CVMFS_MAX_IPADDR_PER_PROXY", "2", "test");
+  opts_.Set("CVMFS_IPFAMILY_PREFER", "6", "test");
+  opts_.Set("CVMFS_DNS_TIMEOUT", "1", "test");
+  opts_.Set("CVMFS_DNS_RETRIES", "0", "test");
+  opts_.Set("CVMFS_DNS_MIN_TTL", "10", "test");
+  opts_.Set("CVMFS_DNS_MAX_TTL", "20", "test");
+  s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->max_ipaddr_per_proxy, 2);
+  EXPECT_EQ(s->ipfamily_prefer, 6);
+  EXPECT_EQ(s->dns_timeout_s, 1);
+  EXPECT_EQ(s->dns_retries, 0);
+  EXPECT_EQ(s->dns_min_ttl_s, 10);
+  EXPECT_EQ(s->dns_max_ttl_s, 20);
+  ErrorFor("CVMFS_IPFAMILY_PREFER", "5");
+  ErrorFor("CVMFS_MAX_IPADDR_PER_PROXY", "-1");
+  ErrorFor("CVMFS_DNS_TIMEOUT", "0");
+  std::string msg = ErrorFor("CVMFS_DNS_MAX_TTL", "5");
+  EXPECT_NE(msg.find("at least CVMFS_DNS_MIN_TTL"), std::string::npos) << msg;
 }
 
 TEST_F(ClientSettingsTest, ProxyErrors) {

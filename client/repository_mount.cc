@@ -10,18 +10,6 @@
 
 namespace cvmfs::client {
 
-namespace {
-std::string JoinGroups(const std::vector<std::vector<std::string>>& groups) {
-  std::string out;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    if (g) out += ";";
-    for (size_t m = 0; m < groups[g].size(); ++m)
-      out += (m ? "|" : "") + groups[g][m];
-  }
-  return out.empty() ? "DIRECT" : out;
-}
-}  // namespace
-
 // What the magic attributes show about the network.
 class RepositoryMount::HttpView : public NetworkView {
  public:
@@ -34,8 +22,13 @@ class RepositoryMount::HttpView : public NetworkView {
       out += (out.empty() ? "" : ";") + h;
     return out;
   }
+  // As CVMFS: every proxy in use (names resolved into addresses), in
+  // order, one a line.
   std::string proxy_list() const override {
-    return JoinGroups(http_->Proxies());
+    std::string out;
+    for (const auto& group : http_->Proxies())
+      for (const std::string& proxy : group) out += proxy + "\n";
+    return out;
   }
   int timeout() const override { return http_->timeout_s(); }
   int timeout_direct() const override { return http_->timeout_direct_s(); }

@@ -21,6 +21,7 @@
 #include "client/daemon_log.h"
 #include "client/fuse/fuse_adapter.h"
 #include "client/magic_xattrs.h"
+#include "client/proxy_autoconfig.h"
 #include "client/repository_lock.h"
 #include "client/repository_mount.h"
 #include "client/talk/talk_commands.h"
@@ -45,9 +46,17 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   MountConfig c;
   c.fqrn = s.fqrn;
   c.http.hosts = s.server_urls;
-  c.http.proxy_groups = s.proxy_groups;
-  for (const auto& g : s.fallback_proxy_groups)
-    c.http.proxy_groups.push_back(g);
+  c.http.proxy_groups = s.proxy_groups;  // "auto" resolved by the caller
+  c.http.fallback_proxy_groups = s.fallback_proxy_groups;
+  c.http.proxy_dns.max_ipaddr_per_proxy =
+      static_cast<size_t>(s.max_ipaddr_per_proxy);
+  c.http.proxy_dns.prefer = s.ipfamily_prefer == 6   ? IpPreference::kIpv6
+                            : s.ipfamily_prefer == 4 ? IpPreference::kIpv4
+                                                     : IpPreference::kSystem;
+  c.http.proxy_dns.min_ttl = std::chrono::seconds(s.dns_min_ttl_s);
+  c.http.proxy_dns.max_ttl = std::chrono::seconds(s.dns_max_ttl_s);
+  c.http.system_dns.timeout_ms = s.dns_timeout_s * 1000;
+  c.http.system_dns.retries = s.dns_retries;
   c.http.timeout_s = s.timeout_s;
   c.http.timeout_direct_s = s.timeout_direct_s;
   c.http.low_speed_limit = static_cast<int>(s.low_speed_limit);
@@ -93,6 +102,39 @@ MountConfig ToMountConfig(const ClientSettings& s) {
     return it->second;
   };
   return c;
+}
+
+// Where "auto" looks for proxies; the last discovery is kept in the cache
+// directory as proxies.<fqrn>.
+AutoProxyOptions AutoProxyOptionsFor(const ClientSettings& s) {
+  AutoProxyOptions o;
+  o.pac_urls = s.pac_urls;
+  o.hosts = s.server_urls;
+  if (const char* env = std::getenv("http_proxy")) o.http_proxy_env = env;
+  o.cache_file = s.CacheDir() + "/proxies." + s.fqrn;
+  return o;
+}
+
+// CVMFS_HTTP_PROXY with "auto": the proxies PAC files name
+// (client/proxy_autoconfig.h), fetched with the mount's HTTP settings; the
+// last discovery is kept in the cache directory as proxies.<fqrn>.
+Result<ProxyGroups> DiscoverProxies(const ClientSettings& s,
+                                    const HttpFetcherOptions& http,
+                                    DaemonLog* log) {
+  const CombinedProxies combined =
+      CombineProxyLists(s.proxy_groups, s.fallback_proxy_groups);
+  if (combined.dropped_direct_from_fallback)
+    log->Warning(
+        "CVMFS_FALLBACK_PROXY: fallback proxies do not support "
+        "DIRECT, removing it");
+  if (combined.dropped_direct_from_regular)
+    log->Info(
+        "CVMFS_HTTP_PROXY: skipping DIRECT proxy to use the fallback "
+        "proxies");
+  if (!HasAutoProxy(s.proxy_groups)) return s.proxy_groups;
+  return ResolveAutoProxies(s.proxy_groups, AutoProxyOptionsFor(s),
+                            HttpPacFetch(http),
+                            [log](const std::string& m) { log->Info(m); });
 }
 
 // Forks; the parent waits until the child reports the mount (or its
@@ -151,8 +193,17 @@ std::unique_ptr<TalkServer> StartTalk(RepositoryMount* mount,
                                       const ClientSettings& settings,
                                       const OptionsManager& options,
                                       const std::string& mountpoint,
+                                      const HttpFetcherOptions& pac_http,
                                       DaemonLog* log) {
   TalkContext context;
+  // As CVMFS: `proxy set` resolves "auto" too, without the cache file.
+  context.resolve_auto_proxies = [settings, pac_http,
+                                  log](const ProxyGroups& groups) {
+    AutoProxyOptions o = AutoProxyOptionsFor(settings);
+    o.cache_file.clear();
+    return ResolveAutoProxies(groups, o, HttpPacFetch(pac_http),
+                              [log](const std::string& m) { log->Info(m); });
+  };
   context.mount = mount;
   context.http = mount->http();
   char resolved[PATH_MAX];
@@ -338,6 +389,17 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   }
 
   MountConfig mount_config = ToMountConfig(*settings);
+  auto proxies = DiscoverProxies(*settings, mount_config.http, &log);
+  if (!proxies.ok()) {
+    std::string msg =
+        "failed to mount " + cl.fqrn + ": " + proxies.status().message();
+    log.Error(msg);
+    if (report_fd < 0) std::cerr << "cvmfs2: " << msg << "\n";
+    Report(report_fd, msg);
+    return 1;
+  }
+  mount_config.http.proxy_groups = std::move(proxies).value();
+  const HttpFetcherOptions pac_http = mount_config.http;
   if (*user) {
     // As CVMFS: CVMFS_CLAIM_OWNERSHIP shows the files as the client's user.
     mount_config.fs.uid = (*user)->uid;
@@ -382,7 +444,8 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
     }
     log.Info("mounted " + cl.fqrn + " on " + cl.mountpoint);
     (*mount)->StartUpdater();
-    talk = StartTalk(mount->get(), *settings, options, cl.mountpoint, &log);
+    talk = StartTalk(mount->get(), *settings, options, cl.mountpoint, pac_http,
+                     &log);
     if (report_fd >= 0) {
       DetachStdio();
       Report(report_fd, "OK");

@@ -158,8 +158,7 @@ void TalkCommands::RegisterNetwork() {
   Add("host set", true, [this](const std::string& a) { return HostSet(a); });
   Add("proxy info", false, [this, no_http](const std::string&) {
     if (!context_.http) return no_http;
-    return FormatProxyInfo(context_.http->Proxies(),
-                           context_.http->CurrentProxy());
+    return FormatProxyInfo(context_.http->ProxyInfo());
   });
   auto proxy_switch = [this, no_http](const std::string&) {
     if (!context_.http) return no_http;
@@ -344,6 +343,8 @@ std::string TalkCommands::ProxySet(const std::string& args) {
   if (!context_.http)
     return "No HTTP fetcher (repository served without network)\n";
   auto groups = ParseProxyList(args);
+  if (groups.ok() && context_.resolve_auto_proxies)
+    groups = context_.resolve_auto_proxies(*groups);
   if (!groups.ok())
     return "Failed, no valid proxies (" + groups.status().message() + ")\n";
   Status st = context_.http->SetProxies(std::move(groups).value());

@@ -52,6 +52,10 @@ struct TalkContext {
   // The pid of the cache manager process serving this mount's cache (a
   // shared cache); null or returning 0: there is none.
   std::function<pid_t()> cache_manager_pid;
+  // Replaces the groups "auto" of a list given to `proxy set` by the
+  // proxies PAC files name (client/proxy_autoconfig.h); unset: a list with
+  // "auto" is refused.
+  std::function<Result<ProxyGroups>(const ProxyGroups&)> resolve_auto_proxies;
 };
 
 class TalkCommands {

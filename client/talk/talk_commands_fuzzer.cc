@@ -42,8 +42,17 @@ Status LoadTree(const std::string& root, const std::string& rel,
   return Status::Ok();
 }
 
+// Knows no name: `proxy set` with proxy names never reaches the network.
+class NoNamesResolver : public DnsResolver {
+ public:
+  Result<ResolvedHost> Resolve(const std::string& name) override {
+    return Status::NotFound("unknown name " + name);
+  }
+};
+
 struct Fixture {
   testing::TempDir tmp;
+  NoNamesResolver resolver;  // outlives http
   std::unique_ptr<HttpFetcher> http;
   std::unique_ptr<RepositoryMount> mount;
   std::unique_ptr<TalkCommands> talk;
@@ -73,6 +82,7 @@ std::unique_ptr<Fixture> MakeFixture() {
   HttpFetcherOptions o;
   o.hosts = {"http://127.0.0.1:1/cvmfs/a", "http://127.0.0.1:1/cvmfs/b"};
   o.proxy_groups = {{"http://127.0.0.1:2"}, {"DIRECT"}};
+  o.resolver = &f->resolver;
   auto http = HttpFetcher::Create(o);
   if (!http.ok()) abort();
   f->http = std::move(http).value();

@@ -359,11 +359,20 @@ TEST_F(TalkCommandsTest, MetricsPrometheusMoveWithReadsAndErrors) {
 }
 
 // The network commands over an HttpFetcher that is never asked to fetch.
+// Knows no name: the proxies of these tests stay unresolved, at once.
+class NoNamesResolver : public DnsResolver {
+ public:
+  Result<ResolvedHost> Resolve(const std::string& name) override {
+    return Status::NotFound("unknown name " + name);
+  }
+};
+
 class TalkNetworkTest : public TalkCommandsTest {
  protected:
   void SetUp() override {
     TalkCommandsTest::SetUp();
     HttpFetcherOptions o;
+    o.resolver = &resolver_;
     o.hosts = {"http://127.0.0.1:1/cvmfs/a", "http://127.0.0.1:1/cvmfs/b"};
     o.proxy_groups = {{"http://127.0.0.1:2"}, {"DIRECT"}};
     o.backoff_init_ms = o.backoff_max_ms = 1;
@@ -375,6 +384,7 @@ class TalkNetworkTest : public TalkCommandsTest {
     context.http = http_.get();
     talk_ = std::make_unique<TalkCommands>(context);
   }
+  NoNamesResolver resolver_;  // outlives http_
   std::unique_ptr<HttpFetcher> http_;
 };
 
@@ -412,21 +422,55 @@ TEST_F(TalkNetworkTest, HostInfoSwitchAndSet) {
 }
 
 TEST_F(TalkNetworkTest, ProxyInfoSwitchAndSet) {
-  EXPECT_EQ(
-      "Load-balance groups:\n[0] http://127.0.0.1:2\n[1] DIRECT\n"
-      "Active proxy: [0] http://127.0.0.1:2\n",
-      Talk("proxy info"));
+  const std::string first = Talk("proxy info");
+  EXPECT_TRUE(std::regex_match(
+      first, std::regex("Load-balance groups:\n"
+                        "\\[0\\] http://127\\.0\\.0\\.1:2 "
+                        "\\(127\\.0\\.0\\.1, \\+2[34]h\\)\n"
+                        "\\[1\\] DIRECT\n"
+                        "Active proxy: \\[0\\] http://127\\.0\\.0\\.1:2\n")))
+      << first;
   EXPECT_EQ("OK\n", Talk("proxy switch"));
   EXPECT_EQ("DIRECT", http_->CurrentProxy());
   EXPECT_NE(std::string::npos,
             Talk("proxy info").find("Active proxy: [1] DIRECT\n"));
   EXPECT_EQ("OK\n", Talk("proxy set http://p1:3128|http://p2:3128;DIRECT"));
   const std::string info = Talk("proxy info");
-  EXPECT_EQ(0u, info.find("Load-balance groups:\n[0] http://p1:3128, "
-                          "http://p2:3128\n[1] DIRECT\n"))
+  EXPECT_EQ(0u, info.find("Load-balance groups:\n[0] http://p1:3128 "
+                          "(:unresolved:, +"))
       << info;
+  EXPECT_NE(std::string::npos, info.find("http://p2:3128 (:unresolved:, +"))
+      << info;
+  EXPECT_NE(std::string::npos, info.find("\n[1] DIRECT\n")) << info;
   EXPECT_EQ(0u, Talk("proxy set auto").rfind("Failed, no valid proxies", 0));
   EXPECT_EQ(2u, http_->Proxies().size());
+}
+
+TEST_F(TalkNetworkTest, ProxySetResolvesAuto) {
+  TalkContext context;
+  context.mount = mount_.get();
+  context.http = http_.get();
+  std::vector<ProxyGroups> asked;
+  context.resolve_auto_proxies =
+      [&asked](const ProxyGroups& groups) -> Result<ProxyGroups> {
+    asked.push_back(groups);
+    if (groups.front().front() != "auto") return groups;
+    return ProxyGroups{{"http://127.0.0.7:3128"}, {"DIRECT"}};
+  };
+  talk_ = std::make_unique<TalkCommands>(context);
+  EXPECT_EQ("OK\n", Talk("proxy set auto;DIRECT"));
+  EXPECT_EQ(http_->Proxies(),
+            (ProxyGroups{{"http://127.0.0.7:3128"}, {"DIRECT"}}));
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], (ProxyGroups{{"auto"}, {"DIRECT"}}));
+  context.resolve_auto_proxies = [](const ProxyGroups&) -> Result<ProxyGroups> {
+    return Status::Unavailable("failed to discover HTTP proxy servers");
+  };
+  talk_ = std::make_unique<TalkCommands>(context);
+  EXPECT_EQ(0u, Talk("proxy set auto")
+                    .rfind("Failed, no valid proxies "
+                           "(failed to discover",
+                           0));
 }
 
 TEST_F(TalkNetworkTest, Timeouts) {

@@ -50,19 +50,24 @@ std::string FormatHostInfo(const std::vector<std::string>& hosts,
          "\n";
 }
 
-std::string FormatProxyInfo(const std::vector<std::vector<std::string>>& groups,
-                            const std::string& current) {
-  if (groups.empty()) return "No proxies defined\n";
+std::string FormatProxyInfo(const HttpFetcher::ProxyChainInfo& info) {
+  if (info.groups.empty()) return "No proxies defined\n";
   std::string out = "Load-balance groups:\n";
   size_t active = 0;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    out += "[" + std::to_string(g) + "] " + Join(groups[g], ", ") + "\n";
-    if (std::find(groups[g].begin(), groups[g].end(), current) !=
-        groups[g].end())
-      active = g;
+  for (size_t g = 0; g < info.groups.size(); ++g) {
+    std::vector<std::string> shown;
+    for (const ProxyEntry& e : info.groups[g]) {
+      shown.push_back(e.Describe(info.now));
+      if (e.url == info.current) active = g;
+    }
+    out += "[" + std::to_string(g) + "] " + Join(shown, ", ") + "\n";
   }
-  return out + "Active proxy: [" + std::to_string(active) + "] " + current +
-         "\n";
+  out +=
+      "Active proxy: [" + std::to_string(active) + "] " + info.current + "\n";
+  if (info.first_fallback < info.groups.size())
+    out +=
+        "First fallback group: [" + std::to_string(info.first_fallback) + "]\n";
+  return out;
 }
 
 std::string FormatCatalogHierarchy(

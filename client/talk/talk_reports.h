@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cache/posix_cache.h"
+#include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/status.h"
 
 namespace cvmfs::client {
@@ -27,12 +28,13 @@ std::string FormatHostInfo(const std::vector<std::string>& hosts,
                            const std::string& current,
                            bool geo_ordered = false);
 
+// CVMFS's words: each proxy with the name it was resolved from and the
+// time until it is resolved again; the last line only with fallback proxies.
 // Load-balance groups:
-// [0] http://p1:3128, http://p2:3128
-// [1] DIRECT
-// Active proxy: [0] http://p2:3128
-std::string FormatProxyInfo(const std::vector<std::vector<std::string>>& groups,
-                            const std::string& current);
+// [0] http://10.0.0.1:3128 (p1.site, +59s), http://10.0.0.2:3128 (p1.site,
+// +59s) [1] http://10.0.1.1:3128 (fallback.site, +59s) Active proxy: [0]
+// http://10.0.0.2:3128 First fallback group: [1]
+std::string FormatProxyInfo(const HttpFetcher::ProxyChainInfo& info);
 
 // One line per attached catalog, indented by nesting depth:
 // -> / (revision 12, hash 3f2a...C)

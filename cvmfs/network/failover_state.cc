@@ -42,7 +42,8 @@ Status ValidateProxy(const std::string& proxy) {
   }
   if (proxy == "auto") {
     return Status::NotSupported(
-        "proxy 'auto' (proxy auto-configuration) is not supported");
+        "proxy 'auto' must be resolved through PAC files first "
+        "(CVMFS_HTTP_PROXY=auto at mount)");
   }
   if (proxy.find_first_of(" \t;|") != std::string::npos) {
     return Status::InvalidArgument("invalid proxy '" + proxy + "'");
@@ -257,6 +258,24 @@ Status FailoverState::SetProxies(ProxyGroups proxy_groups) {
   burned_ = 0;
   ClearProxyTimersLocked();
   RebalanceLocked();
+  return Status::Ok();
+}
+
+Status FailoverState::ReplaceProxyAddresses(ProxyGroups proxy_groups) {
+  CVMFS_RETURN_IF_ERROR(Validate({"http://placeholder"}, proxy_groups));
+  MutexLock lock(&mu_);
+  if (proxy_groups.size() != groups_.size())
+    return Status::InvalidArgument("proxy group count changed");
+  configured_groups_ = std::move(proxy_groups);
+  groups_ = configured_groups_;
+  num_proxies_ = 0;
+  for (const auto& group : groups_) num_proxies_ += group.size();
+  burned_ = 0;
+  proxy_burned_since_.reset();
+  const auto& current = groups_[group_current_];
+  if (std::find(current.begin(), current.end(), proxy_current_) ==
+      current.end())
+    RebalanceLocked();
   return Status::Ok();
 }
 

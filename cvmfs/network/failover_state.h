@@ -110,6 +110,11 @@ class FailoverState {
   Status SetHosts(std::vector<std::string> hosts, bool geo_ordered = false);
   bool hosts_geo_ordered() const;
   Status SetProxies(ProxyGroups proxy_groups);
+  // New addresses for the same groups (a proxy name resolved again,
+  // proxy_chain.h): the current group stays current with nothing burned,
+  // and so does the current proxy if it is still a member. InvalidArgument
+  // if the number of groups differs.
+  Status ReplaceProxyAddresses(ProxyGroups proxy_groups);
 
  private:
   using TimePoint = Clock::TimePoint;

@@ -224,5 +224,25 @@ TEST(FailoverResetTest, ResetProxiesAndSetProxiesStopTheTimer) {
   EXPECT_EQ(s.ForNextAttempt().proxy, "http://q1");
 }
 
+TEST(FailoverStateTest, ReplaceProxyAddressesKeepsTheCurrentProxy) {
+  FailoverState state(kHosts, {{"http://a:1"}, {"http://b:1"}, {"DIRECT"}}, 7);
+  state.SwitchProxy();  // to group 1
+  EXPECT_EQ(state.CurrentProxy(), "http://b:1");
+  ASSERT_TRUE(
+      state
+          .ReplaceProxyAddresses(
+              {{"http://a2:1"}, {"http://b:1", "http://b2:1"}, {"DIRECT"}})
+          .ok());
+  EXPECT_EQ(state.CurrentProxy(), "http://b:1");
+  EXPECT_EQ(state.num_proxies(), 4u);
+  // The proxy in use is gone: another member of the same group.
+  ASSERT_TRUE(
+      state
+          .ReplaceProxyAddresses({{"http://a2:1"}, {"http://b3:1"}, {"DIRECT"}})
+          .ok());
+  EXPECT_EQ(state.CurrentProxy(), "http://b3:1");
+  EXPECT_FALSE(state.ReplaceProxyAddresses({{"http://a:1"}}).ok());
+}
+
 }  // namespace
 }  // namespace cvmfs

@@ -207,6 +207,97 @@ TEST(HttpFetcherTest, RequestsGoThroughTheProxy) {
   EXPECT_EQ(proxy.last_headers().count("Pragma"), 0u);
 }
 
+// Answers "squid" from a table that the test changes; counts lookups.
+class SwitchableResolver : public DnsResolver {
+ public:
+  Result<ResolvedHost> Resolve(const std::string& name) override {
+    MutexLock lock(&mu_);
+    ++calls_;
+    if (name != "squid") return Status::NotFound("unknown " + name);
+    ResolvedHost h;
+    h.name = "squid.site";
+    h.ipv4 = addresses_;
+    return h;
+  }
+  void Set(std::vector<std::string> a) {
+    MutexLock lock(&mu_);
+    addresses_ = std::move(a);
+  }
+  int calls() {
+    MutexLock lock(&mu_);
+    return calls_;
+  }
+
+ private:
+  Mutex mu_;
+  std::vector<std::string> addresses_ GUARDED_BY(mu_) = {"127.0.0.1"};
+  int calls_ GUARDED_BY(mu_) = 0;
+};
+
+// A proxy name is used by its address and resolved again after its TTL
+// (CVMFS_DNS_MIN_TTL); the proxy in use stays while it is still listed.
+TEST(HttpFetcherTest, ProxyNameResolvedAndRefreshedAfterTtl) {
+  HttpTestServer proxy;
+  ASSERT_TRUE(proxy.ok());
+  proxy.Put("x", "proxied");
+  const std::string port = proxy.Origin().substr(proxy.Origin().rfind(':') + 1);
+  SwitchableResolver dns;
+  ManualClock clock;
+  HttpFetcherOptions o =
+      FastOptions({"http://stratum1.invalid" + std::string(kTestRepo)});
+  o.proxy_groups = {{"http://squid:" + port}, {"DIRECT"}};
+  o.resolver = &dns;
+  o.clock = &clock;
+  o.proxy_dns.min_ttl = std::chrono::seconds(60);
+  auto fetcher = MakeFetcher(o);
+  const std::string first = "http://127.0.0.1:" + port;
+  EXPECT_EQ(fetcher->Proxies(), (ProxyGroups{{first}, {"DIRECT"}}));
+  StringSink sink;
+  DownloadResult r = fetcher->Fetch({"x"}, &sink);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.proxy, first);
+  EXPECT_EQ(dns.calls(), 1);
+  dns.Set({"127.0.0.1", "127.0.0.3"});
+  clock.Advance(std::chrono::seconds(59));
+  StringSink again;
+  ASSERT_TRUE(fetcher->Fetch({"x"}, &again).status.ok());
+  EXPECT_EQ(dns.calls(), 1) << "within the TTL";
+  clock.Advance(std::chrono::seconds(2));
+  StringSink third;
+  r = fetcher->Fetch({"x"}, &third);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(dns.calls(), 2);
+  EXPECT_EQ(fetcher->Proxies(),
+            (ProxyGroups{{first, "http://127.0.0.3:" + port}, {"DIRECT"}}));
+  EXPECT_EQ(fetcher->CurrentProxy(), first);
+  const std::string info =
+      fetcher->ProxyInfo().groups[0][1].Describe(fetcher->ProxyInfo().now);
+  EXPECT_EQ(info, "http://127.0.0.3:" + port + " (squid.site, +1m)");
+}
+
+// CVMFS_FALLBACK_PROXY removes DIRECT: only the fallback proxy is used.
+TEST(HttpFetcherTest, FallbackProxyReplacesDirect) {
+  HttpTestServer proxy;
+  ASSERT_TRUE(proxy.ok());
+  proxy.Put("x", "proxied");
+  HttpFetcherOptions o =
+      FastOptions({"http://stratum1.invalid" + std::string(kTestRepo)});
+  o.proxy_groups = {{"DIRECT"}};
+  o.fallback_proxy_groups = {{proxy.Origin(), "DIRECT"}};
+  auto fetcher = MakeFetcher(o);
+  EXPECT_EQ(fetcher->Proxies(), (ProxyGroups{{proxy.Origin()}}));
+  EXPECT_EQ(fetcher->ProxyInfo().first_fallback, 0u);
+  StringSink sink;
+  DownloadResult r = fetcher->Fetch({"x"}, &sink);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.proxy, proxy.Origin());
+  // proxy set replaces the regular list; the fallback group stays last.
+  ASSERT_TRUE(fetcher->SetProxies({{"http://127.0.0.9:1"}, {"DIRECT"}}).ok());
+  EXPECT_EQ(fetcher->Proxies(),
+            (ProxyGroups{{"http://127.0.0.9:1"}, {proxy.Origin()}}));
+  EXPECT_EQ(fetcher->ProxyInfo().first_fallback, 1u);
+}
+
 // A 503 marked by X-Squid-Error is the proxy's fault: next proxy, not next
 // host. Without the mark it would end here (one host, nothing left).
 TEST(HttpFetcherTest, ProxyReportedErrorFailsOverToNextProxy) {

@@ -41,6 +41,8 @@ Status CheckAtLeast(const char* name, int value, int minimum) {
 
 Status ValidateOptions(const HttpFetcherOptions& o) {
   CVMFS_RETURN_IF_ERROR(FailoverState::Validate(o.hosts, o.proxy_groups));
+  CVMFS_RETURN_IF_ERROR(
+      FailoverState::Validate(o.hosts, o.fallback_proxy_groups));
   CVMFS_RETURN_IF_ERROR(CheckAtLeast("timeout", o.timeout_s, 1));
   CVMFS_RETURN_IF_ERROR(CheckAtLeast("timeout_direct", o.timeout_direct_s, 1));
   CVMFS_RETURN_IF_ERROR(CheckAtLeast("low_speed_limit", o.low_speed_limit, 0));
@@ -79,7 +81,19 @@ Result<std::unique_ptr<HttpFetcher>> HttpFetcher::Create(
 
 HttpFetcher::HttpFetcher(HttpFetcherOptions options, uint32_t seed)
     : options_(std::move(options)),
-      failover_(options_.hosts, options_.proxy_groups, seed,
+      clock_(options_.clock ? options_.clock : SteadyClock()),
+      own_resolver_(options_.resolver
+                        ? nullptr
+                        : NewSystemDnsResolver(options_.system_dns)),
+      expander_(options_.resolver ? options_.resolver : own_resolver_.get(),
+                options_.proxy_dns, clock_, seed),
+      combined_(CombineProxyLists(options_.proxy_groups,
+                                  options_.fallback_proxy_groups)),
+      proxy_entries_(expander_.Expand(combined_.groups)),
+      next_refresh_(ProxyExpander::NextDeadline(proxy_entries_)
+                        .time_since_epoch()
+                        .count()),
+      failover_(options_.hosts, ProxyUrls(proxy_entries_), seed,
                 ResetPolicy(options_)),
       timeout_s_(options_.timeout_s),
       timeout_direct_s_(options_.timeout_direct_s) {}
@@ -95,9 +109,20 @@ Status HttpFetcher::Start() {
   return io_->Start();
 }
 
+void HttpFetcher::RefreshProxyAddresses() {
+  if (clock_->Now().time_since_epoch().count() < next_refresh_.load()) return;
+  MutexLock lock(&proxy_mu_);
+  if (clock_->Now().time_since_epoch().count() < next_refresh_.load()) return;
+  if (expander_.Refresh(&proxy_entries_))
+    (void)failover_.ReplaceProxyAddresses(ProxyUrls(proxy_entries_));
+  next_refresh_ =
+      ProxyExpander::NextDeadline(proxy_entries_).time_since_epoch().count();
+}
+
 DownloadResult HttpFetcher::Fetch(const DownloadRequest& request,
                                   DownloadSink* sink) {
   n_requests_++;
+  RefreshProxyAddresses();
   Transfer transfer(request, sink);
   if (!io_->Submit(&transfer)) {
     n_errors_++;
@@ -190,7 +215,24 @@ bool HttpFetcher::HostsGeoOrdered() const {
 }
 
 Status HttpFetcher::SetProxies(ProxyGroups proxy_groups) {
-  return failover_.SetProxies(std::move(proxy_groups));
+  CVMFS_RETURN_IF_ERROR(
+      FailoverState::Validate({"http://placeholder"}, proxy_groups));
+  MutexLock lock(&proxy_mu_);
+  combined_ = CombineProxyLists(proxy_groups, options_.fallback_proxy_groups);
+  proxy_entries_ = expander_.Expand(combined_.groups);
+  next_refresh_ =
+      ProxyExpander::NextDeadline(proxy_entries_).time_since_epoch().count();
+  return failover_.SetProxies(ProxyUrls(proxy_entries_));
+}
+
+HttpFetcher::ProxyChainInfo HttpFetcher::ProxyInfo() const {
+  ProxyChainInfo info;
+  MutexLock lock(&proxy_mu_);
+  info.groups = proxy_entries_;
+  info.first_fallback = combined_.first_fallback;
+  info.current = failover_.CurrentProxy();
+  info.now = clock_->Now();
+  return info;
 }
 
 void HttpFetcher::SetTimeouts(int proxy_s, int direct_s) {

@@ -58,8 +58,11 @@
 #include <vector>
 
 #include "cvmfs/clock.h"
+#include "cvmfs/mutex.h"
+#include "cvmfs/network/dns_resolver.h"
 #include "cvmfs/network/failover_state.h"
 #include "cvmfs/network/fetcher.h"
+#include "cvmfs/network/proxy_chain.h"
 #include "cvmfs/network/route_statistics.h"
 #include "cvmfs/status.h"
 
@@ -71,6 +74,15 @@ struct HttpFetcherOptions {
   std::vector<std::string> hosts;
   // ';' groups of '|' members; "DIRECT" = no proxy; empty = DIRECT.
   std::vector<std::vector<std::string>> proxy_groups;
+  // CVMFS_FALLBACK_PROXY: groups after proxy_groups, with DIRECT removed
+  // from both when any is left (CombineProxyLists, proxy_chain.h).
+  std::vector<std::vector<std::string>> fallback_proxy_groups;
+  // Proxy names become one proxy per address (proxy_chain.h), resolved at
+  // Create/SetProxies and again when their TTL ran out.
+  ProxyDnsOptions proxy_dns;
+  SystemDnsOptions system_dns;  // for the system resolver
+  // Borrowed, must outlive the fetcher; null: the system resolver.
+  DnsResolver* resolver = nullptr;
   int timeout_s = 5, timeout_direct_s = 10;  // connect + low-speed window
   int low_speed_limit = 1024;                // bytes/s
   // The longest one attempt of a metadata request (DownloadRequest::metadata)
@@ -130,17 +142,26 @@ class HttpFetcher : public Fetcher {
   std::string CurrentHost() const;
   std::string CurrentProxy() const;  // "DIRECT" for none
   std::vector<std::string> Hosts() const;
-  ProxyGroups Proxies() const;
+  ProxyGroups Proxies() const;  // the addresses in use, in order
+  // The proxy chain as `cvmfs_talk proxy info` shows it.
+  struct ProxyChainInfo {
+    ProxyEntryGroups groups;
+    size_t first_fallback = 0;  // == groups.size() without fallback proxies
+    std::string current;
+    Clock::TimePoint now;
+  };
+  ProxyChainInfo ProxyInfo() const;
   void SwitchHost();
   void SwitchProxy();
   // Takes effect for attempts that start afterwards. Values < 1 become 1.
   void SetTimeouts(int proxy_s, int direct_s);
   int timeout_s() const { return timeout_s_.load(); }
   int timeout_direct_s() const { return timeout_direct_s_.load(); }
-  // Replace the host chain / the proxy groups (cvmfs_talk host set, proxy
-  // set); InvalidArgument names a bad entry and nothing changes. Transfers
-  // that start afterwards use the new list from its first entry.
-  // `geo_ordered`: the order comes from the Geo-API (geo_sort.h).
+  // Replace the host chain / the regular proxy groups (cvmfs_talk host set,
+  // proxy set; the fallback groups stay); InvalidArgument names a bad entry
+  // and nothing changes. Transfers that start afterwards use the new list
+  // from its first entry. `geo_ordered`: the order comes from the Geo-API
+  // (geo_sort.h).
   Status SetHosts(std::vector<std::string> hosts, bool geo_ordered = false);
   bool HostsGeoOrdered() const;
   Status SetProxies(ProxyGroups proxy_groups);
@@ -152,8 +173,19 @@ class HttpFetcher : public Fetcher {
   explicit HttpFetcher(HttpFetcherOptions options, uint32_t seed);
   Status Start();
   void RunSink(Transfer* t, DownloadSink* sink);
+  // Resolves the proxy names whose TTL ran out (on the caller's thread).
+  void RefreshProxyAddresses();
 
   const HttpFetcherOptions options_;
+  const Clock* const clock_;
+  const std::unique_ptr<DnsResolver> own_resolver_;  // null if borrowed
+  // Guards the proxy chain below. Taken before FailoverState's mutex.
+  mutable Mutex proxy_mu_;
+  ProxyExpander expander_ GUARDED_BY(proxy_mu_);
+  CombinedProxies combined_ GUARDED_BY(proxy_mu_);
+  ProxyEntryGroups proxy_entries_ GUARDED_BY(proxy_mu_);
+  // Earliest deadline of proxy_entries_, steady clock ticks.
+  std::atomic<Clock::Duration::rep> next_refresh_;
   FailoverState failover_;
   std::atomic<int> timeout_s_;
   std::atomic<int> timeout_direct_s_;
