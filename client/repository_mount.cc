@@ -42,11 +42,25 @@ class RepositoryMount::HttpView : public NetworkView {
   HttpFetcher* http_;
 };
 
+std::optional<HttpFetcherOptions> ExternalHttpOptions(
+    const HttpFetcherOptions& repository, const ExternalDataSettings& external) {
+  if (external.urls.empty()) return std::nullopt;
+  HttpFetcherOptions o = repository;
+  o.hosts = external.urls;
+  o.proxy_groups = external.proxy_groups;
+  for (const auto& g : external.fallback_proxy_groups)
+    o.proxy_groups.push_back(g);
+  o.timeout_s = external.timeout_s;
+  o.timeout_direct_s = external.timeout_direct_s;
+  return o;
+}
+
 RepositoryMount::~RepositoryMount() {
   StopUpdater();
   prefetch_lists_.reset();  // joins its worker, which uses fs_'s prefetcher
   fs_.reset();              // unpins catalogs, closes cache handles
   objects_.reset();
+  external_.reset();
   view_.reset();
   fetcher_.reset();
   cache_.reset();
@@ -79,6 +93,14 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   }
   m->objects_ =
       std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
+  if (c.external_http) {
+    HttpFetcherOptions external = *c.external_http;
+    external.on_failover = c.http.on_failover;
+    auto http = HttpFetcher::Create(std::move(external));
+    if (!http.ok()) return http.status().Annotate("CVMFS_EXTERNAL_URL");
+    m->external_ = std::move(http).value();
+    m->objects_->set_external_fetcher(m->external_.get());
+  }
   m->objects_->set_logger(
       [mount](Severity s, const std::string& what) { mount->Event(s, what); });
   m->objects_->set_clock(c.clock);

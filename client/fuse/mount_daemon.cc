@@ -59,6 +59,7 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   c.http.host_reset_after_s = s.host_reset_after_s;
   c.http.max_connections = s.max_connections;
   c.http.user_agent = std::string("cvmfs Fuse ") + kClientVersion;
+  c.external_http = ExternalHttpOptions(c.http, s.external);
   c.cache.dir = s.CacheDir();
   c.cache.quota_limit =
       s.quota_limit_mb < 0 ? -1 : s.quota_limit_mb * 1024 * 1024;

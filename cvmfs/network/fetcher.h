@@ -43,7 +43,8 @@ class DownloadSink {
 };
 
 struct DownloadRequest {
-  // Relative to the repository URL: ".cvmfspublished", "data/ab/cdef...C".
+  // Relative to the repository URL: ".cvmfspublished", "data/ab/cdef...C"
+  // (or to an external data URL: a file's path in the repository).
   std::string url_path;
   // Sends "Pragma: no-cache" and "Cache-Control: no-cache" so that proxies
   // refetch (used for the retry after a hash mismatch).
@@ -55,6 +56,11 @@ struct DownloadRequest {
   // low-speed limit would otherwise hold the mount for as long as it
   // likes); file content is not bounded so.
   bool metadata = false;
+  // Only the bytes [range_offset, range_offset + range_size) of the file,
+  // through an HTTP Range request (a chunk of an external file, which the
+  // external server stores whole); range_size 0 asks for the whole file.
+  uint64_t range_offset = 0;
+  uint64_t range_size = 0;
 };
 
 struct DownloadResult {
