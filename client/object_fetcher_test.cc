@@ -522,7 +522,7 @@ class ExternalObjectTest : public ObjectFetcherTest {
     request_.digest = HashString(HashAlgorithm::kSha1, content_);
     request_.compressed = false;
     request_.external = ExternalLocation{"/dir/my file", 0, 0};
-    external_.Put("dir/my%20file", content_);
+    external_.Put("/dir/my%20file", content_);
   }
   MemoryFetcher external_;
 };
@@ -542,7 +542,7 @@ TEST_F(ExternalObjectTest, AChunkIsARangeOfTheExternalFile) {
   objects_->set_external_fetcher(&external_);
   request_.suffix = ObjectSuffix::kPartial;
   request_.external = ExternalLocation{"/dir/my file", 4096, 921};
-  external_.Put("dir/my%20file", content_);  // the fake ignores ranges
+  external_.Put("/dir/my%20file", content_);  // the fake ignores ranges
   ASSERT_TRUE(objects_->Open(request_).ok());
   ASSERT_EQ(1u, external_.request_log().size());
   EXPECT_EQ(4096u, external_.request_log()[0].range_offset);
@@ -554,7 +554,7 @@ TEST_F(ExternalObjectTest, CorruptedIsCorruptionAndNothingIsCached) {
   objects_->set_external_fetcher(&external_);
   std::string bad = content_;
   bad[10] ^= 0x20;
-  external_.Put("dir/my%20file", bad);
+  external_.Put("/dir/my%20file", bad);
   auto handle = objects_->OpenReferenced(request_);
   ASSERT_FALSE(handle.ok());
   EXPECT_EQ(Status::Code::kCorruption, handle.status().code())
