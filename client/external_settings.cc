@@ -39,8 +39,8 @@ Result<ExternalDataSettings> ReadExternalDataSettings(const OptionReader& r,
   CVMFS_RETURN_IF_ERROR(
       read_groups("CVMFS_EXTERNAL_HTTP_PROXY", &s.proxy_groups));
   if (s.proxy_groups.empty()) s.proxy_groups = {{kDirectProxy}};
-  CVMFS_RETURN_IF_ERROR(read_groups("CVMFS_EXTERNAL_FALLBACK_PROXY",
-                                    &s.fallback_proxy_groups));
+  CVMFS_RETURN_IF_ERROR(
+      read_groups("CVMFS_EXTERNAL_FALLBACK_PROXY", &s.fallback_proxy_groups));
 
   const std::string kSeconds = "seconds (a whole number from 1 to 3600)";
   CVMFS_ASSIGN_OR_RETURN(

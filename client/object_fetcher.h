@@ -204,9 +204,9 @@ class ObjectFetcher {
   std::function<bool(int)> missing_failover_;
   std::function<size_t()> space_reclaimer_;
 
-  Fetcher* fetcher_;          // borrowed
+  Fetcher* fetcher_;             // borrowed
   Fetcher* external_ = nullptr;  // borrowed, may be null
-  cache::PosixCache* cache_;  // borrowed
+  cache::PosixCache* cache_;     // borrowed
   const Clock* clock_ = SteadyClock();
   uint64_t max_unsized_bytes_ = kMaxUnsizedBytes;
   RoundTripEstimate quiet_round_trip_, any_round_trip_;

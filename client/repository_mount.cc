@@ -37,13 +37,26 @@ class RepositoryMount::HttpView : public NetworkView {
   }
   int timeout() const override { return http_->timeout_s(); }
   int timeout_direct() const override { return http_->timeout_direct_s(); }
+  std::string external_host() const override {
+    return external_ ? external_->CurrentHost() : std::string();
+  }
+  std::string external_proxy_list() const override {
+    return external_ ? JoinGroups(external_->Proxies()) : std::string("DIRECT");
+  }
+  int external_timeout_direct() const override {
+    return external_ ? external_->timeout_direct_s() : timeout_direct();
+  }
+  // Set once at mount, before the file system serves requests.
+  void set_external(HttpFetcher* external) { external_ = external; }
 
  private:
   HttpFetcher* http_;
+  HttpFetcher* external_ = nullptr;  // borrowed, may be null
 };
 
 std::optional<HttpFetcherOptions> ExternalHttpOptions(
-    const HttpFetcherOptions& repository, const ExternalDataSettings& external) {
+    const HttpFetcherOptions& repository,
+    const ExternalDataSettings& external) {
   if (external.urls.empty()) return std::nullopt;
   HttpFetcherOptions o = repository;
   o.hosts = external.urls;
@@ -100,6 +113,7 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
     if (!http.ok()) return http.status().Annotate("CVMFS_EXTERNAL_URL");
     m->external_ = std::move(http).value();
     m->objects_->set_external_fetcher(m->external_.get());
+    if (m->view_) m->view_->set_external(m->external_.get());
   }
   m->objects_->set_logger(
       [mount](Severity s, const std::string& what) { mount->Event(s, what); });

@@ -142,7 +142,7 @@ class RepositoryMount {
   std::unique_ptr<cache::PosixCache> cache_;
   std::unique_ptr<Fetcher> fetcher_;
   std::unique_ptr<HttpFetcher> external_;  // CVMFS_EXTERNAL_URL, may be null
-  HttpFetcher* http_ = nullptr;  // fetcher_ when it is the HTTP one
+  HttpFetcher* http_ = nullptr;            // fetcher_ when it is the HTTP one
   std::unique_ptr<HttpView> view_;
   std::unique_ptr<ObjectFetcher> objects_;
   std::atomic<uint64_t> next_inode_{256};

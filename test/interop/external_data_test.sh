@@ -34,6 +34,29 @@ srv() { "$BIN/cvmfs_server" "$@"; }
 sha1_of() { sha1sum "$1" | cut -d' ' -f1; }
 slice() { dd if="$1" bs=1M iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none; }
 xattr_names() { python3 -c 'import os, sys; print("\n".join(sorted(os.listxattr(sys.argv[1]))))' "$1"; }
+# Magic attributes the real 2.12 client names on the root that ours does not
+# yet (issue 23, "Magic attributes as CVMFS"), and ours beyond CVMFS's
+# (user.prefetch, doc/client.md "Prefetch"): shown, not failed. Any other
+# difference fails; an entry here that no longer differs is reported so
+# that it can be removed.
+KNOWN_REAL_ONLY="user.catalog_counters user.logbuffer user.maxfd user.ncleanup24
+user.pubkeys user.repo_counters user.repo_metainfo user.timestamp_last_ioerr user.useddirp"
+KNOWN_OURS_ONLY="user.prefetch"
+compare_root_xattrs() {
+  local real_names=$1 our_names=$2 name
+  for name in $(LC_ALL=C comm -23 <(echo "$real_names") <(echo "$our_names")); do
+    [[ " $(echo $KNOWN_REAL_ONLY) " == *" $name "* ]] && note "root: $name (real client only, known)" ||
+      check_failed "listxattr of /: the real client names $name, ours does not"
+  done
+  for name in $(LC_ALL=C comm -13 <(echo "$real_names") <(echo "$our_names")); do
+    [[ " $KNOWN_OURS_ONLY " == *" $name "* ]] && note "root: $name (ours only, known)" ||
+      check_failed "listxattr of /: our client names $name, the real one does not"
+  done
+  for name in $KNOWN_REAL_ONLY $KNOWN_OURS_ONLY; do
+    [ "$(grep -cx -- "$name" <(echo "$real_names"))" = "$(grep -cx -- "$name" <(echo "$our_names"))" ] &&
+      note "root: $name no longer differs: remove it from the known differences" || true
+  done
+}
 
 fqrn=external.test.org
 on_exit "\"$BIN/cvmfs_server\" rmfs -f $fqrn >/dev/null 2>&1 || true"
@@ -106,8 +129,10 @@ expect_eq "symlink data/link" "hello.txt" "$(readlink "$ours/data/link")"
 expect_eq "xattr of data/hello.txt" "blue" "$(getfattr --only-values -n user.color "$ours/data/hello.txt")"
 ranges=$(apache_request_count '"GET /external/(data/big\.bin|graft/remote\.dat) HTTP/1\.1" 206 ')
 [ "$ranges" -ge 4 ] || check_failed "expected range requests (206) for the chunks of the external files, got $ranges"
-expect_eq "objects of files fetched from the repository's data/" 0 \
+# Only the native file (publish -N) comes from the repository's data/.
+expect_eq "objects of files fetched from the repository's data/" 1 \
   "$(apache_request_count "GET /cvmfs/$fqrn/data/[0-9a-f]{2}/[0-9a-f]+P? ")"
+expect_eq "native.txt (publish -N) is not external" 0 "$(magic_xattr external_file "$ours/native.txt")"
 [ "$(apache_request_count '"GET /external/native\.txt')" -eq 0 ] ||
   check_failed "the native file (publish -N) was fetched from the external server"
 python3 "$TESTLIB_DIR/listing.py" "$ours" >"$WORK/ours.tsv"
@@ -118,9 +143,21 @@ real_client_config "$WORK/real.conf" "$APACHE_URL/cvmfs/@fqrn@" "$(repo_public_k
 real=$WORK/real
 real_mount $fqrn "$real" "$WORK/real.conf"
 compare_listing_to "real client vs our client" "$WORK/ours.tsv" "$real"
-for f in "" /data/hello.txt; do
-  expect_eq "listxattr of ${f:-/}: real client vs ours" "$(xattr_names "$real$f")" "$(xattr_names "$ours$f")"
+# The real 2.12 client names each magic attribute of the root twice:
+# compared as sets.
+compare_root_xattrs "$(xattr_names "$real" | uniq)" "$(xattr_names "$ours" | uniq)"
+for f in /data/hello.txt /data/big.bin /data /graft/remote.dat; do
+  expect_eq "listxattr of $f: real client vs ours" "$(xattr_names "$real$f")" "$(xattr_names "$ours$f")"
 done
+for f in data/hello.txt graft/remote.dat native.txt; do
+  expect_eq "user.external_file of $f: real client vs ours" \
+    "$(real_xattr external_file "$real/$f")" "$(magic_xattr external_file "$ours/$f")"
+done
+expect_eq "user.external_url of data/hello.txt (ours, after failing over)" \
+  "$APACHE_URL/external/data/hello.txt" "$(magic_xattr external_url "$ours/data/hello.txt")"
+expect_eq "user.external_url of graft/remote.dat (real client)" \
+  "$APACHE_URL/external/graft/remote.dat" "$(real_xattr external_url "$real/graft/remote.dat")"
+expect_eq "user.external_host (ours)" "$APACHE_URL/external" "$(magic_xattr external_host "$ours")"
 unmount_repo "$ours"
 real_unmount "$real"
 finish
