@@ -126,7 +126,7 @@ for f in data/hello.txt data/big.bin graft/remote.dat native.txt; do
   cmp -s "$src/$f" "$ours/$f" || check_failed "our client: $f differs from the source"
 done
 expect_eq "symlink data/link" "hello.txt" "$(readlink "$ours/data/link")"
-expect_eq "xattr of data/hello.txt" "blue" "$(getfattr --only-values -n user.color "$ours/data/hello.txt")"
+expect_eq "xattr of data/hello.txt" "blue" "$(getfattr --absolute-names --only-values -n user.color "$ours/data/hello.txt")"
 ranges=$(apache_request_count '"GET /external/(data/big\.bin|graft/remote\.dat) HTTP/1\.1" 206 ')
 [ "$ranges" -ge 4 ] || check_failed "expected range requests (206) for the chunks of the external files, got $ranges"
 # Only the native file (publish -N) comes from the repository's data/.
