@@ -4,13 +4,14 @@
 # a transaction (a small file with an xattr, a 20 MiB file in chunks, a
 # symlink) and, beside it, a file grafted from a `.cvmfsgraft-<name>` marker
 # (two chunks, its data only on the external server); a second publish with
-# `-N` adds a native file. Apache on 127.0.0.1 serves the repository and,
-# under /external/, the external files by their paths.
+# `-N` adds a native file; a malformed marker stops a publish. Apache on
+# 127.0.0.1 serves the repository and, under /external/, the external files
+# by their paths.
 #   - our client, with CVMFS_EXTERNAL_URL = a dead server, then Apache
 #     (failover), reads every file correctly; external content comes by path
 #     (chunks as HTTP range requests, 206), never from the repository's
-#     data/; -X files are also in the repository's storage (as CVMFS
-#     stores them), the grafted one is not;
+#     data/ (only the -N file is); -X files are also in the repository's
+#     storage (as CVMFS stores them), the grafted one is not;
 #   - an external file corrupted on the external server reads as EIO and is
 #     not cached; repaired, it reads correctly;
 #   - the real CVMFS 2.12 client reads the same repository: its listing
@@ -95,6 +96,18 @@ srv transaction $fqrn >/dev/null
 echo "native content" >"$union/native.txt"
 cp "$union/native.txt" "$src/native.txt"
 srv publish -N $fqrn >"$WORK/publish2.out" 2>&1 || fail "publish -N failed: $(cat "$WORK/publish2.out")"
+# A malformed graft marker stops the publish, naming it; nothing is published.
+rev=$(manifest_field $fqrn S)
+srv transaction $fqrn >/dev/null
+: >"$union/bad.dat"
+echo "size=10" >"$union/.cvmfsgraft-bad.dat"
+if srv publish $fqrn >"$WORK/publish-bad.out" 2>&1; then
+  check_failed "a graft marker without checksum was published"
+fi
+grep -q "cvmfsgraft-bad.dat: no checksum" "$WORK/publish-bad.out" ||
+  check_failed "the failed publish does not name the bad marker: $(cat "$WORK/publish-bad.out")"
+expect_eq "revision after the refused graft" "$rev" "$(manifest_field $fqrn S)"
+srv abort -f $fqrn >/dev/null
 
 hello_hash=$(sha1_of "$src/data/hello.txt")
 [ -f "$(server_object_path $fqrn "$hello_hash")" ] ||
