@@ -6,7 +6,8 @@
 # (two chunks, its data only on the external server); a second publish with
 # `-N` adds a native file; a malformed marker stops a publish. Apache on
 # 127.0.0.1 serves the repository and, under /external/, the external files
-# by their paths.
+# by their paths. `cvmfs_server check` and the real `cvmfs_swissknife check
+# -c` accept the repository (the grafted file has no stored object).
 #   - our client, with CVMFS_EXTERNAL_URL = a dead server, then Apache
 #     (failover), reads every file correctly; external content comes by path
 #     (chunks as HTTP range requests, 206), never from the repository's
@@ -114,6 +115,14 @@ hello_hash=$(sha1_of "$src/data/hello.txt")
   check_failed "the -X file data/hello.txt is not in the repository's storage (CVMFS stores it)"
 [ ! -e "$(server_object_path $fqrn "$(sha1_of "$src/graft/remote.dat")")" ] ||
   check_failed "the grafted file's data is in the repository's storage"
+
+# Both checkers accept the grafted file without a stored object, as CVMFS's
+# check skips external files' objects.
+srv check $fqrn >"$WORK/check.out" 2>&1 || check_failed "cvmfs_server check: $(cat "$WORK/check.out")"
+mkdir -p "$WORK/sk-tmp"
+real_swissknife check -r "$(repo_storage $fqrn)" -k "$(repo_public_key $fqrn)" -N $fqrn -c \
+  -t "$WORK/sk-tmp" >"$WORK/sk-check.out" 2>&1 && grep -q "no problems found" "$WORK/sk-check.out" ||
+  check_failed "the real swissknife check -c: $(cat "$WORK/sk-check.out")"
 
 apache_start "$CVMFS_ROOTDIR/srv"
 dead=$(free_port)
