@@ -393,6 +393,9 @@ Result<ClientSettings> ClientSettings::FromOptions(const OptionsManager& opts,
   const OptionReader r(opts);
   CVMFS_RETURN_IF_ERROR(ReadNetworkLists(r, &s));
   CVMFS_RETURN_IF_ERROR(ReadNetworkNumbers(r, &s));
+  CVMFS_ASSIGN_OR_RETURN(s.external,
+                         ReadExternalDataSettings(r, s.fqrn, s.org, s.timeout_s,
+                                                  s.timeout_direct_s));
   CVMFS_RETURN_IF_ERROR(ReadCache(r, paths, &s));
   CVMFS_RETURN_IF_ERROR(ReadKeys(r, paths, &s));
   CVMFS_RETURN_IF_ERROR(ReadKernel(r, &s));

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "client/external_settings.h"
 #include "client/magic_xattrs_visibility.h"
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/hash.h"
@@ -77,6 +78,7 @@ struct ClientSettings {
   // CVMFS_TIMEOUT_DIRECT (120 s with the defaults).
   static constexpr int kMetadataDeadlineFactor = 12;
   int metadata_deadline_s = kMetadataDeadlineFactor * 10;
+  ExternalDataSettings external;  // CVMFS_EXTERNAL_* (external_settings.h)
 
   // Prefetch (ours; doc/client.md, "Prefetch").
   bool prefetch = true;             // CVMFS_PREFETCH

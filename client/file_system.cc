@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "client/content_request.h"
 #include "client/magic_xattrs.h"
 #include "client/scoped_count.h"
 #include "cvmfs/path_hash.h"
@@ -280,11 +281,7 @@ Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(
   }
   if (!e.content_hash)
     return CountError(Status::Corruption(info->path + " has no content hash"));
-  ObjectRequest request;
-  request.digest = *e.content_hash;
-  request.compressed = e.compression == Compression::kZlib;
-  request.description = info->path;
-  request.expected_size = e.size;
+  ObjectRequest request = WholeContentRequest(info->path, e);
   triggers_.engine()->OnDemand(request.digest);
   auto handle = objects_->OpenReferenced(request);
   if (!handle.ok()) return CountError(handle.status().Annotate(info->path));
@@ -354,6 +351,10 @@ Result<std::vector<DirEntry>> FileSystem::ReadDir(uint64_t inode) {
   out.push_back(DirEntry{"..", kRootInode, {}, nullptr});
   out[1].attr.st_mode = S_IFDIR;
   for (DirectoryEntry& row : *rows) {
+    // Hidden entries (kFlagHidden, such as the .cvmfs directory of a
+    // repository's snapshots) are left out of listings, as CVMFS does;
+    // they are still found by name.
+    if (row.hidden) continue;
     auto child = std::make_shared<InodeInfo>();
     child->path = info->path + "/" + row.name;
     child->parent = inode;

@@ -59,6 +59,12 @@ class NetworkView {
   virtual std::string proxy_list() const = 0;
   virtual int timeout() const = 0;
   virtual int timeout_direct() const = 0;
+  // The external data servers (CVMFS_EXTERNAL_URL, doc/client.md
+  // "External data"): the current one ("" without any), their proxies,
+  // and their timeout without a proxy.
+  virtual std::string external_host() const { return ""; }
+  virtual std::string external_proxy_list() const { return "DIRECT"; }
+  virtual int external_timeout_direct() const { return timeout_direct(); }
 };
 
 struct FileSystemOptions {

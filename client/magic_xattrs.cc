@@ -10,7 +10,8 @@ namespace cvmfs::client {
 
 namespace {
 
-enum class Applies { kAll, kRegular, kSymlink };
+// kExternal: regular files flagged external.
+enum class Applies { kAll, kRegular, kSymlink, kExternal };
 
 struct Attr {
   const char* name;  // without "user."
@@ -23,6 +24,10 @@ constexpr Attr kAttrs[] = {
     {"compression", Applies::kRegular},
     {"direct_io", Applies::kRegular},
     {"expires", Applies::kAll},
+    {"external_file", Applies::kRegular},
+    {"external_host", Applies::kAll},
+    {"external_timeout", Applies::kAll},
+    {"external_url", Applies::kExternal},
     {"fqrn", Applies::kAll},
     {"hash", Applies::kRegular},
     {"hitrate", Applies::kAll},
@@ -38,6 +43,7 @@ constexpr Attr kAttrs[] = {
     {"prefetch", Applies::kAll},
     {"proxy", Applies::kAll},
     {"proxy_list", Applies::kAll},
+    {"proxy_list_external", Applies::kAll},
     {"rawlink", Applies::kSymlink},
     {"revision", Applies::kAll},
     {"root_hash", Applies::kAll},
@@ -59,6 +65,8 @@ bool AppliesTo(Applies a, const DirectoryEntry& e) {
       return e.IsRegular();
     case Applies::kSymlink:
       return e.IsSymlink();
+    case Applies::kExternal:
+      return e.IsRegular() && e.external;
   }
   return false;
 }
@@ -124,7 +132,15 @@ Result<std::string> MagicXattrs::Get(const std::string& full_name) const {
   const std::string name = attr->name;
 
   if (auto value = EntryValue(name)) return std::move(*value);
-  return MountValue(name, stats_());
+  const MountStatistics stats = stats_();
+  if (name == "external_url") {
+    // Where the file is fetched from now: the current external server and
+    // the file's path, as CVMFS shows it.
+    const std::string host =
+        stats.network ? stats.network->external_host() : std::string();
+    return host + info_.path;
+  }
+  return MountValue(name, stats);
 }
 
 std::optional<Result<std::string>> MagicXattrs::EntryValue(
@@ -144,6 +160,7 @@ std::optional<Result<std::string>> MagicXattrs::EntryValue(
   if (name == "compression")
     return std::string(e.compression == Compression::kZlib ? "zlib" : "none");
   if (name == "direct_io") return std::string(e.direct_io ? "1" : "0");
+  if (name == "external_file") return std::string(e.external ? "1" : "0");
   if (name == "rawlink") return e.symlink;
   return std::nullopt;
 }
@@ -166,6 +183,16 @@ Result<std::string> MagicXattrs::MountValue(const std::string& name,
   if (name == "timeout") return std::to_string(net ? net->timeout() : 0);
   if (name == "timeout_direct")
     return std::to_string(net ? net->timeout_direct() : 0);
+  if (name == "external_host") {
+    const std::string host = net ? net->external_host() : std::string();
+    return host.empty() ? std::string("internal error: no hosts defined")
+                        : host;
+  }
+  // CVMFS shows the timeout without a proxy here.
+  if (name == "external_timeout")
+    return std::to_string(net ? net->external_timeout_direct() : 0);
+  if (name == "proxy_list_external")
+    return net ? net->external_proxy_list() : std::string("DIRECT");
   if (name == "nclg") return std::to_string(stats.catalogs);
   if (name == "ndiropen") return std::to_string(stats.open_dirs);
   if (name == "nopen") return std::to_string(stats.total_opens);

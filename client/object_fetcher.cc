@@ -1,6 +1,7 @@
 #include "client/object_fetcher.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "client/scoped_count.h"
 #include "cvmfs/compression.h"
@@ -88,9 +89,32 @@ class VerifyingSink : public DownloadSink {
   std::function<void()> on_reset_;
 };
 
+// A repository path as a URL path: bytes other than unreserved ones and '/'
+// percent-encoded (names may hold spaces, '#', '?', UTF-8), as CVMFS
+// escapes the URLs it requests.
+std::string EscapeUrlPath(const std::string& path) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' ||
+        c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += {'%', kHex[c >> 4], kHex[c & 15]};
+    }
+  }
+  return out;
+}
+
 // Catalogs, certificates, histories and the other objects that are not file
 // content are metadata: bounded by the fetcher's overall deadline.
 DownloadRequest ToDownload(const ObjectRequest& request, bool no_cache) {
+  if (request.external) {
+    DownloadRequest download{EscapeUrlPath(request.external->path), no_cache};
+    download.range_offset = request.external->offset;
+    download.range_size = request.external->size;
+    return download;
+  }
   DownloadRequest download{ObjectPath(request.digest, request.suffix),
                            no_cache};
   download.metadata = request.suffix != ObjectSuffix::kNone &&
@@ -226,7 +250,10 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
         log_(Severity::kWarning,
              what + " still corrupted with no-cache (a host failure): " +
                  st.ToString());
-      if (!missing_failover_ || !missing_failover_(host_switches++)) break;
+      // External servers fail over inside their own fetcher.
+      if (request.external || !missing_failover_ ||
+          !missing_failover_(host_switches++))
+        break;
     } else if (code == Status::Code::kNoSpace && !reclaimed &&
                space_reclaimer_ && !request.speculative) {
       // Objects this client merely keeps open for speed may be what fills
@@ -255,6 +282,11 @@ Status ObjectFetcher::Download(const ObjectRequest& request) {
 
 Status ObjectFetcher::DownloadOnce(const ObjectRequest& request,
                                    bool no_cache) {
+  Fetcher* fetcher = request.external ? external_ : fetcher_;
+  if (fetcher == nullptr)
+    return Status::IoError(request.description +
+                           " is an external file, and CVMFS_EXTERNAL_URL "
+                           "is not set");
   std::unique_ptr<cache::CacheTransaction> txn;
   Status txn_status;
   auto start_txn = [&]() {
@@ -277,7 +309,7 @@ Status ObjectFetcher::DownloadOnce(const ObjectRequest& request,
                      });
   sink.set_on_reset(start_txn);
 
-  DownloadResult result = fetcher_->Fetch(ToDownload(request, no_cache), &sink);
+  DownloadResult result = fetcher->Fetch(ToDownload(request, no_cache), &sink);
   bytes_ += sink.received();
   if (!result.status.ok()) return result.status;
   CVMFS_RETURN_IF_ERROR(sink.Verify());

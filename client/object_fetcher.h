@@ -63,6 +63,15 @@
 
 namespace cvmfs::client {
 
+// Where an external file's content is (doc/client.md, "External data"):
+// its path in the repository, below each CVMFS_EXTERNAL_URL, and for a
+// chunk the byte range of the chunk in that file.
+struct ExternalLocation {
+  std::string path;  // "/dir/file"
+  uint64_t offset = 0;
+  uint64_t size = 0;  // 0: the whole file
+};
+
 struct ObjectRequest {
   Digest digest;
   ObjectSuffix suffix = ObjectSuffix::kNone;
@@ -76,6 +85,10 @@ struct ObjectRequest {
   // of open files to find room, and when it fails, the demand reads that
   // waited for it try on their own instead of sharing its failure.
   bool speculative = false;
+  // Set for the content of a file flagged external in its catalog: fetched
+  // by path from the external servers rather than by hash from the
+  // repository's, verified and cached by hash all the same.
+  std::optional<ExternalLocation> external;
 
   // The expected size for budgets and estimates (0 when unknown).
   uint64_t size_hint() const { return expected_size.value_or(0); }
@@ -113,6 +126,12 @@ class ObjectFetcher {
   Result<std::string> FetchToMemory(const ObjectRequest& request);
 
   FetchCounters counters() const;
+
+  // Where external objects (ObjectRequest::external) are downloaded from:
+  // the CVMFS_EXTERNAL_URL servers with their own proxies and timeouts.
+  // Borrowed; null (the default) fails them with IoError naming
+  // CVMFS_EXTERNAL_URL. Set before the first Open.
+  void set_external_fetcher(Fetcher* external) { external_ = external; }
 
   // The most bytes an object without an expected size may inflate to: a
   // catalog far beyond any real one (CVMFS advises catalogs of at most a
@@ -185,8 +204,9 @@ class ObjectFetcher {
   std::function<bool(int)> missing_failover_;
   std::function<size_t()> space_reclaimer_;
 
-  Fetcher* fetcher_;          // borrowed
-  cache::PosixCache* cache_;  // borrowed
+  Fetcher* fetcher_;             // borrowed
+  Fetcher* external_ = nullptr;  // borrowed, may be null
+  cache::PosixCache* cache_;     // borrowed
   const Clock* clock_ = SteadyClock();
   uint64_t max_unsized_bytes_ = kMaxUnsizedBytes;
   RoundTripEstimate quiet_round_trip_, any_round_trip_;

@@ -512,5 +512,71 @@ TEST_F(ObjectFetcherTest, SizeOtherThanTheCatalogsIsCorruption) {
   EXPECT_EQ(0u, FilesIn(tmp_.Sub("cache/txn")));
 }
 
+// External data (doc/client.md, "External data"): the content of a file
+// flagged external comes by path from the external servers, plain, and is
+// verified and cached by its hash like any object.
+class ExternalObjectTest : public ObjectFetcherTest {
+ protected:
+  void SetUp() override {
+    ObjectFetcherTest::SetUp();
+    request_.digest = HashString(HashAlgorithm::kSha1, content_);
+    request_.compressed = false;
+    request_.external = ExternalLocation{"/dir/my file", 0, 0};
+    external_.Put("/dir/my%20file", content_);
+  }
+  MemoryFetcher external_;
+};
+
+TEST_F(ExternalObjectTest, IsFetchedByPathFromTheExternalServers) {
+  objects_->set_external_fetcher(&external_);
+  auto handle = objects_->Open(request_);
+  ASSERT_TRUE(handle.ok()) << handle.status().ToString();
+  EXPECT_EQ(0u, server_.total_requests()) << "not from the repository's";
+  ASSERT_EQ(1u, external_.request_log().size());
+  EXPECT_EQ("/dir/my%20file", external_.request_log()[0].url_path);
+  EXPECT_EQ(0u, external_.request_log()[0].range_size) << "the whole file";
+  EXPECT_EQ(content_, ReadCached());
+}
+
+TEST_F(ExternalObjectTest, AChunkIsARangeOfTheExternalFile) {
+  objects_->set_external_fetcher(&external_);
+  request_.suffix = ObjectSuffix::kPartial;
+  request_.external = ExternalLocation{"/dir/my file", 4096, 921};
+  external_.Put("/dir/my%20file", content_);  // the fake ignores ranges
+  ASSERT_TRUE(objects_->Open(request_).ok());
+  ASSERT_EQ(1u, external_.request_log().size());
+  EXPECT_EQ(4096u, external_.request_log()[0].range_offset);
+  EXPECT_EQ(921u, external_.request_log()[0].range_size);
+}
+
+TEST_F(ExternalObjectTest, CorruptedIsCorruptionAndNothingIsCached) {
+  AllowHostSwitches(3);
+  objects_->set_external_fetcher(&external_);
+  std::string bad = content_;
+  bad[10] ^= 0x20;
+  external_.Put("/dir/my%20file", bad);
+  auto handle = objects_->OpenReferenced(request_);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(Status::Code::kCorruption, handle.status().code())
+      << handle.status().ToString();
+  EXPECT_EQ(2u, external_.request_log().size()) << "once more with no-cache";
+  EXPECT_TRUE(external_.request_log()[1].no_cache);
+  EXPECT_TRUE(hook_calls_.empty())
+      << "the repository's hosts are not switched for an external file";
+  EXPECT_NE(content_, ReadCached());
+  EXPECT_FALSE(cache_->Contains(request_.digest));
+  EXPECT_EQ(0u, FilesIn(tmp_.Sub("cache/txn")));
+}
+
+TEST_F(ExternalObjectTest, WithoutExternalUrlIsAnIoErrorNamingIt) {
+  auto handle = objects_->OpenReferenced(request_);
+  ASSERT_FALSE(handle.ok());
+  EXPECT_EQ(Status::Code::kIoError, handle.status().code());
+  EXPECT_NE(std::string::npos,
+            handle.status().message().find("CVMFS_EXTERNAL_URL"))
+      << handle.status().ToString();
+  EXPECT_EQ(0u, server_.total_requests());
+}
+
 }  // namespace
 }  // namespace cvmfs::client

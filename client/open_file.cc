@@ -4,18 +4,14 @@
 
 #include <algorithm>
 
+#include "client/content_request.h"
+
 namespace cvmfs::client {
 
 namespace {
 
 ObjectRequest ChunkRequest(const InodeInfo& info, const FileChunk& chunk) {
-  ObjectRequest request;
-  request.digest = chunk.hash;
-  request.suffix = ObjectSuffix::kPartial;
-  request.compressed = info.entry.compression == Compression::kZlib;
-  request.description = info.path + "@" + std::to_string(chunk.offset);
-  request.expected_size = chunk.size;
-  return request;
+  return ChunkContentRequest(info.path, info.entry, chunk);
 }
 
 Result<size_t> PreadAll(int fd, char* buf, size_t size, uint64_t offset) {

@@ -32,16 +32,43 @@ class RepositoryMount::HttpView : public NetworkView {
   }
   int timeout() const override { return http_->timeout_s(); }
   int timeout_direct() const override { return http_->timeout_direct_s(); }
+  std::string external_host() const override {
+    return external_ ? external_->CurrentHost() : std::string();
+  }
+  std::string external_proxy_list() const override {
+    return external_ ? JoinGroups(external_->Proxies()) : std::string("DIRECT");
+  }
+  int external_timeout_direct() const override {
+    return external_ ? external_->timeout_direct_s() : timeout_direct();
+  }
+  // Set once at mount, before the file system serves requests.
+  void set_external(HttpFetcher* external) { external_ = external; }
 
  private:
   HttpFetcher* http_;
+  HttpFetcher* external_ = nullptr;  // borrowed, may be null
 };
+
+std::optional<HttpFetcherOptions> ExternalHttpOptions(
+    const HttpFetcherOptions& repository,
+    const ExternalDataSettings& external) {
+  if (external.urls.empty()) return std::nullopt;
+  HttpFetcherOptions o = repository;
+  o.hosts = external.urls;
+  o.proxy_groups = external.proxy_groups;
+  for (const auto& g : external.fallback_proxy_groups)
+    o.proxy_groups.push_back(g);
+  o.timeout_s = external.timeout_s;
+  o.timeout_direct_s = external.timeout_direct_s;
+  return o;
+}
 
 RepositoryMount::~RepositoryMount() {
   StopUpdater();
   prefetch_lists_.reset();  // joins its worker, which uses fs_'s prefetcher
   fs_.reset();              // unpins catalogs, closes cache handles
   objects_.reset();
+  external_.reset();
   view_.reset();
   fetcher_.reset();
   cache_.reset();
@@ -82,6 +109,15 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   }
   m->objects_ =
       std::make_unique<ObjectFetcher>(m->fetcher_.get(), m->cache_.get());
+  if (c.external_http) {
+    HttpFetcherOptions external = *c.external_http;
+    external.on_failover = c.http.on_failover;
+    auto http = HttpFetcher::Create(std::move(external));
+    if (!http.ok()) return http.status().Annotate("CVMFS_EXTERNAL_URL");
+    m->external_ = std::move(http).value();
+    m->objects_->set_external_fetcher(m->external_.get());
+    if (m->view_) m->view_->set_external(m->external_.get());
+  }
   m->objects_->set_logger(
       [mount](Severity s, const std::string& what) { mount->Event(s, what); });
   m->objects_->set_clock(c.clock);

@@ -26,6 +26,7 @@
 
 #include "cache/posix_cache.h"
 #include "client/event_log.h"
+#include "client/external_settings.h"
 #include "client/file_system.h"
 #include "client/object_fetcher.h"
 #include "client/prefetch/open_recorder.h"
@@ -52,6 +53,9 @@ struct MountConfig {
   std::string fqrn;
   HttpFetcherOptions http;
   GeoConfig geo;
+  // The external data servers (CVMFS_EXTERNAL_URL); unset: files flagged
+  // external fail with EIO naming CVMFS_EXTERNAL_URL.
+  std::optional<HttpFetcherOptions> external_http;
   cache::CacheOptions cache;
   std::vector<std::string> public_key_files;
   std::string tag;                  // CVMFS_REPOSITORY_TAG
@@ -80,6 +84,12 @@ struct MountConfig {
   // checked against the calendar, not this clock.)
   const Clock* clock = SteadyClock();
 };
+
+// The external servers' fetcher options: `repository`'s (retries, backoff,
+// low-speed limit, user agent), with the servers, proxies and timeouts of
+// `external`; nullopt without CVMFS_EXTERNAL_URL.
+std::optional<HttpFetcherOptions> ExternalHttpOptions(
+    const HttpFetcherOptions& repository, const ExternalDataSettings& external);
 
 // How long to wait before checking again after a failed check (CVMFS's
 // short-term TTL): offline clients retry every 3 minutes.
@@ -152,7 +162,8 @@ class RepositoryMount {
   MountConfig config_;
   std::unique_ptr<cache::PosixCache> cache_;
   std::unique_ptr<Fetcher> fetcher_;
-  HttpFetcher* http_ = nullptr;  // fetcher_ when it is the HTTP one
+  std::unique_ptr<HttpFetcher> external_;  // CVMFS_EXTERNAL_URL, may be null
+  HttpFetcher* http_ = nullptr;            // fetcher_ when it is the HTTP one
   std::unique_ptr<HttpView> view_;
   std::unique_ptr<ObjectFetcher> objects_;
   std::atomic<uint64_t> next_inode_{256};

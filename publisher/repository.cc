@@ -467,6 +467,7 @@ ServerConfig MkfsConfig(const cvmfs::SystemPaths& paths,
   config.keys_dir = paths.KeysDir();
   config.hash_algorithm = options.hash_algorithm;
   config.compression = options.compression;
+  config.external_data = options.external_data;
   config.garbage_collection = options.garbage_collection;
   return config;
 }

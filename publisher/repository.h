@@ -49,6 +49,9 @@ struct PublishOptions {
   // Counts the files read into the pipeline and their bytes (a progress
   // line, cvmfs/progress.h); not owned, may be null.
   cvmfs::ProgressCounters* progress = nullptr;
+  // publish -X (true) / -N (false): new files external or not in this
+  // publish, whatever CVMFS_EXTERNAL_DATA says.
+  std::optional<bool> external_data;
 };
 
 struct PublishStats {
@@ -160,6 +163,7 @@ struct MkfsOptions {
   cvmfs::HashAlgorithm hash_algorithm = cvmfs::HashAlgorithm::kSha1;
   cvmfs::Compression compression = cvmfs::Compression::kZlib;
   bool garbage_collection = false;
+  bool external_data = false;  // -X: CVMFS_EXTERNAL_DATA=true
   int whitelist_days = 30;
   // -k: take the keys (<fqrn>.masterkey, .pub, .key, .crt) from this
   // directory instead of generating them; they are copied into the keys

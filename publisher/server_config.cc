@@ -117,7 +117,8 @@ Result<ServerConfig> ServerConfig::FromKeyValues(const KeyValueFile& kv) {
         BoolParam{"CVMFS_AUTO_TAG", "true", &c.auto_tag},
         BoolParam{"CVMFS_INCLUDE_XATTRS", "true", &c.include_xattrs},
         BoolParam{"CVMFS_IGNORE_SPECIAL_FILES", "false",
-                  &c.ignore_special_files}}) {
+                  &c.ignore_special_files},
+        BoolParam{"CVMFS_EXTERNAL_DATA", "false", &c.external_data}}) {
     auto v = ParseBool(p.key, kv.Get(p.key, p.def));
     if (!v.ok()) return v.status();
     *p.out = *v;
@@ -176,6 +177,7 @@ KeyValueFile ServerConfig::ToKeyValues() const {
   kv.Set("CVMFS_REPOSITORY_TTL", std::to_string(ttl));
   kv.Set("CVMFS_INCLUDE_XATTRS", include_xattrs ? "true" : "false");
   kv.Set("CVMFS_IGNORE_SPECIAL_FILES", ignore_special_files ? "true" : "false");
+  kv.Set("CVMFS_EXTERNAL_DATA", external_data ? "true" : "false");
   return kv;
 }
 

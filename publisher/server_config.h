@@ -55,6 +55,9 @@ struct ServerConfig {
   uint64_t ttl = 240;
   bool include_xattrs = true;
   bool ignore_special_files = false;
+  // CVMFS_EXTERNAL_DATA (mkfs -X): new files are published as external
+  // (publisher/upper_applier.h).
+  bool external_data = false;
   int num_workers = 0;  // 0: one per core
 
   static cvmfs::Result<ServerConfig> Load(const cvmfs::SystemPaths& paths,

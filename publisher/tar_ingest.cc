@@ -375,6 +375,7 @@ Status TarIngester::PlaceMember(TarStream* stream, archive_entry* e,
       non_dirs_[path] = AE_IFREG;
       if (cvmfs::BaseName(path) == ".cvmfscatalog")
         catalog_markers_.push_back(parent);
+      entry.external = options_.external_data;
       return pending_.Add(PendingRegistration{path, entry, content});
     }
     case AE_IFLNK: {

@@ -49,6 +49,9 @@ struct TarIngestOptions {
   bool apply_dirtab = true;  // /.cvmfsdirtab rules (dirtab_catalogs.h)
   cvmfs::HashAlgorithm hash_algorithm = cvmfs::HashAlgorithm::kSha1;
   cvmfs::Compression compression = cvmfs::Compression::kZlib;
+  // CVMFS_EXTERNAL_DATA: regular files are flagged external (as a
+  // transaction's, upper_applier.h).
+  bool external_data = false;
 };
 
 // Normalizes a repository path: "a/b/", "/a//b", "./a/b" all become "/a/b";

@@ -192,6 +192,7 @@ Result<PublishStats> Transaction::BuildAndCommit(
   apply.hash_algorithm = c.hash_algorithm;
   apply.compression = c.compression;
   apply.ignore_special_files = c.ignore_special_files;
+  apply.external_data = options.external_data.value_or(c.external_data);
   apply.scan.include_xattrs = c.include_xattrs;
   PublishOptions opts = options;
   opts.from_transaction = true;

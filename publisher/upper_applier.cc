@@ -14,6 +14,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/path_hash.h"
 #include "publisher/dirtab_catalogs.h"
+#include "publisher/graft_file.h"
 #include "publisher/ordered_registration.h"
 
 namespace publisher {
@@ -32,6 +33,27 @@ constexpr char kCatalogMarker[] = ".cvmfscatalog";
 // one file at a time.
 constexpr size_t kMaxPending = 256;
 constexpr off_t kReadAheadBytes = 4 << 20;
+// Graft files list a file's chunk hashes: 16 MiB hold those of a file of
+// terabytes.
+constexpr int64_t kMaxGraftBytes = 16 << 20;
+
+// The graft marker beside the upper layer's regular file `e`, if any.
+Result<std::optional<Graft>> GraftFor(const UpperEntry& e) {
+  const std::string marker = std::string(cvmfs::ParentPath(e.upper_path)) +
+                             "/" + kGraftPrefix +
+                             std::string(cvmfs::BaseName(e.upper_path));
+  struct stat st;
+  if (::lstat(marker.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::optional<Graft>();
+    return Status::FromErrno(errno, "lstat " + marker);
+  }
+  if (!S_ISREG(st.st_mode) || st.st_size > kMaxGraftBytes)
+    return Status::InvalidArgument("graft file " + marker +
+                                   " is not a regular file of at most 16 MiB");
+  CVMFS_ASSIGN_OR_RETURN(std::string text, cvmfs::ReadFile(marker));
+  CVMFS_ASSIGN_OR_RETURN(Graft graft, ParseGraft(text, marker));
+  return std::optional<Graft>(std::move(graft));
+}
 
 bool SameVersion(const struct stat& a, const struct stat& b) {
   return a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
@@ -118,6 +140,7 @@ class Applier {
   Status ApplyDirtabEarly(const std::string& dir);
   Status VisitDirectory(const UpperEntry& e);
   Status VisitFile(const UpperEntry& e);
+  Status PutGrafted(const UpperEntry& e, const Graft& graft);
   Status UpdateNestedCatalogs();
 
   const UpperApplyOptions& options_;
@@ -248,15 +271,36 @@ Status Applier::VisitDirectory(const UpperEntry& e) {
 }
 
 Status Applier::VisitFile(const UpperEntry& e) {
-  if (cvmfs::BaseName(e.path) == kCatalogMarker)
+  const std::string_view name = cvmfs::BaseName(e.path);
+  if (IsGraftMarker(name)) return Status::Ok();  // never published
+  if (name == kCatalogMarker)
     markers_added_.push_back(std::string(cvmfs::ParentPath(e.path)));
+  CVMFS_ASSIGN_OR_RETURN(std::optional<Graft> graft, GraftFor(e));
+  if (graft) return PutGrafted(e, *graft);
   changes_->files++;
   auto source = std::make_unique<UpperFileSource>(e.upper_path, e.path, e.st);
   CVMFS_RETURN_IF_ERROR(source->Open(e.fd));
   auto content = pipeline_->SubmitOwned(std::move(source),
                                         static_cast<uint64_t>(e.st.st_size));
-  return pending_.Add(
-      PendingRegistration{e.path, BaseEntry(e), std::move(content)});
+  DirectoryEntry d = BaseEntry(e);
+  d.external = options_.external_data;
+  return pending_.Add(PendingRegistration{e.path, d, std::move(content)});
+}
+
+// As CVMFS: the marker's size, hash, chunks and compression, the file's
+// mode, owner and mtime, no extended attributes; external as any new file.
+Status Applier::PutGrafted(const UpperEntry& e, const Graft& graft) {
+  DirectoryEntry d = BaseEntry(e);
+  d.xattrs.entries.clear();
+  d.size = graft.size;
+  d.hash_algorithm = graft.checksum.algorithm;
+  d.compression = graft.compression.value_or(options_.compression);
+  d.external = options_.external_data;
+  d.chunked = !graft.chunks.empty();
+  d.content_hash = graft.checksum;
+  changes_->files++;
+  CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
+  return tree_->Put(e.path, d, graft.chunks).Annotate("grafting " + e.path);
 }
 
 // Deleted markers first (their catalogs merge back), then new markers

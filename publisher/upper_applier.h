@@ -13,7 +13,10 @@
 // catalog root (shallow first; ignored in the root); a deleted marker merges
 // the catalog back into its parent; and the rules of the repository's
 // `.cvmfsdirtab` are applied to the directories the transaction created or
-// changed (dirtab_catalogs.h). Hard links are published as separate files
+// changed (dirtab_catalogs.h). A regular file with a `.cvmfsgraft-<name>`
+// marker beside it in the upper layer is published from the marker's size,
+// hash and chunks without reading it (graft_file.h); markers themselves are
+// never published. Hard links are published as separate files
 // (CVMFS does the same for the overlay).
 //
 // A file is read through a ByteSource that compares inode, size and mtime
@@ -43,6 +46,12 @@ struct UpperApplyOptions {
   cvmfs::Compression compression = cvmfs::Compression::kZlib;
   bool ignore_special_files = false;
   bool apply_dirtab = true;
+  // CVMFS_EXTERNAL_DATA (or publish -X/-N): new regular files are flagged
+  // external (kFlagExternal): clients fetch them by path from their
+  // CVMFS_EXTERNAL_URL. Their content is still hashed, compressed with
+  // `compression` and stored, as CVMFS does (use compression none, so that
+  // the hash is that of the plain file the external server holds).
+  bool external_data = false;
   UpperScanOptions scan;
 };
 

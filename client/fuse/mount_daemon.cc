@@ -71,6 +71,7 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   c.geo.enabled = s.use_geoapi;
   c.geo.proxy_template = s.proxy_template;
   c.geo.max_servers = s.max_servers;
+  c.external_http = ExternalHttpOptions(c.http, s.external);
   c.cache.dir = s.CacheDir();
   c.cache.quota_limit =
       s.quota_limit_mb < 0 ? -1 : s.quota_limit_mb * 1024 * 1024;

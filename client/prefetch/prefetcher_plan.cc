@@ -3,6 +3,8 @@
 #include <deque>
 #include <utility>
 
+#include "client/content_request.h"
+
 namespace cvmfs::client {
 
 namespace {
@@ -22,12 +24,7 @@ std::optional<ObjectRequest> WholeFileRequest(const std::string& path,
   if (!entry.IsRegular() || entry.chunked || !entry.content_hash ||
       entry.size > max_object_size)
     return std::nullopt;
-  ObjectRequest request;
-  request.digest = *entry.content_hash;
-  request.compressed = entry.compression == Compression::kZlib;
-  request.description = path;
-  request.expected_size = entry.size;
-  return request;
+  return WholeContentRequest(path, entry);
 }
 
 PrefetchPlan PlanDirectoryPrefetch(const CatalogSet& set,

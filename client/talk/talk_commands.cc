@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "client/catalog_set.h"
+#include "client/content_request.h"
 #include "client/magic_xattrs.h"
 #include "client/prefetch/prefetcher_report.h"
 #include "client/talk/talk_metrics.h"
@@ -246,29 +247,17 @@ Result<std::vector<ObjectRequest>> TalkCommands::ObjectsOf(
       auto entry, catalog->With([&](Catalog& c) { return c.Lookup(path); }));
   if (!entry || !entry->IsRegular())
     return Status::NotFound(path + " is not a regular file");
-  const bool compressed = entry->compression == Compression::kZlib;
   std::vector<ObjectRequest> objects;
   if (!entry->chunked) {
     if (!entry->content_hash)
       return Status::Corruption(path + " has no content hash");
-    ObjectRequest r;
-    r.digest = *entry->content_hash;
-    r.compressed = compressed;
-    r.description = path;
-    r.expected_size = entry->size;
-    objects.push_back(std::move(r));
+    objects.push_back(WholeContentRequest(path, *entry));
     return objects;
   }
   CVMFS_ASSIGN_OR_RETURN(
       auto chunks, catalog->With([&](Catalog& c) { return c.Chunks(path); }));
   for (const FileChunk& chunk : chunks) {
-    ObjectRequest r;
-    r.digest = chunk.hash;
-    r.suffix = ObjectSuffix::kPartial;
-    r.compressed = compressed;
-    r.description = path + "@" + std::to_string(chunk.offset);
-    r.expected_size = chunk.size;
-    objects.push_back(std::move(r));
+    objects.push_back(ChunkContentRequest(path, *entry, chunk));
   }
   return objects;
 }

@@ -43,7 +43,8 @@ class DownloadSink {
 };
 
 struct DownloadRequest {
-  // Relative to the repository URL: ".cvmfspublished", "data/ab/cdef...C".
+  // Relative to the repository URL: ".cvmfspublished", "data/ab/cdef...C"
+  // (or to an external data URL: a file's path in the repository).
   std::string url_path;
   // Sends "Pragma: no-cache" and "Cache-Control: no-cache" so that proxies
   // refetch (used for the retry after a hash mismatch).
@@ -65,6 +66,11 @@ struct DownloadRequest {
   // DIRECT (CVMFS's Geo-API URL, so that a proxy caches one answer for all
   // its clients).
   std::string direct_proxy_name = {};
+  // Only the bytes [range_offset, range_offset + range_size) of the file,
+  // through an HTTP Range request (a chunk of an external file, which the
+  // external server stores whole); range_size 0 asks for the whole file.
+  uint64_t range_offset = 0;
+  uint64_t range_size = 0;
 };
 
 struct DownloadResult {

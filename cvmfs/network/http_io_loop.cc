@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -220,6 +221,12 @@ CURLcode HttpFetcher::IoLoop::Configure(Transfer* t, CURL* curl) {
   set(CURLOPT_CONNECTTIMEOUT, timeout);
   set(CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(opt.low_speed_limit));
   set(CURLOPT_LOW_SPEED_TIME, timeout);
+  if (t->request.range_size > 0) {
+    const uint64_t last = t->request.range_offset + t->request.range_size - 1;
+    set(CURLOPT_RANGE,
+        (std::to_string(t->request.range_offset) + "-" + std::to_string(last))
+            .c_str());  // curl copies the string
+  }
   if (t->request.metadata && opt.metadata_deadline_ms > 0)
     set(CURLOPT_TIMEOUT_MS, static_cast<long>(opt.metadata_deadline_ms));
   set(CURLOPT_ERRORBUFFER, t->error_buffer);

@@ -95,6 +95,7 @@ int RunIngest(const cvmfs::SystemPaths& paths, const IngestArgs& args) {
   ingest.ignore_special_files = repo.config().ignore_special_files;
   ingest.hash_algorithm = repo.config().hash_algorithm;
   ingest.compression = repo.config().compression;
+  ingest.external_data = repo.config().external_data;
   auto progress = CommandProgress::Start("ingest", "files");
   if (!progress.ok()) return FailMessage(progress.status());
   publisher::PublishOptions publish_options;

@@ -1,4 +1,4 @@
-// `cvmfs_server mkfs [-o OWNER] [-w URL] [-a HASH] [-Z COMPRESSION] [-z]
+// `cvmfs_server mkfs [-o OWNER] [-w URL] [-a HASH] [-Z COMPRESSION] [-z] [-X]
 // [-k KEYS_DIR] [-m] FQRN`: creates a repository (publisher::Mkfs), then its
 // serving configuration (mkfs_configs.h) and its transaction mounts.
 #include <cstdio>
@@ -51,6 +51,9 @@ std::vector<Command> AddMkfsCommand(CLI::App& app, const Paths& paths) {
   cmd->add_option("-w", o.stratum0_url, "stratum 0 URL");
   cmd->add_option("-a", args->hash, "hash algorithm: sha1, rmd160, shake128");
   cmd->add_option("-Z", args->compression, "compression: zlib, none");
+  cmd->add_flag("-X", o.external_data,
+                "external data: files are published as external "
+                "(CVMFS_EXTERNAL_DATA=true; use with -Z none)");
   cmd->add_flag("-z", o.garbage_collection,
                 "make the repository garbage-collectable");
   cmd->add_option("-k", o.import_keys_dir,

@@ -39,6 +39,7 @@ struct Args {
   bool force = false, all = false;
   int retry_timeout = -1;  // transaction -t: seconds; 0 = forever; <0 = none
   bool verbose = false;    // publish -v
+  bool force_external = false, force_native = false;  // publish -X, -N
 };
 
 // Runs `fn` on the named (or only) repository's Transaction.
@@ -129,6 +130,9 @@ Status PublishInTransaction(const cvmfs::SystemPaths& paths, const Args& args) {
         options.tag_name = args.tag;
         options.tag_description = args.message;
         options.progress = progress->counters();
+        // As CVMFS: -N wins over -X and over CVMFS_EXTERNAL_DATA.
+        if (args.force_external) options.external_data = true;
+        if (args.force_native) options.external_data = false;
         auto result = txn.Publish(options);
         progress->Finish();
         if (!result.ok()) {
@@ -349,10 +353,12 @@ std::vector<Command> AddTransactionCommands(CLI::App& app, const Paths& paths) {
                    "manual revision numbers are not implemented (revisions "
                    "count up by one)",
                    true);
-  AddRefusedOption(publish, "-X", "external data is not implemented");
-  AddRefusedOption(publish, "-N",
-                   "external data is not implemented, every file is native "
-                   "already");
+  publish->add_flag("-X", args->force_external,
+                    "publish the new files as external data (fetched by "
+                    "path from the clients' CVMFS_EXTERNAL_URL)");
+  publish->add_flag("-N", args->force_native,
+                    "publish the new files as native data, even with "
+                    "CVMFS_EXTERNAL_DATA=true");
   AddRefusedOption(publish, "-Z",
                    "a compression algorithm per publish is not implemented; "
                    "CVMFS_COMPRESSION_ALGORITHM in server.conf applies",

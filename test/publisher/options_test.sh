@@ -95,10 +95,12 @@ echo y | srv rollback $fqrn >/dev/null || fail "rollback answered y"
 
 # --- publish: -a must be new, refused options by name
 expect_fail "publish -a on an existing tag" "is already in use" srv publish -a trunk $fqrn
-for opt in "-p" "-n 99" "-X" "-N" "-Z none" "-F f" "-f" "-d"; do
+for opt in "-p" "-n 99" "-Z none" "-F f" "-f" "-d"; do
   # shellcheck disable=SC2086
   expect_fail "publish $opt" "publish ${opt%% *} is not supported" srv publish $opt $fqrn
 done
+# -X and -N are options (external data, test/interop/external_data_test.sh).
+expect_fail "publish -X without a transaction" "no transaction is open" srv publish -X $fqrn
 expect_fail "transaction -T" "transaction -T is not supported" srv transaction -T /a=/b $fqrn
 
 # --- automatic tags: one of its own per publish, even within one second
