@@ -64,9 +64,9 @@ Status ReadNetworkLists(const OptionReader& r, const SystemPaths& paths,
   s->server_urls = std::move(servers).value();
   if (s->server_urls.empty()) {
     return Status::InvalidArgument(
-        "CVMFS_SERVER_URL is not set for " + s->fqrn +
-        ": set it in " + etc + "/domain.d/" + domain + ".local or " + etc +
-        "/config.d/" + s->fqrn + ".local, e.g. "
+        "CVMFS_SERVER_URL is not set for " + s->fqrn + ": set it in " + etc +
+        "/domain.d/" + domain + ".local or " + etc + "/config.d/" + s->fqrn +
+        ".local, e.g. "
         "CVMFS_SERVER_URL='http://stratum1.example.org/cvmfs/@fqrn@'");
   }
   const std::string kProxySyntax =

@@ -188,8 +188,8 @@ std::optional<ClientSettings> LoadSettings(const MountDaemonOptions& cl,
   for (const std::string& w : options->warnings())
     std::cerr << "cvmfs2: warning: " << w << "\n";
   if (!st.ok()) {
-    std::cerr << "cvmfs2: configuration of " << cl.fqrn << ": "
-              << st.message() << "\n";
+    std::cerr << "cvmfs2: configuration of " << cl.fqrn << ": " << st.message()
+              << "\n";
     return std::nullopt;
   }
   auto settings = ClientSettings::FromOptions(*options, cl.fqrn, paths);

@@ -73,9 +73,9 @@ Status OptionsManager::ParseFile(const std::string& path,
   for (auto& [name, value] : values) {
     auto fixed = protected_.find(name);
     if (fixed != protected_.end() && fixed->second != value) {
-      Warn("error in cvmfs configuration: attempt to change protected " +
-           name + " from '" + fixed->second + "' to '" + value + "' in " +
-           path + " (ignored)");
+      Warn("error in cvmfs configuration: attempt to change protected " + name +
+           " from '" + fixed->second + "' to '" + value + "' in " + path +
+           " (ignored)");
       continue;
     }
     options_[name] = Value{std::move(value), path};
@@ -106,8 +106,7 @@ Status OptionsManager::ParseExternal(const std::string& rel,
                                      ConfigRepositoryReach* reach) {
   const std::string repo = Get("CVMFS_CONFIG_REPOSITORY").value_or("");
   if (repo.empty() || repo == fqrn) return Status::Ok();
-  const bool required =
-      IsOn(Get("CVMFS_CONFIG_REPO_REQUIRED").value_or("no"));
+  const bool required = IsOn(Get("CVMFS_CONFIG_REPO_REQUIRED").value_or("no"));
   if (!IsValidRepositoryName(repo)) {
     const std::string msg = "invalid CVMFS_CONFIG_REPOSITORY: " + repo;
     if (required) return Status::InvalidArgument(msg);
@@ -126,8 +125,8 @@ Status OptionsManager::ParseExternal(const std::string& rel,
   if (IsDirectory(dir)) return Status::Ok();  // the file is optional
   if (required) {
     return Status::Unavailable(
-        "required configuration repository directory does not exist: " +
-        dir + " (CVMFS_CONFIG_REPOSITORY=" + repo +
+        "required configuration repository directory does not exist: " + dir +
+        " (CVMFS_CONFIG_REPOSITORY=" + repo +
         ", CVMFS_CONFIG_REPO_REQUIRED=yes: is " + repo +
         " mounted, or served by autofs on " + mount_dir + "?)");
   }

@@ -199,11 +199,11 @@ TEST_F(ConfigRepositoryLayerTest, RequiredRepositoryMissingFails) {
   UseConfigRepository("CVMFS_CONFIG_REPO_REQUIRED=yes\n");
   Status s = Load();
   EXPECT_EQ(s.code(), Status::Code::kUnavailable) << s.ToString();
-  EXPECT_NE(s.message().find(
-                "required configuration repository directory does not "
-                "exist: " +
-                RepoEtc()),
-            std::string::npos)
+  EXPECT_NE(
+      s.message().find("required configuration repository directory does not "
+                       "exist: " +
+                       RepoEtc()),
+      std::string::npos)
       << s.message();
 
   // As in CVMFS, each directory read is required: here domain.d/.
