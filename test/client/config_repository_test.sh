@@ -58,7 +58,7 @@ write_client_config "$etc/default.local" \
 write_client_config "$etc/config.d/$cfg.conf" \
   "CVMFS_SERVER_URL=$APACHE_URL/cvmfs/@fqrn@" "CVMFS_PUBLIC_KEY=$(repo_public_key "$cfg")"
 show_on_failure "$WORK/debug.log"
-[ -z "$(find "$CVMFS_ROOTDIR/etc/cvmfs/keys" -name "$data*")" ] ||
+[ -z "$(find "$CVMFS_ROOTDIR/etc/cvmfs/keys" -name "$data*.pub")" ] ||
   fail "the key of $data is still in the node's keys directory"
 
 autofs_setup
