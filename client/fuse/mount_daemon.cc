@@ -317,6 +317,7 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   DaemonLog log(settings->debuglog, syslog_options,
                 SystemSyslog(syslog_options));
   log.Debug("mounting " + cl.fqrn + " on " + cl.mountpoint);
+  for (const std::string& w : options.warnings()) log.Warning(w);
   if (handed.taken_over)
     log.Info("took over " + settings->CacheDir() +
              " for CVMFS_USER=" + settings->user + " (" +
