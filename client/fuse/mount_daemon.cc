@@ -352,6 +352,8 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
     mount_config.cache.manager_user = settings->user;
   }
   mount_config.blacklist_file = paths.EtcCvmfs() + "/blacklist";
+  if (auto etc = options.ConfigRepositoryEtc(cl.fqrn, paths))
+    mount_config.config_repository_blacklist_file = *etc + "/blacklist";
   // As CVMFS (which aborts): a blacklisted mounted revision is not served
   // any longer. SIGTERM ends the FUSE session, which unmounts, or, running
   // as CVMFS_USER, leaves the unmount to root (doc/security.md).

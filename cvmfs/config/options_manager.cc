@@ -100,6 +100,21 @@ void OptionsManager::Warn(const std::string& warning) {
   warnings_.push_back(warning);
 }
 
+std::string OptionsManager::MountDirectory(const SystemPaths& paths) const {
+  std::string dir = Get("CVMFS_MOUNT_DIR").value_or("");
+  if (dir.empty()) dir = paths.MountRoot();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+std::optional<std::string> OptionsManager::ConfigRepositoryEtc(
+    const std::string& fqrn, const SystemPaths& paths) const {
+  const std::string repo = Get("CVMFS_CONFIG_REPOSITORY").value_or("");
+  if (repo.empty() || repo == fqrn || !IsValidRepositoryName(repo))
+    return std::nullopt;
+  return JoinPath(MountDirectory(paths), repo + "/etc/cvmfs");
+}
+
 Status OptionsManager::ParseExternal(const std::string& rel,
                                      const std::string& fqrn,
                                      const SystemPaths& paths,
@@ -113,10 +128,8 @@ Status OptionsManager::ParseExternal(const std::string& rel,
     Warn(msg + " (no configuration repository is read)");
     return Status::Ok();
   }
-  std::string mount_dir = Get("CVMFS_MOUNT_DIR").value_or("");
-  if (mount_dir.empty()) mount_dir = paths.MountRoot();
-  while (mount_dir.size() > 1 && mount_dir.back() == '/') mount_dir.pop_back();
-  const std::string etc = JoinPath(mount_dir, repo + "/etc/cvmfs");
+  const std::string mount_dir = MountDirectory(paths);
+  const std::string etc = *ConfigRepositoryEtc(fqrn, paths);
   if (reach) reach->Reach(etc);
   const std::string path = JoinPath(etc, rel);
   Status s = ParseFile(path, fqrn, paths);

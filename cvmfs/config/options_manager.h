@@ -64,6 +64,12 @@ class OptionsManager {
   Status LoadForRepository(const SystemPaths& paths, const std::string& fqrn,
                            ConfigRepositoryReach* reach = nullptr);
 
+  // <mount dir>/<config repository>/etc/cvmfs if the options name a
+  // configuration repository for `fqrn` (as LoadForRepository reads it),
+  // else nullopt.
+  std::optional<std::string> ConfigRepositoryEtc(
+      const std::string& fqrn, const SystemPaths& paths) const;
+
   // From now on a file that assigns `name` another value than it has now
   // (or an empty one, if unset) leaves it unchanged, with a warning.
   void Protect(const std::string& name);
@@ -101,6 +107,8 @@ class OptionsManager {
   Status ParseIfExists(const std::string& path, const std::string& fqrn,
                        const SystemPaths& paths);
   void Warn(const std::string& warning);
+  // CVMFS_MOUNT_DIR, else paths.MountRoot(), without trailing slashes.
+  std::string MountDirectory(const SystemPaths& paths) const;
 
   std::map<std::string, Value> options_;
   std::map<std::string, std::string> protected_;  // name -> fixed value

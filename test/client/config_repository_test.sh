@@ -9,7 +9,9 @@
 # then the repository. showconfig names the configuration repository's files
 # as sources, local files win over them, CVMFS_CONFIG_REPOSITORY cannot be
 # changed in default.local, and CVMFS_CONFIG_REPO_REQUIRED=yes makes a
-# mount fail clearly when the configuration repository is not there.
+# mount fail clearly when the configuration repository is not there. Last,
+# without autofs, the configuration repository's blacklist refuses the
+# repository.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/common.sh"
@@ -116,4 +118,15 @@ pass "CVMFS_CONFIG_REPO_REQUIRED=yes fails clearly"
 autofs_stop
 remaining=$(mounts_below "$mnt_dir")
 [ -z "$remaining" ] || check_failed "still mounted after stopping automount: $remaining"
+
+# Without autofs: the configuration repository mounted first by hand. Its
+# blacklist counts as /etc/cvmfs/blacklist does.
+echo "CVMFS_CONFIG_REPOSITORY=$cfg" >"$etc/default.d/50-config-repo.conf"
+echo "<$data 99" >"$c/blacklist"
+publish_tree "$cfg" "$WORK/cfg" /
+mount_repo "$cfg" "$mnt_dir/$cfg" /dev/null
+msg=$(mount_repo_expect_failure "$data" "$WORK/mnt-blacklisted" /dev/null)
+grep -q "is blacklisted" <<<"$msg" && grep -qF "$mnt_dir/$cfg/etc/cvmfs/blacklist" <<<"$msg" ||
+  check_failed "the configuration repository's blacklist did not refuse $data: $msg"
+pass "the configuration repository's blacklist is read"
 finish
