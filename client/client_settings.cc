@@ -50,7 +50,9 @@ std::string StripTrailingSlashes(std::string path) {
   return path;
 }
 
-Status ReadNetworkLists(const OptionReader& r, ClientSettings* s) {
+Status ReadNetworkLists(const OptionReader& r, const SystemPaths& paths,
+                        ClientSettings* s) {
+  const std::string etc = paths.EtcCvmfs();
   const std::string domain = s->fqrn.substr(s->fqrn.find('.') + 1);
   auto servers =
       ParseServerUrls(r.String("CVMFS_SERVER_URL", ""), s->fqrn, s->org);
@@ -63,10 +65,8 @@ Status ReadNetworkLists(const OptionReader& r, ClientSettings* s) {
   s->server_urls = std::move(servers).value();
   if (s->server_urls.empty()) {
     return Status::InvalidArgument(
-        "CVMFS_SERVER_URL is not set for " + s->fqrn +
-        ": set it in "
-        "/etc/cvmfs/domain.d/" +
-        domain + ".local or /etc/cvmfs/config.d/" + s->fqrn +
+        "CVMFS_SERVER_URL is not set for " + s->fqrn + ": set it in " + etc +
+        "/domain.d/" + domain + ".local or " + etc + "/config.d/" + s->fqrn +
         ".local, e.g. "
         "CVMFS_SERVER_URL='http://stratum1.example.org/cvmfs/@fqrn@'");
   }
@@ -114,7 +114,8 @@ Status ReadNetworkLists(const OptionReader& r, ClientSettings* s) {
   }
   if (s->proxy_groups.empty()) {
     return Status::InvalidArgument(
-        "CVMFS_HTTP_PROXY is not set: set it in /etc/cvmfs/default.local to "
+        "CVMFS_HTTP_PROXY is not set: set it in " + etc +
+        "/default.local to "
         "your site's proxies, e.g. "
         "CVMFS_HTTP_PROXY='http://squid.example.org:3128', "
         "or to DIRECT if this client connects to the servers without a proxy");
@@ -391,7 +392,7 @@ Result<ClientSettings> ClientSettings::FromOptions(const OptionsManager& opts,
   s.fqrn = fqrn;
   s.org = fqrn.substr(0, fqrn.find('.'));
   const OptionReader r(opts);
-  CVMFS_RETURN_IF_ERROR(ReadNetworkLists(r, &s));
+  CVMFS_RETURN_IF_ERROR(ReadNetworkLists(r, paths, &s));
   CVMFS_RETURN_IF_ERROR(ReadNetworkNumbers(r, &s));
   CVMFS_ASSIGN_OR_RETURN(s.external,
                          ReadExternalDataSettings(r, s.fqrn, s.org, s.timeout_s,

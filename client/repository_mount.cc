@@ -240,8 +240,10 @@ Result<Tag> RepositoryMount::PinnedTag(const Manifest& manifest) {
 Result<MountedRevision> RepositoryMount::ChooseRevision() {
   const MountConfig& c = config_;
   CVMFS_ASSIGN_OR_RETURN(auto breadcrumb, cache_->LoadBreadcrumb(c.fqrn));
-  CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist,
-                         Blacklist::Load(c.blacklist_file));
+  CVMFS_ASSIGN_OR_RETURN(
+      Blacklist blacklist,
+      Blacklist::LoadAll(
+          {c.blacklist_file, c.config_repository_blacklist_file}));
   auto trusted = FetchManifest(blacklist);
 
   MountedRevision rev;
@@ -375,8 +377,10 @@ Result<std::string> RepositoryMount::UpdateLocked() {
   MountedRevision current = fs_->revision();
   // As CVMFS: the blacklist is read again and the mounted revision checked
   // first, also when the revision is pinned.
-  CVMFS_ASSIGN_OR_RETURN(Blacklist blacklist,
-                         Blacklist::Load(c.blacklist_file));
+  CVMFS_ASSIGN_OR_RETURN(
+      Blacklist blacklist,
+      Blacklist::LoadAll(
+          {c.blacklist_file, c.config_repository_blacklist_file}));
   Status mounted = blacklist.CheckRevision(c.fqrn, current.revision);
   if (!mounted.ok()) {
     Event(Severity::kError,

@@ -65,6 +65,9 @@ struct MountConfig {
   bool auto_update = true;     // CVMFS_AUTO_UPDATE
   int64_t max_ttl_s = 0;       // CVMFS_MAX_TTL (in seconds here), 0 = none
   std::string blacklist_file;  // /etc/cvmfs/blacklist (may be missing)
+  // The configuration repository's etc/cvmfs/blacklist, read with it
+  // (empty: none; may be missing).
+  std::string config_repository_blacklist_file;
   // Called from the revision check when the blacklist ("<FQRN N") refuses
   // the mounted revision itself: CVMFS aborts the mount then, and so should
   // the program (cvmfs2 ends its FUSE session, which unmounts). Unset: the

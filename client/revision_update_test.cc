@@ -75,6 +75,7 @@ class RevisionUpdateTest : public ::testing::Test {
     c.cache.quota_limit = 64 << 20;
     c.public_key_files = {paths_.KeysDir() + "/" + fqrn_ + ".pub"};
     c.blacklist_file = paths_.EtcCvmfs() + "/blacklist";
+    c.config_repository_blacklist_file = ConfigRepositoryBlacklist();
     c.fs.fqrn = fqrn_;
     c.clock = clock_;
     c.event_log = [this](Severity severity, const std::string& what) {
@@ -92,6 +93,9 @@ class RevisionUpdateTest : public ::testing::Test {
         WriteFileAtomic(paths_.EtcCvmfs() + "/blacklist", text, 0644).ok());
   }
   std::string BlacklistFile() const { return paths_.EtcCvmfs() + "/blacklist"; }
+  std::string ConfigRepositoryBlacklist() const {
+    return work_.Sub("config-repo-blacklist");
+  }
 
   static uint64_t Resolve(FileSystem* fs, const std::string& path) {
     uint64_t inode = kRootInode;
@@ -261,6 +265,26 @@ TEST_F(RevisionUpdateTest, BlacklistedRevisionIsRefusedAtMountAndUpdate) {
   auto again = TryMount();
   ASSERT_FALSE(again.ok());
   EXPECT_NE(std::string::npos, again.status().message().find("blacklisted"));
+}
+
+// As CVMFS: the configuration repository's blacklist adds to the local one;
+// refusals name the file.
+TEST_F(RevisionUpdateTest, ConfigRepositoryBlacklistCountsToo) {
+  Publish("echo one > f");
+  WriteBlacklist("# nothing\n");
+  ASSERT_TRUE(Mount());
+  ASSERT_TRUE(
+      WriteFileAtomic(ConfigRepositoryBlacklist(), "<" + fqrn_ + " 99\n", 0644)
+          .ok());
+  auto refused = TryMount("cache2");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(std::string::npos, refused.status().message().find("blacklisted"));
+  EXPECT_NE(std::string::npos,
+            refused.status().message().find(ConfigRepositoryBlacklist()))
+      << refused.status().ToString();
+  ASSERT_TRUE(
+      WriteFileAtomic(ConfigRepositoryBlacklist(), "<x.y 2\nbad\n", 0644).ok());
+  EXPECT_FALSE(TryMount("cache3").ok());  // malformed: refused, as CVMFS
 }
 
 // As CVMFS: at the TTL check the mounted revision is checked against the

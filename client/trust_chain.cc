@@ -95,6 +95,20 @@ Result<Blacklist> Blacklist::Load(const std::string& file) {
   return parsed;
 }
 
+Result<Blacklist> Blacklist::LoadAll(const std::vector<std::string>& files) {
+  Blacklist all;
+  for (const std::string& file : files) {
+    CVMFS_ASSIGN_OR_RETURN(Blacklist one, Load(file));
+    if (one.fingerprints.empty() && one.min_revisions.empty()) continue;
+    all.fingerprints.insert(all.fingerprints.end(), one.fingerprints.begin(),
+                            one.fingerprints.end());
+    all.min_revisions.insert(all.min_revisions.end(), one.min_revisions.begin(),
+                             one.min_revisions.end());
+    all.source += (all.source.empty() ? "" : ", ") + one.source;
+  }
+  return all;
+}
+
 Result<Blacklist> Blacklist::Parse(std::string_view text) {
   Blacklist b;
   size_t pos = 0, line_no = 0;

@@ -57,6 +57,10 @@ struct Blacklist {
 
   // A missing file is an empty blacklist; a malformed line is an error.
   static Result<Blacklist> Load(const std::string& file);
+  // The entries of every file ("" skipped), as CVMFS adds the
+  // configuration repository's blacklist to /etc/cvmfs/blacklist; `source`
+  // names the files that contributed entries.
+  static Result<Blacklist> LoadAll(const std::vector<std::string>& files);
   static Result<Blacklist> Parse(std::string_view text);
   // Permission naming the fingerprint or the revision and the file.
   Status Check(const std::string& fqrn, const Certificate& cert,

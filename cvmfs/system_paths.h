@@ -3,6 +3,8 @@
 // Every program builds one SystemPaths in main() (from the environment) and
 // passes it down; nothing else reads CVMFS_ROOTDIR. With the variable unset
 // the root is "/" and the paths are the usual /etc/cvmfs, /srv/cvmfs, ...
+// A relative CVMFS_ROOTDIR is taken from the working directory at start and
+// made absolute, so every path here is absolute.
 #ifndef CVMFS_SYSTEM_PATHS_H_
 #define CVMFS_SYSTEM_PATHS_H_
 
@@ -13,7 +15,12 @@ namespace cvmfs {
 struct SystemPaths {
   std::string root;  // "" means "/"
 
-  static SystemPaths FromEnvironment();  // reads CVMFS_ROOTDIR
+  // Reads CVMFS_ROOTDIR and, if it was relative or not in its canonical
+  // form, sets it to the absolute root for the programs this one starts.
+  static SystemPaths FromEnvironment();
+  // `root` as CVMFS_ROOTDIR gives it: "" or "/" for none, relative to the
+  // working directory unless absolute, trailing slashes dropped.
+  static SystemPaths FromRoot(const std::string& root);
 
   std::string Under(const std::string& abs) const { return root + abs; }
   std::string EtcCvmfs() const { return Under("/etc/cvmfs"); }

@@ -5,7 +5,8 @@
 //
 // With -i the socket is found from the repository's configuration; with -p
 // it is given; with neither, the command goes to every repository mounted
-// on the node, each reply preceded by the repository's name.
+// by this CVMFS_ROOTDIR (root_mounts.h), each reply preceded by the
+// repository's name; the exit code is 0 if every one answered.
 #include <iostream>
 #include <set>
 #include <string>
@@ -14,6 +15,7 @@
 #include "client/talk/talk_socket.h"
 #include "client/tools/mount_table.h"
 #include "client/tools/repository_config.h"
+#include "client/tools/root_mounts.h"
 #include "cvmfs/system_paths.h"
 
 namespace {
@@ -96,17 +98,21 @@ int main(int argc, char** argv) {
     socket = SocketOf(paths, fqrn);
     return !socket.empty() && Talk(socket, command, "") ? 0 : 1;
   }
-  auto mounts = cvmfs::tools::ListCvmfsMounts();
-  if (!mounts.ok() || mounts->empty()) {
+  auto all = cvmfs::tools::ListCvmfsMounts();
+  const std::vector<cvmfs::tools::RootMount> mounts =
+      all.ok() ? cvmfs::tools::MountsOfRoot(*all, paths)
+               : std::vector<cvmfs::tools::RootMount>();
+  if (mounts.empty()) {
     std::cerr << "cvmfs_talk: no mounted repository found\n";
     return 1;
   }
   bool all_ok = true;
-  std::set<std::string> done;  // one repository may be mounted more than once
-  for (const cvmfs::tools::CvmfsMount& m : *mounts) {
-    if (!done.insert(m.fqrn).second) continue;
-    socket = SocketOf(paths, m.fqrn);
-    all_ok = !socket.empty() && Talk(socket, command, m.fqrn) && all_ok;
+  std::set<std::string> done;  // one socket answers for one repository
+  for (const cvmfs::tools::RootMount& m : mounts) {
+    if (!done.insert(m.mount.fqrn).second) continue;
+    socket = m.socket.empty() ? SocketOf(paths, m.mount.fqrn) : m.socket;
+    const bool ok = !socket.empty() && Talk(socket, command, m.mount.fqrn);
+    all_ok = all_ok && ok;
   }
   return all_ok ? 0 : 1;
 }

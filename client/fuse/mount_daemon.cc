@@ -27,6 +27,7 @@
 #include "client/talk/talk_commands.h"
 #include "client/talk/talk_server.h"
 #include "client/talk/talk_socket.h"
+#include "cvmfs/config/config_repository_reach.h"
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/credentials.h"
 #include "cvmfs/system_paths.h"
@@ -228,18 +229,23 @@ std::unique_ptr<TalkServer> StartTalk(RepositoryMount* mount,
   return std::move(server).value();
 }
 
-// The repository's settings ($CVMFS_ROOTDIR/etc/cvmfs, then the config=
-// files, into `options`); null after telling stderr why not.
+// The repository's settings ($CVMFS_ROOTDIR/etc/cvmfs with the
+// configuration repository that `reach` mounts, then the config= files,
+// into `options`); null after telling stderr why not.
 std::optional<ClientSettings> LoadSettings(const MountDaemonOptions& cl,
                                            const SystemPaths& paths,
+                                           ConfigRepositoryReach* reach,
                                            OptionsManager* options) {
-  Status st = options->LoadForRepository(paths, cl.fqrn);
+  Status st = options->LoadForRepository(paths, cl.fqrn, reach);
   for (const std::string& f : cl.config_files) {
     if (!st.ok()) break;
     st = options->ParseFile(f, cl.fqrn, paths);
   }
+  for (const std::string& w : options->warnings())
+    std::cerr << "cvmfs2: warning: " << w << "\n";
   if (!st.ok()) {
-    std::cerr << "cvmfs2: configuration: " << st.message() << "\n";
+    std::cerr << "cvmfs2: configuration of " << cl.fqrn << ": " << st.message()
+              << "\n";
     return std::nullopt;
   }
   auto settings = ClientSettings::FromOptions(*options, cl.fqrn, paths);
@@ -344,7 +350,11 @@ void DropAfterMount(const UserIds& user, const std::string& mountpoint,
 int RunMountDaemon(const MountDaemonOptions& cl) {
   const SystemPaths paths = SystemPaths::FromEnvironment();
   OptionsManager options;
-  std::optional<ClientSettings> settings = LoadSettings(cl, paths, &options);
+  // Holds the configuration repository mounted (its keys are read by
+  // RepositoryMount::Create) until the repository is loaded.
+  AutofsReach config_repository;
+  std::optional<ClientSettings> settings =
+      LoadSettings(cl, paths, &config_repository, &options);
   if (!settings) return 1;
   RaiseFileLimit(settings->nfiles);
   cache::OwnerChange handed;
@@ -363,6 +373,7 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   DaemonLog log(settings->debuglog, syslog_options,
                 SystemSyslog(syslog_options));
   log.Debug("mounting " + cl.fqrn + " on " + cl.mountpoint);
+  for (const std::string& w : options.warnings()) log.Warning(w);
   if (handed.taken_over)
     log.Info("took over " + settings->CacheDir() +
              " for CVMFS_USER=" + settings->user + " (" +
@@ -408,6 +419,8 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
     mount_config.cache.manager_user = settings->user;
   }
   mount_config.blacklist_file = paths.EtcCvmfs() + "/blacklist";
+  if (auto etc = options.ConfigRepositoryEtc(cl.fqrn, paths))
+    mount_config.config_repository_blacklist_file = *etc + "/blacklist";
   // As CVMFS (which aborts): a blacklisted mounted revision is not served
   // any longer. SIGTERM ends the FUSE session, which unmounts, or, running
   // as CVMFS_USER, leaves the unmount to root (doc/security.md).
@@ -418,6 +431,7 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   };
   auto mount = RepositoryMount::Create(
       std::move(mount_config), [&log](const std::string& m) { log.Debug(m); });
+  config_repository.Release();
   if (!mount.ok()) {
     std::string msg =
         "failed to mount " + cl.fqrn + ": " + mount.status().message() +

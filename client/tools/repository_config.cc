@@ -34,7 +34,8 @@ Result<RepositoryConfig> LoadRepositoryConfig(const SystemPaths& paths,
                                               const std::string& fqrn) {
   RepositoryConfig rc;
   rc.fqrn = fqrn;
-  CVMFS_RETURN_IF_ERROR(rc.options.LoadForRepository(paths, fqrn));
+  AutofsReach reach;  // mounts the configuration repository if need be
+  CVMFS_RETURN_IF_ERROR(rc.options.LoadForRepository(paths, fqrn, &reach));
   auto settings = ClientSettings::FromOptions(rc.options, fqrn, paths);
   if (settings.ok()) {
     rc.settings = std::move(settings).value();
@@ -60,11 +61,15 @@ Result<OptionsManager> LoadGlobalOptions(const SystemPaths& paths) {
       if (n.size() > 5 && n.compare(n.size() - 5, 5, ".conf") == 0)
         files.push_back(JoinPath(etc, "default.d/" + n));
   }
-  files.push_back(JoinPath(etc, "default.local"));
   for (const std::string& f : files) {
     if (!PathExists(f)) continue;
     CVMFS_RETURN_IF_ERROR(options.ParseFile(f, "", paths));
   }
+  // As in LoadForRepository: default.local cannot change it.
+  options.Protect("CVMFS_CONFIG_REPOSITORY");
+  const std::string local = JoinPath(etc, "default.local");
+  if (PathExists(local))
+    CVMFS_RETURN_IF_ERROR(options.ParseFile(local, "", paths));
   return options;
 }
 

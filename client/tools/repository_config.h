@@ -3,7 +3,9 @@
 // options (with sources), its typed settings if they are valid, its cache
 // directory, control socket and mountpoint.
 //
-// The tools read the same files as cvmfs2 but not the files a mount was
+// The tools read the same files as cvmfs2, the configuration repository's
+// too (LoadRepositoryConfig has autofs mount it if need be,
+// config_repository_reach.h), but not the files a mount was
 // given with `-o config=`; a repository mounted with extra files is reached
 // with `cvmfs_talk -p SOCKET`.
 //

@@ -93,6 +93,8 @@ int ShowOne(const ConfigToolEnv& env, const std::string& fqrn,
     *env.out << n << "=" << Substituted(*value, fqrn) << "    # from "
              << config->options.GetSource(n).value_or("?") << "\n";
   }
+  for (const std::string& w : config->options.warnings())
+    *env.err << "Warning: " << w << "\n";
   if (!config->settings)
     *env.err << "Warning: the configuration of " << fqrn
              << " does not mount: " << config->settings_error.message() << "\n";

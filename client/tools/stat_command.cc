@@ -1,5 +1,6 @@
 // cvmfs_config stat: CVMFS's one-line summary (or -v, one value a line) of
-// each mounted repository, from its magic attributes, /proc and statfs.
+// each mounted repository of this CVMFS_ROOTDIR (root_mounts.h), from its
+// magic attributes, /proc and statfs.
 #include <sys/statvfs.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "client/tools/config_tool.h"
 #include "client/tools/repository_config.h"
+#include "client/tools/root_mounts.h"
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/network/string_sink.h"
 
@@ -158,7 +160,10 @@ int RunStat(const ConfigToolEnv& env, const Args& args) {
       names.push_back(a);
     }
   }
-  std::vector<CvmfsMount> mounts = MountedRepositories(env);
+  // This root's mounts only (root_mounts.h).
+  std::vector<CvmfsMount> mounts;
+  for (const RootMount& m : MountsOfRoot(MountedRepositories(env), env.paths))
+    mounts.push_back(m.mount);
   if (names.empty()) {
     for (const CvmfsMount& m : mounts) {
       *env.out << "\nRunning cvmfs_config stat " << m.fqrn << ":\n";

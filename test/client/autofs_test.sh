@@ -15,19 +15,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/apache.sh"
 . "$here/../lib/client.sh"
 . "$here/../lib/publish.sh"
+. "$here/../lib/autofs.sh"
 
 test_init autofs 240
-require_cmds automount
-require_bins cvmfs2 mount.cvmfs cvmfs_config cvmfs_server
-grep -qw autofs /proc/filesystems || modprobe autofs4 2>/dev/null ||
-  skip "the kernel has no autofs support (autofs missing from /proc/filesystems)"
-if [ -e /sbin/mount.cvmfs ] && [ "$(readlink -f /sbin/mount.cvmfs)" != "$(readlink -f "$BIN/mount.cvmfs")" ]; then
-  skip "/sbin/mount.cvmfs belongs to another installation"
-fi
-if [ ! -e /sbin/mount.cvmfs ]; then
-  ln -s "$BIN/mount.cvmfs" /sbin/mount.cvmfs
-  on_exit "rm -f /sbin/mount.cvmfs"
-fi
+autofs_require
+require_bins cvmfs_server
 
 fqrn=auto.example.org
 mkdir -p "$WORK/src/sub"
@@ -47,9 +39,7 @@ write_client_config "$etc/cvmfs/config.d/$fqrn.conf" \
 show_on_failure "$WORK/debug.log"
 
 # autofs as Debian installs it: a master map reading the drop-in directory.
-mkdir -p "$etc/auto.master.d"
-printf '+dir:%s\n' "$etc/auto.master.d" >"$etc/auto.master"
-out=$("$BIN/cvmfs_config" setup 2>&1) || fail "cvmfs_config setup failed: $out"
+autofs_setup
 mnt_dir=$CVMFS_ROOTDIR/cvmfs
 expect_eq "drop-in entry" "$mnt_dir $etc/auto.cvmfs" \
   "$(grep -v '^#' "$etc/auto.master.d/cvmfs.autofs" 2>/dev/null || true)"
@@ -60,64 +50,9 @@ out=$("$BIN/cvmfs_config" setup 2>&1) || fail "second cvmfs_config setup failed:
 expect_eq "entries after a second setup" 1 "$(grep -c "^$mnt_dir " "$etc/auto.master.d/cvmfs.autofs")"
 
 # A private automount for our master map only (-C: the node may run its own).
-automount_pid=""
-stop_automount() {
-  [ -n "$automount_pid" ] || return 0
-  local m
-  # Unmount the repositories first: automount does not exit while one is
-  # mounted, and a crashed one must not leave a hanging FUSE mount.
-  while read -r m; do
-    [ -n "$m" ] && [ "$m" != "$mnt_dir" ] && unmount_repo "$m"
-  done < <(mounts_below "$mnt_dir")
-  kill -TERM "$automount_pid" 2>/dev/null || true
-  if ! wait_pid_exit 20 "$automount_pid"; then
-    echo "$TEST_NAME: automount (pid $automount_pid) ignored SIGTERM, killing it" >&2
-    kill -KILL "$automount_pid" 2>/dev/null || true
-  fi
-  wait "$automount_pid" 2>/dev/null || true
-  automount_pid=""
-  if mountpoint -q "$mnt_dir"; then
-    umount "$mnt_dir" 2>/dev/null || umount -l "$mnt_dir"
-  fi
-}
-on_exit stop_automount
-# The entry setup installed, with a short idle timeout of its own: the
-# automount of Debian 12 (5.1.8) ignores -t for master map entries and uses
-# autofs.conf's 300 s, and the node's autofs.conf is not ours to change.
 timeout=3
-entry=$(grep -v '^#' "$etc/auto.master.d/cvmfs.autofs")
-echo "$entry --timeout=$timeout" >"$WORK/auto.master"
-# In a session of its own: the kernel never triggers mounts for processes in
-# the daemon's process group (it takes them for the daemon itself), and a
-# background job of this script would share ours.
-setsid automount -f -C -d -p "$WORK/automount.pid" "$WORK/auto.master" \
-  </dev/null >"$WORK/automount.log" 2>&1 &
-automount_pid=$!
-show_on_failure "$WORK/automount.log" 60
-is_autofs() { [ "$(findmnt -n -o FSTYPE --mountpoint "$1")" = autofs ]; }
-deadline=$((SECONDS + 20))
-until is_autofs "$mnt_dir"; do
-  if ! kill -0 "$automount_pid" 2>/dev/null; then
-    automount_pid=""
-    log=$(tail -n 20 "$WORK/automount.log")
-    # Without the autofs kernel interface (no /dev/autofs, no permission to
-    # mount autofs in this container) automount cannot work at all; any
-    # other early exit is a failure.
-    if grep -qiE "/dev/autofs|operation not permitted|permission denied|no such device|kernel does not support" <<<"$log"; then
-      skip "automount cannot run here (it exited at start): $log"
-    fi
-    fail "automount exited at start: $log"
-  fi
-  [ "$SECONDS" -lt "$deadline" ] || fail "automount did not mount $mnt_dir within 20 s"
-  sleep 0.1
-done
-grep -q "with timeout $timeout," "$WORK/automount.log" ||
-  fail "automount did not take the ${timeout}s timeout: $(grep 'mounted indirect' "$WORK/automount.log")"
-note "automount (pid $automount_pid) serves $mnt_dir, idle timeout ${timeout}s"
+autofs_start $timeout
 
-# Whether PATH is a mount point, from the mount table: stat(2) and
-# mountpoint(1) would walk onto PATH and so trigger the automounter.
-is_mounted() { awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self/mountinfo; }
 repo=$mnt_dir/$fqrn
 is_mounted "$repo" && fail "$repo is mounted before anyone accessed it"
 
@@ -166,7 +101,7 @@ pid2=$(magic_xattr pid "$repo")
 
 # Stopping automount (what the exit handler does on failure too) leaves
 # nothing mounted.
-stop_automount
+autofs_stop
 remaining=$(mounts_below "$mnt_dir")
 [ -z "$remaining" ] || check_failed "still mounted after stopping automount: $remaining"
 wait_pid_exit 30 "$pid2" || check_failed "cvmfs2 (pid $pid2) still runs after stopping automount"
