@@ -192,7 +192,7 @@ Result<std::string> MagicXattrs::MountValue(const std::string& name,
   if (name == "external_timeout")
     return std::to_string(net ? net->external_timeout_direct() : 0);
   if (name == "proxy_list_external")
-    return net ? net->external_proxy_list() : std::string("DIRECT");
+    return net ? net->external_proxy_list() : std::string("DIRECT\n");
   if (name == "nclg") return std::to_string(stats.catalogs);
   if (name == "ndiropen") return std::to_string(stats.open_dirs);
   if (name == "nopen") return std::to_string(stats.total_opens);

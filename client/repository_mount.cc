@@ -22,21 +22,14 @@ class RepositoryMount::HttpView : public NetworkView {
       out += (out.empty() ? "" : ";") + h;
     return out;
   }
-  // As CVMFS: every proxy in use (names resolved into addresses), in
-  // order, one a line.
-  std::string proxy_list() const override {
-    std::string out;
-    for (const auto& group : http_->Proxies())
-      for (const std::string& proxy : group) out += proxy + "\n";
-    return out;
-  }
+  std::string proxy_list() const override { return ProxyLines(*http_); }
   int timeout() const override { return http_->timeout_s(); }
   int timeout_direct() const override { return http_->timeout_direct_s(); }
   std::string external_host() const override {
     return external_ ? external_->CurrentHost() : std::string();
   }
   std::string external_proxy_list() const override {
-    return external_ ? JoinGroups(external_->Proxies()) : std::string("DIRECT");
+    return external_ ? ProxyLines(*external_) : std::string("DIRECT\n");
   }
   int external_timeout_direct() const override {
     return external_ ? external_->timeout_direct_s() : timeout_direct();
@@ -45,6 +38,15 @@ class RepositoryMount::HttpView : public NetworkView {
   void set_external(HttpFetcher* external) { external_ = external; }
 
  private:
+  // As CVMFS: every proxy in use (names resolved into addresses), in
+  // order, one a line.
+  static std::string ProxyLines(const HttpFetcher& http) {
+    std::string out;
+    for (const auto& group : http.Proxies())
+      for (const std::string& proxy : group) out += proxy + "\n";
+    return out;
+  }
+
   HttpFetcher* http_;
   HttpFetcher* external_ = nullptr;  // borrowed, may be null
 };
