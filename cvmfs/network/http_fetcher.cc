@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cvmfs/network/http_io_loop.h"
+#include "cvmfs/network/url_host.h"
 
 // curl_multi_poll (7.66) and curl_multi_wakeup (7.68) drive the I/O thread.
 #if LIBCURL_VERSION_NUM < 0x074400
@@ -233,6 +234,14 @@ HttpFetcher::ProxyChainInfo HttpFetcher::ProxyInfo() const {
   info.current = failover_.CurrentProxy();
   info.now = clock_->Now();
   return info;
+}
+
+std::string HttpFetcher::ProxyNameOf(const std::string& proxy_url) const {
+  MutexLock lock(&proxy_mu_);
+  for (const auto& group : proxy_entries_)
+    for (const ProxyEntry& entry : group)
+      if (entry.url == proxy_url) return UrlHostName(entry.configured);
+  return UrlHostName(proxy_url);
 }
 
 void HttpFetcher::SetTimeouts(int proxy_s, int direct_s) {

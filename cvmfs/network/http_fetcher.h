@@ -175,6 +175,10 @@ class HttpFetcher : public Fetcher {
   void RunSink(Transfer* t, DownloadSink* sink);
   // Resolves the proxy names whose TTL ran out (on the caller's thread).
   void RefreshProxyAddresses();
+  // The configured host name of the proxy now used at `proxy_url` (its
+  // address): what the Geo-API URL names, as CVMFS's host.name().
+  std::string ProxyNameOf(const std::string& proxy_url) const
+      EXCLUDES(proxy_mu_);
 
   const HttpFetcherOptions options_;
   const Clock* const clock_;

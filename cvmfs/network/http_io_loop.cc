@@ -10,8 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "cvmfs/network/url_host.h"
-
 namespace cvmfs {
 namespace {
 
@@ -42,14 +40,14 @@ std::string JoinUrl(const std::string& host, const std::string& path) {
   return host + "/" + path.substr(skip);
 }
 
-// The request's path with "@proxy@" replaced (DownloadRequest's
-// direct_proxy_name); unchanged without a direct_proxy_name.
-std::string ExpandProxyName(const DownloadRequest& request,
-                            const Route& route) {
+// The request's path with "@proxy@" replaced by `proxy_name` (the host
+// name of the attempt's proxy as configured, not its address), or by
+// DownloadRequest's direct_proxy_name without one; unchanged without a
+// direct_proxy_name.
+std::string ExpandProxyName(const DownloadRequest& request, std::string name) {
   static constexpr std::string_view kPlaceholder = "@proxy@";
   std::string path = request.url_path;
   if (request.direct_proxy_name.empty()) return path;
-  std::string name = route.direct() ? "" : UrlHostName(route.proxy);
   if (name.empty()) name = request.direct_proxy_name;
   for (size_t pos = path.find(kPlaceholder); pos != std::string::npos;
        pos = path.find(kPlaceholder, pos + name.size()))
@@ -166,7 +164,13 @@ void HttpFetcher::IoLoop::Unpause(Transfer* t) {
 void HttpFetcher::IoLoop::StartAttempt(Transfer* t) {
   t->route = owner_->failover_.ForNextAttempt();
   if (!t->request.host.empty()) t->route.host = t->request.host;
-  t->url = JoinUrl(t->route.host, ExpandProxyName(t->request, t->route));
+  const bool named_proxy =
+      !t->request.direct_proxy_name.empty() && !t->route.direct();
+  t->url =
+      JoinUrl(t->route.host,
+              ExpandProxyName(t->request,
+                              named_proxy ? owner_->ProxyNameOf(t->route.proxy)
+                                          : std::string()));
   // A file:// URL (a Stratum 0's own storage) has no status line: curl
   // either delivers the file or fails, so the attempt starts as a success.
   t->http_code = IsFileUrl(t->url) ? 200 : 0;
