@@ -116,3 +116,4 @@ for w in tar find ls; do
     echo "| $w | $s | $med | $min | $max | ${ratio}x | $reqs |"
   done
 done
+pass "benchmark done"

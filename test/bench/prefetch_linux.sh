@@ -213,3 +213,4 @@ for key in "${ROWS[@]}"; do
     "$(echo "scale=1; ${B[$key]} / 1048576" | bc)" "${F[$key]}" "${U[$key]}" \
     "$(echo "scale=1; ${W[$key]} / 1048576" | bc)"
 done
+pass "benchmark done"
