@@ -164,8 +164,7 @@ Status ReadCache(const OptionReader& r, const SystemPaths& paths,
                          r.Integer("CVMFS_QUOTA_LIMIT", s->quota_limit_mb, -1,
                                    kMaxMegabytes, kQuota));
   if (s->quota_limit_mb == 0) return r.Invalid("CVMFS_QUOTA_LIMIT", kQuota);
-  return ReadInt(r, "CVMFS_MEMCACHE_SIZE", 1, 1 << 20, "megabytes",
-                 &s->memcache_size_mb);
+  return Status::Ok();
 }
 
 // *.pub files directly in `dir`, sorted by name.
@@ -333,6 +332,7 @@ Result<ClientSettings> ClientSettings::FromOptions(const OptionsManager& opts,
   CVMFS_RETURN_IF_ERROR(ReadKernel(r, &s));
   CVMFS_RETURN_IF_ERROR(ReadUpdates(r, &s));
   CVMFS_RETURN_IF_ERROR(ReadMisc(r, &s));
+  CVMFS_RETURN_IF_ERROR(CheckRefusedParameters(opts));
   for (const std::string& name : opts.Names())
     s.parameters[name] = *opts.Get(name);
   s.warnings = UnknownParameterWarnings(opts);

@@ -5,7 +5,9 @@
 // fallbacks of the CVMFS code.
 //
 // Malformed values fail FromOptions() with an InvalidArgument naming the
-// parameter, its value, its source file and what to write instead. Unknown
+// parameter, its value, its source file and what to write instead. A CVMFS
+// parameter this client does not implement, set to anything but the value
+// that matches its behaviour, fails too (known_parameters.h). Unknown
 // CVMFS_* names do not fail; they are listed in `warnings`.
 //
 // An unset parameter and one set to the empty string both take the default
@@ -73,7 +75,6 @@ struct ClientSettings {
   std::string cache_base;         // CVMFS_CACHE_BASE, default /var/lib/cvmfs
   bool shared_cache = true;       // CVMFS_SHARED_CACHE
   int64_t quota_limit_mb = 4000;  // CVMFS_QUOTA_LIMIT, -1 = unmanaged
-  int64_t memcache_size_mb = 16;  // CVMFS_MEMCACHE_SIZE
 
   // Signatures: CVMFS_PUBLIC_KEY if set, else every *.pub in keys_dir.
   std::string keys_dir;  // CVMFS_KEYS_DIR
