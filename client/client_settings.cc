@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "client/known_parameters.h"
+#include "client/magic_xattrs.h"
 #include "cvmfs/config/option_reader.h"
 #include "cvmfs/config/url_lists.h"
 #include "cvmfs/file_util.h"
@@ -219,6 +220,27 @@ Status ReadKeys(const OptionReader& r, const SystemPaths& paths,
   return Status::Ok();
 }
 
+// CVMFS warns about protected names that are not magic and goes on; so
+// does this client (ClientSettings::warnings).
+Status ReadXattrProtection(const OptionReader& r, ClientSettings* s) {
+  client::MagicXattrsProtection& p = s->xattr_protection;
+  p.protected_names = client::ParseProtectedXattrs(
+      r.String("CVMFS_XATTR_PROTECTED_XATTRS", ""));
+  for (const std::string& name : p.protected_names) {
+    if (!client::MagicXattrs::IsMagic(name))
+      s->warnings.push_back("CVMFS_XATTR_PROTECTED_XATTRS names " + name +
+                            ", which is no magic attribute");
+  }
+  auto gids =
+      client::ParsePrivilegedGids(r.String("CVMFS_XATTR_PRIVILEGED_GIDS", ""));
+  if (!gids.ok())
+    return r.Invalid("CVMFS_XATTR_PRIVILEGED_GIDS",
+                     "a ','-separated list of numeric group ids (" +
+                         gids.status().message() + ")");
+  p.privileged_gids = std::move(gids).value();
+  return Status::Ok();
+}
+
 Status ReadKernel(const OptionReader& r, ClientSettings* s) {
   CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_KCACHE_TIMEOUT", 0, 86400, "seconds",
                                 &s->kcache_timeout_s));
@@ -239,6 +261,7 @@ Status ReadKernel(const OptionReader& r, ClientSettings* s) {
                        "always, rootonly or never");
     s->magic_xattrs_visibility = *parsed;
   }
+  CVMFS_RETURN_IF_ERROR(ReadXattrProtection(r, s));
   CVMFS_RETURN_IF_ERROR(ReadBool(r, "CVMFS_ENFORCE_ACLS", &s->enforce_acls));
   if (s->enforce_acls && !s->check_permissions)
     return Status::InvalidArgument(
@@ -335,7 +358,8 @@ Result<ClientSettings> ClientSettings::FromOptions(const OptionsManager& opts,
   CVMFS_RETURN_IF_ERROR(CheckRefusedParameters(opts));
   for (const std::string& name : opts.Names())
     s.parameters[name] = *opts.Get(name);
-  s.warnings = UnknownParameterWarnings(opts);
+  for (std::string& w : UnknownParameterWarnings(opts))
+    s.warnings.push_back(std::move(w));
   return s;
 }
 

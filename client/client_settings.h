@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "client/magic_xattrs_protection.h"
 #include "client/magic_xattrs_visibility.h"
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/hash.h"
@@ -90,6 +91,8 @@ struct ClientSettings {
   // means never unless the visibility is set too, as CVMFS.
   client::MagicXattrsVisibility magic_xattrs_visibility =
       client::MagicXattrsVisibility::kRootOnly;
+  // CVMFS_XATTR_PROTECTED_XATTRS, CVMFS_XATTR_PRIVILEGED_GIDS.
+  client::MagicXattrsProtection xattr_protection;
   bool enforce_acls = false;  // CVMFS_ENFORCE_ACLS (kernel checks ACLs)
   int64_t nfiles = 131072;    // CVMFS_NFILES (RLIMIT_NOFILE)
 

@@ -28,6 +28,7 @@
 #include "client/talk/talk_socket.h"
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/credentials.h"
+#include "cvmfs/file_util.h"
 #include "cvmfs/system_paths.h"
 
 namespace cvmfs::client {
@@ -79,6 +80,11 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   c.fs.kcache_timeout = s.kcache_timeout_s;
   c.fs.prefetch = PrefetchOptionsFrom(s);
   c.fs.magic_xattrs_visibility = s.magic_xattrs_visibility;
+  c.fs.xattr_protection = s.xattr_protection;
+  for (const std::string& key : s.public_keys) {
+    auto text = ReadFile(key);
+    if (text.ok()) c.fs.public_keys.push_back(*text);
+  }
   c.fs.tag = c.tag;
   auto env =
       std::make_shared<std::map<std::string, std::string>>(s.Environment());
@@ -345,6 +351,7 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   // any longer. SIGTERM ends the FUSE session, which unmounts, or, running
   // as CVMFS_USER, leaves the unmount to root (doc/security.md).
   mount_config.event_log = log.AsEventLog();
+  mount_config.fs.log_buffer = [&log] { return log.recent().Text(); };
   mount_config.on_revision_blacklisted = [&log](const Status& why) {
     log.Error("unmounting: " + why.message());
     ::kill(::getpid(), SIGTERM);
