@@ -436,6 +436,7 @@ Result<std::string> FileSystem::GetXattr(uint64_t inode,
   sources.read_object = [this](const Digest& d) -> Result<std::string> {
     ObjectRequest request;
     request.digest = d;
+    request.suffix = ObjectSuffix::kMetainfo;
     request.description = options_.fqrn + "(" + d.ToString() + ")";
     CVMFS_ASSIGN_OR_RETURN(cache::CacheHandle h, objects_->Open(request));
     std::string text;

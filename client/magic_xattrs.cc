@@ -251,10 +251,13 @@ std::optional<Result<std::vector<std::string>>> MagicXattrs::EntryPages(
         std::to_string(static_cast<int64_t>(rl.rlim_cur) - kReservedFds)};
   }
   if (name == "catalog_counters") {
-    if (info_.catalog == nullptr) return Result<Pages>(Status::NotFound(name));
-    return Pages{"catalog_hash: " + info_.catalog->hash().ToString() +
-                 "\ncatalog_mountpoint: " + info_.catalog->mountpoint() + "\n" +
-                 CountersCsv(info_.catalog->counters())};
+    // The catalog CVMFS names: for a nested mountpoint, the nested one.
+    if (!info_.set) return Result<Pages>(Status::NotFound(name));
+    auto catalog = info_.set->CatalogFor(info_.path);
+    if (!catalog.ok()) return Result<Pages>(catalog.status());
+    return Pages{"catalog_hash: " + (*catalog)->hash().ToString() +
+                 "\ncatalog_mountpoint: " + (*catalog)->mountpoint() + "\n" +
+                 CountersCsv((*catalog)->counters())};
   }
   if (name == "repo_counters") {
     if (!info_.set) return Result<Pages>(Status::NotFound(name));
