@@ -75,7 +75,9 @@ Result<std::unique_ptr<QuotaStore>> QuotaStore::Open(const std::string& dir,
                                                      int64_t limit) {
   if (dir.empty()) return Status::InvalidArgument("no cache directory given");
   CVMFS_RETURN_IF_ERROR(ValidateLimit(limit));
-  CVMFS_RETURN_IF_ERROR(CreateLayout(dir));
+  // An unmanaged directory may be an alien cache, whose mode is the site's
+  // (PosixCache::Open has closed a private one already).
+  CVMFS_RETURN_IF_ERROR(CreateLayout(dir, /*private_dir=*/limit > 0));
   std::unique_ptr<QuotaStore> store(new QuotaStore(dir, limit));
   if (store->managed_) {
     CVMFS_RETURN_IF_ERROR(store->LockDirectory());

@@ -153,6 +153,24 @@ Status ReadNetworkNumbers(const OptionReader& r, ClientSettings* s) {
   return ReadPrefetch(r, s);
 }
 
+// As CVMFS: an alien cache is unmanaged (nobody could evict for every node)
+// and private to the mount (no cache manager in between).
+Status ReadAlienCache(const OptionReader& r, ClientSettings* s) {
+  s->alien_cache = StripTrailingSlashes(r.String("CVMFS_ALIEN_CACHE", ""));
+  if (s->alien_cache.empty()) return Status::Ok();
+  if (s->alien_cache[0] != '/')
+    return r.Invalid("CVMFS_ALIEN_CACHE", "an absolute directory path");
+  if (s->quota_limit_mb != -1 || s->shared_cache) {
+    return Status::InvalidArgument(
+        "CVMFS_ALIEN_CACHE=" + s->alien_cache +
+        " needs CVMFS_QUOTA_LIMIT=-1 (is " + std::to_string(s->quota_limit_mb) +
+        ") and CVMFS_SHARED_CACHE=no (is " + (s->shared_cache ? "yes" : "no") +
+        "): an alien cache is unmanaged and used by each mount directly, as "
+        "in CVMFS");
+  }
+  return Status::Ok();
+}
+
 Status ReadCache(const OptionReader& r, const SystemPaths& paths,
                  ClientSettings* s) {
   s->cache_base =
@@ -165,7 +183,7 @@ Status ReadCache(const OptionReader& r, const SystemPaths& paths,
                          r.Integer("CVMFS_QUOTA_LIMIT", s->quota_limit_mb, -1,
                                    kMaxMegabytes, kQuota));
   if (s->quota_limit_mb == 0) return r.Invalid("CVMFS_QUOTA_LIMIT", kQuota);
-  return Status::Ok();
+  return ReadAlienCache(r, s);
 }
 
 // *.pub files directly in `dir`, sorted by name.
@@ -326,6 +344,10 @@ Status ReadMisc(const OptionReader& r, ClientSettings* s) {
 
 std::string ClientSettings::CacheDir() const {
   return JoinPath(cache_base, shared_cache ? "shared" : fqrn);
+}
+
+std::string ClientSettings::ObjectCacheDir() const {
+  return alien_cache.empty() ? CacheDir() : alien_cache;
 }
 
 std::map<std::string, std::string> ClientSettings::Environment() const {

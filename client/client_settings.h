@@ -76,6 +76,11 @@ struct ClientSettings {
   std::string cache_base;         // CVMFS_CACHE_BASE, default /var/lib/cvmfs
   bool shared_cache = true;       // CVMFS_SHARED_CACHE
   int64_t quota_limit_mb = 4000;  // CVMFS_QUOTA_LIMIT, -1 = unmanaged
+  // CVMFS_ALIEN_CACHE: the objects live in this directory, shared by many
+  // nodes (a cluster file system), unmanaged; needs CVMFS_QUOTA_LIMIT=-1
+  // and CVMFS_SHARED_CACHE=no, as CVMFS. Empty = the objects live in
+  // CacheDir().
+  std::string alien_cache;
 
   // Signatures: CVMFS_PUBLIC_KEY if set, else every *.pub in keys_dir.
   std::string keys_dir;  // CVMFS_KEYS_DIR
@@ -119,8 +124,12 @@ struct ClientSettings {
   // Unknown CVMFS_* parameters (known_parameters.h), one message each.
   std::vector<std::string> warnings;
 
-  // $CVMFS_CACHE_BASE/shared, or $CVMFS_CACHE_BASE/<fqrn> if not shared.
+  // $CVMFS_CACHE_BASE/shared, or $CVMFS_CACHE_BASE/<fqrn> if not shared:
+  // the control socket, the repository lock and, without an alien cache,
+  // the objects (CVMFS's workspace).
   std::string CacheDir() const;
+  // Where the objects are: the alien cache if set, else CacheDir().
+  std::string ObjectCacheDir() const;
 
   // The variables variant symlinks ($(VAR), symlink_expansion.h) expand
   // from: every configuration parameter plus CVMFS_ARCH and CVMFS_FQRN, as

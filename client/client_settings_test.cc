@@ -460,6 +460,25 @@ TEST_F(ClientSettingsTest, RefusedParameterFailsTheMount) {
       << s.status().message();
 }
 
+TEST_F(ClientSettingsTest, AlienCacheNeedsUnmanagedPrivateCache) {
+  opts_.Set("CVMFS_ALIEN_CACHE", "/cluster/cvmfs-alien/", "site.local");
+  auto s = Settings();
+  ASSERT_EQ(s.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("needs CVMFS_QUOTA_LIMIT=-1 (is 4000) "
+                                      "and CVMFS_SHARED_CACHE=no (is yes)"),
+            std::string::npos)
+      << s.status().message();
+  opts_.Set("CVMFS_QUOTA_LIMIT", "-1", "site.local");
+  EXPECT_FALSE(Settings().ok());  // still shared
+  opts_.Set("CVMFS_SHARED_CACHE", "no", "site.local");
+  s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ("/cluster/cvmfs-alien", s->ObjectCacheDir());
+  EXPECT_EQ(s->cache_base + "/" + kFqrn, s->CacheDir());
+  opts_.Set("CVMFS_ALIEN_CACHE", "relative/dir", "site.local");
+  EXPECT_FALSE(Settings().ok());
+}
+
 TEST_F(ClientSettingsTest, KnownParameterTableCoversSpecAndOurs) {
   for (const char* name :
        {"CVMFS_HTTP_PROXY", "CVMFS_SERVER_URL", "CVMFS_QUOTA_LIMIT",

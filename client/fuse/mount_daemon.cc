@@ -60,7 +60,8 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   c.http.host_reset_after_s = s.host_reset_after_s;
   c.http.max_connections = s.max_connections;
   c.http.user_agent = std::string("cvmfs Fuse ") + kClientVersion;
-  c.cache.dir = s.CacheDir();
+  c.cache.dir = s.ObjectCacheDir();
+  c.cache.alien = !s.alien_cache.empty();
   c.cache.quota_limit =
       s.quota_limit_mb < 0 ? -1 : s.quota_limit_mb * 1024 * 1024;
   // CVMFS_SHARED_CACHE=yes: $CVMFS_CACHE_BASE/shared, one quota for every
