@@ -9,6 +9,7 @@
 
 #include "client/magic_xattrs.h"
 #include "client/scoped_count.h"
+#include "cvmfs/compression.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/path_hash.h"
 #include "cvmfs/symlink_expansion.h"
@@ -444,15 +445,31 @@ Result<std::string> FileSystem::GetXattr(uint64_t inode,
         ReadWhole(h.fd(), [&](const char* p, size_t n) { text.append(p, n); }));
     return text;
   };
+  // CVMFS hashes the cached copy as stored on the server: compressed
+  // again (zlib, level 6) if the entry is, so that an intact copy's
+  // user.lhash is its user.hash.
+  const bool compressed = info->entry.compression == Compression::kZlib;
   sources.cached_hash =
-      [this](const Digest& d) -> Result<std::optional<Digest>> {
+      [this, compressed](const Digest& d) -> Result<std::optional<Digest>> {
     auto h = cache_->Open(d);
     if (!h.ok() && h.status().code() == Status::Code::kNotFound)
       return std::optional<Digest>();
     if (!h.ok()) return h.status();
     Hasher hasher(d.algorithm);
-    CVMFS_RETURN_IF_ERROR(ReadWhole(
-        h->fd(), [&](const char* p, size_t n) { hasher.Update(p, n); }));
+    Deflater deflater;
+    const Deflater::Sink hash = [&](const char* p, size_t n) {
+      hasher.Update(p, n);
+      return Status::Ok();
+    };
+    Status feed;
+    CVMFS_RETURN_IF_ERROR(ReadWhole(h->fd(), [&](const char* p, size_t n) {
+      if (!compressed) return hasher.Update(p, n);
+      if (feed.ok()) feed = deflater.Feed(p, n, hash);
+    }));
+    if (compressed) {
+      CVMFS_RETURN_IF_ERROR(feed);
+      CVMFS_RETURN_IF_ERROR(deflater.Finish(hash));
+    }
     return std::optional<Digest>(hasher.Finish());
   };
   return MagicXattrs(sources, *info).Lookup(name, caller_gid);

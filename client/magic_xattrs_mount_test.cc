@@ -100,10 +100,9 @@ TEST_P(MagicXattrsMountTest, LocalHashIsTheCachedCopys) {
   EXPECT_EQ("Not in cache", Get(inode, "user.lhash"));
   auto content = ReadAll(fs(), inode);
   ASSERT_TRUE(content.ok()) << content.status().ToString();
-  auto hash = Digest::Parse(Get(inode, "user.hash"));
-  ASSERT_TRUE(hash.ok());
-  EXPECT_EQ(HashString(hash->algorithm, *content).ToString(),
-            Get(inode, "user.lhash"));
+  // As CVMFS: the copy compressed again as stored, so an intact one's
+  // lhash is its hash (the fixtures were compressed by CVMFS, with zlib).
+  EXPECT_EQ(Get(inode, "user.hash"), Get(inode, "user.lhash"));
 }
 
 TEST_P(MagicXattrsMountTest, CatalogAndRepositoryCounters) {
