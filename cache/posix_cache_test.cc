@@ -165,6 +165,24 @@ TEST_F(PosixCacheTest, AlienCacheIsSharedAndLeftAsTheSiteMadeIt) {
   EXPECT_FALSE(PosixCache::Open(managed).ok());
 }
 
+// user.ncleanup24: a managed cache counts its cleanups of the last day;
+// an unmanaged one cannot tell (-1).
+TEST_F(PosixCacheTest, CountsCleanupsOfTheLastDay) {
+  {
+    auto cache = PosixCache::Open(CacheOptions{dir_ + "-unmanaged", -1});
+    ASSERT_TRUE(cache.ok());
+    EXPECT_EQ(-1, (*cache)->usage().cleanups_24h);
+  }
+  auto cache = OpenCache();
+  ASSERT_NE(cache, nullptr);
+  EXPECT_EQ(0, cache->usage().cleanups_24h);
+  Put(cache.get(), Content(1, 300));
+  ASSERT_TRUE(cache->Cleanup(0).ok());
+  EXPECT_EQ(1, cache->usage().cleanups_24h);
+  ASSERT_TRUE(cache->Cleanup(0).ok());  // nothing left to remove
+  EXPECT_EQ(1, cache->usage().cleanups_24h);
+}
+
 TEST_F(PosixCacheTest, RejectsInvalidLimits) {
   for (const CacheOptions& bad :
        {CacheOptions{dir_, 0}, CacheOptions{dir_, -2}, CacheOptions{"", 100}}) {

@@ -434,6 +434,7 @@ Result<std::string> FileSystem::GetXattr(uint64_t inode,
   MagicSources sources;
   sources.stats = [this] { return Statistics(); };
   sources.options = &options_;
+  sources.cleanups_24h = [this] { return cache_->usage().cleanups_24h; };
   sources.read_object = [this](const Digest& d) -> Result<std::string> {
     ObjectRequest request;
     request.digest = d;

@@ -123,9 +123,6 @@ struct MountStatistics {
   // Seconds until the next revision check, if the mount schedules one
   // (user.expires); otherwise expires counts the TTL from the mount.
   std::optional<int64_t> seconds_until_check;
-  // Cleanups of the cache in the last 24 hours (user.ncleanup24); -1 when
-  // the cache cannot tell (unmanaged, alien, or kept by a cache manager).
-  int64_t cleanups_24h = -1;
   uint64_t inode_max = 0;                // the next inode to be handed out
   size_t known_inodes = 0;               // inodes the kernel holds
   Clock::Duration uptime{};              // since the file system was built

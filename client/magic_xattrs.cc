@@ -309,6 +309,9 @@ std::optional<Result<std::vector<std::string>>> MagicXattrs::SourcedPages(
     if (!page.empty()) pages.push_back(std::move(page));
     return pages;
   }
+  if (name == "ncleanup24")
+    return Pages{std::to_string(sources_.cleanups_24h ? sources_.cleanups_24h()
+                                                      : int64_t{-1})};
   if (name == "logbuffer")
     return Pages{options && options->log_buffer ? options->log_buffer() : ""};
   if (name == "lhash") {
@@ -369,7 +372,6 @@ Result<std::string> MagicXattrs::MountValue(const std::string& name,
   if (name == "usedfd") return std::to_string(stats.open_files);
   if (name == "ndownload") return std::to_string(counters.downloads);
   if (name == "nioerr") return std::to_string(stats.io_errors);
-  if (name == "ncleanup24") return std::to_string(stats.cleanups_24h);
   if (name == "timestamp_last_ioerr") {
     // Seconds since the epoch, 0 if there was none (CVMFS).
     if (!stats.last_io_error) return std::string("0");

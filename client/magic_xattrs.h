@@ -52,6 +52,9 @@ struct MagicSources {
   // user.lhash: the hash of the cached copy of `digest`, nullopt if it is
   // not in the cache.
   std::function<Result<std::optional<Digest>>(const Digest&)> cached_hash;
+  // user.ncleanup24: the cache's cleanups in the last 24 hours, -1 if it
+  // cannot tell.
+  std::function<int64_t()> cleanups_24h;
   const FileSystemOptions* options = nullptr;  // keys, log, protection
 };
 

@@ -72,7 +72,7 @@ esac
 expect_eq "maxfd: CVMFS_NFILES less CVMFS's 512 reserved" \
   "$(($(awk '/Max open files/ {print $4}' /proc/"$(magic_xattr pid "$mnt")"/limits) - 512))" \
   "$(magic_xattr maxfd "$mnt")"
-expect_eq "ncleanup24 of a cache that cannot tell" "-1" "$(magic_xattr ncleanup24 "$mnt")"
+expect_eq "ncleanup24 of a private cache without cleanups" "0" "$(magic_xattr ncleanup24 "$mnt")"
 expect_eq "timestamp_last_ioerr without errors" "0" "$(magic_xattr timestamp_last_ioerr "$mnt")"
 expect_eq "useddirp: no directory open" "0" "$(magic_xattr useddirp "$mnt")"
 

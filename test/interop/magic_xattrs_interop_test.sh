@@ -59,10 +59,8 @@ same() {  # same NAME PATH: the value is the real client's
       getfattr --absolute-names --only-values -n "user.$1" "$WORK/ours/$2" 2>&1 | head -c 300)"
   fi
 }
-# ncleanup24: the real client counts its cleanups (0 here); ours says -1,
-# "cannot tell" (doc/client.md).
 for a in fqrn revision root_hash repo_counters catalog_counters pubkeys \
-  timestamp_last_ioerr; do same $a ""; done
+  timestamp_last_ioerr ncleanup24; do same $a ""; done
 # The real client answers "manifest not available" here (it keeps no
 # manifest after a fresh mount); ours is the meta-information itself.
 case $(magic_xattr repo_metainfo "$WORK/ours") in "{"*) pass "our repo_metainfo is the JSON" ;;
