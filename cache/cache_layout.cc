@@ -68,7 +68,7 @@ Status MakeSubdir(const std::string& dir, std::string_view name) {
 
 }  // namespace
 
-Status CreateLayout(const std::string& dir) {
+Status CreateLayout(const std::string& dir, bool private_dir) {
   // Parents as mkdir -p makes them (0755): a client running as CVMFS_USER
   // must pass CVMFS_CACHE_BASE.
   const size_t slash = dir.find_last_of('/');
@@ -78,7 +78,7 @@ Status CreateLayout(const std::string& dir) {
   // A cache made before (0755) is closed too: nothing below the directory
   // is reachable by others once it is 0700.
   struct stat st;
-  if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & 077) != 0 &&
+  if (private_dir && ::stat(dir.c_str(), &st) == 0 && (st.st_mode & 077) != 0 &&
       ::chmod(dir.c_str(), kDirMode) != 0)
     return Status::FromErrno(errno, "chmod 0700 " + dir);
   for (int i = 0; i <= 0xff; ++i)

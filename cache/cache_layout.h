@@ -67,7 +67,9 @@ cvmfs::Result<std::string> BreadcrumbPath(const std::string& dir,
                                           const std::string& fqrn);
 
 // Creates the directory itself, 00..ff, txn/ and quarantaine/.
-cvmfs::Status CreateLayout(const std::string& dir);
+// `private_dir`: the directory is made 0700 if it is open to others (an
+// alien cache's mode is the site's: false).
+cvmfs::Status CreateLayout(const std::string& dir, bool private_dir = true);
 
 }  // namespace cache
 

@@ -47,7 +47,9 @@ Result<std::unique_ptr<PosixCache>> PosixCache::Open(
     return Status::InvalidArgument("invalid cache quota limit " +
                                    std::to_string(options.quota_limit) +
                                    " (bytes; -1 for an unmanaged cache)");
-  CVMFS_RETURN_IF_ERROR(CreateLayout(options.dir));
+  if (options.alien && options.quota_limit != -1)
+    return Status::InvalidArgument("an alien cache is unmanaged (quota -1)");
+  CVMFS_RETURN_IF_ERROR(CreateLayout(options.dir, !options.alien));
   CVMFS_ASSIGN_OR_RETURN(std::unique_ptr<QuotaBackend> quota,
                          OpenBackend(options));
   return std::unique_ptr<PosixCache>(new PosixCache(options, std::move(quota)));

@@ -26,7 +26,10 @@
 // Unmanaged cache (quota_limit == -1, CVMFS's "unmanaged"/alien mode): no
 // cachedb, no lock, nothing evicted. Objects are known from the files; only
 // those used by this process appear in List() and usage(), which reports
-// limit = UINT64_MAX. Several processes may share such a directory.
+// limit = UINT64_MAX. Several processes, on several nodes of a cluster file
+// system (CVMFS_ALIEN_CACHE), may share such a directory: an object is
+// written to txn/ under a unique temporary name and renamed into place, so
+// a reader anywhere sees a whole verified object or none.
 //
 // Thread safety: all methods may be called concurrently.
 // Lifetime: every CacheHandle and CacheTransaction must be destroyed before
@@ -67,6 +70,9 @@ struct CacheOptions {
   std::string client_name{};
   // The user a cache manager started by root switches to (CVMFS_USER).
   std::string manager_user{};
+  // CVMFS_ALIEN_CACHE: `dir` is shared by many nodes and belongs to the
+  // site (unmanaged only); its mode is left as the site made it.
+  bool alien = false;
 };
 
 class PosixCache {

@@ -129,6 +129,60 @@ TEST_F(PosixCacheTest, CacheIsPrivateToItsUser) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+// CVMFS_ALIEN_CACHE: one unmanaged directory that caches of several nodes
+// write and read at once; each sees what the others stored, whole, and
+// the directory keeps the mode the site gave it.
+TEST_F(PosixCacheTest, AlienCacheIsSharedAndLeftAsTheSiteMadeIt) {
+  ASSERT_TRUE(cvmfs::MakeDirs(dir_, 0770).ok());
+  ASSERT_EQ(::chmod(dir_.c_str(), 0770), 0);
+  CacheOptions alien{dir_, -1};
+  alien.alien = true;
+  auto node1 = PosixCache::Open(alien);
+  auto node2 = PosixCache::Open(alien);
+  ASSERT_TRUE(node1.ok()) << node1.status().ToString();
+  ASSERT_TRUE(node2.ok()) << node2.status().ToString();
+  struct stat st;
+  ASSERT_EQ(::stat(dir_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0770u);
+  EXPECT_FALSE(cvmfs::PathExists(dir_ + "/cachedb"));
+  EXPECT_FALSE(cvmfs::PathExists(dir_ + "/lock_cachedb"));
+  const std::string a = Content(1, 5000), b = Content(2, 7000);
+  Put(node1->get(), a);
+  Put(node2->get(), b);
+  Put(node2->get(), a);  // stored twice: the rename replaces it whole
+  for (PosixCache* node : {node1->get(), node2->get()}) {
+    for (const std::string& c : {a, b}) {
+      auto h = node->Open(IdOf(c));
+      ASSERT_TRUE(h.ok()) << h.status().ToString();
+      EXPECT_EQ(c, ReadAll(*h));
+    }
+  }
+  auto txn = cvmfs::ListDirectory(dir_ + "/txn");
+  ASSERT_TRUE(txn.ok());
+  EXPECT_TRUE(txn->empty());
+  CacheOptions managed{dir_, 1 << 20};
+  managed.alien = true;
+  EXPECT_FALSE(PosixCache::Open(managed).ok());
+}
+
+// user.ncleanup24: a managed cache counts its cleanups of the last day;
+// an unmanaged one cannot tell (-1).
+TEST_F(PosixCacheTest, CountsCleanupsOfTheLastDay) {
+  {
+    auto cache = PosixCache::Open(CacheOptions{dir_ + "-unmanaged", -1});
+    ASSERT_TRUE(cache.ok());
+    EXPECT_EQ(-1, (*cache)->usage().cleanups_24h);
+  }
+  auto cache = OpenCache();
+  ASSERT_NE(cache, nullptr);
+  EXPECT_EQ(0, cache->usage().cleanups_24h);
+  Put(cache.get(), Content(1, 300));
+  ASSERT_TRUE(cache->Cleanup(0).ok());
+  EXPECT_EQ(1, cache->usage().cleanups_24h);
+  ASSERT_TRUE(cache->Cleanup(0).ok());  // nothing left to remove
+  EXPECT_EQ(1, cache->usage().cleanups_24h);
+}
+
 TEST_F(PosixCacheTest, RejectsInvalidLimits) {
   for (const CacheOptions& bad :
        {CacheOptions{dir_, 0}, CacheOptions{dir_, -2}, CacheOptions{"", 100}}) {

@@ -40,6 +40,10 @@ struct QuotaEntry {
 struct QuotaUsage {
   uint64_t size, pinned, limit;  // bytes; limit UINT64_MAX if unmanaged
   uint64_t hits, misses, evictions;
+  // Cleanups (evictions to make room) in the last 24 hours, CVMFS's
+  // user.ncleanup24; -1 if the backend cannot tell (unmanaged, or kept by
+  // the cache manager).
+  int64_t cleanups_24h = -1;
 };
 
 class QuotaBackend {

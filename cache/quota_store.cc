@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -75,7 +76,9 @@ Result<std::unique_ptr<QuotaStore>> QuotaStore::Open(const std::string& dir,
                                                      int64_t limit) {
   if (dir.empty()) return Status::InvalidArgument("no cache directory given");
   CVMFS_RETURN_IF_ERROR(ValidateLimit(limit));
-  CVMFS_RETURN_IF_ERROR(CreateLayout(dir));
+  // An unmanaged directory may be an alien cache, whose mode is the site's
+  // (PosixCache::Open has closed a private one already).
+  CVMFS_RETURN_IF_ERROR(CreateLayout(dir, /*private_dir=*/limit > 0));
   std::unique_ptr<QuotaStore> store(new QuotaStore(dir, limit));
   if (store->managed_) {
     CVMFS_RETURN_IF_ERROR(store->LockDirectory());
@@ -123,7 +126,9 @@ Status QuotaStore::Load() {
   if (state.changed) CVMFS_RETURN_IF_ERROR(db_->ReplaceAll(state.rows));
   // The limit may have been lowered since the last run.
   if (quota_.size() > quota_.limit()) {
-    DropFiles(quota_.Cleanup(quota_.threshold()));
+    std::vector<Digest> evicted = quota_.Cleanup(quota_.threshold());
+    NoteCleanup(evicted);
+    DropFiles(evicted);
     CVMFS_RETURN_IF_ERROR(Flush());
   }
   UniqueFd fd(::open(marker.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
@@ -185,6 +190,7 @@ Status QuotaStore::Insert(const Digest& id, uint64_t size, ObjectType type,
                           const std::string& description, Access access) {
   std::vector<Digest> evicted;
   Status st = quota_.Insert(id, size, type, description, &evicted, access);
+  NoteCleanup(evicted);
   DropFiles(evicted);
   if (!st.ok()) return st.Annotate("cache " + dir_);
   MarkDirty(id);
@@ -238,7 +244,9 @@ Status QuotaStore::Cleanup(uint64_t target_bytes) {
   if (!managed_)
     return Status::NotSupported("the cache " + dir_ +
                                 " is unmanaged (CVMFS_QUOTA_LIMIT=-1)");
-  DropFiles(quota_.Cleanup(target_bytes));
+  std::vector<Digest> evicted = quota_.Cleanup(target_bytes);
+  NoteCleanup(evicted);
+  DropFiles(evicted);
   MaybeFlush();
   if (quota_.size() > target_bytes) {
     return Status::Busy(
@@ -260,6 +268,7 @@ Status QuotaStore::SetLimit(uint64_t bytes) {
                                    " (bytes; must be positive)");
   std::vector<Digest> evicted;
   quota_.SetLimit(bytes, &evicted);
+  NoteCleanup(evicted);
   DropFiles(evicted);
   MaybeFlush();
   return Status::Ok();
@@ -275,9 +284,23 @@ std::vector<QuotaEntry> QuotaStore::List(bool pinned_only) const {
   return out;
 }
 
+void QuotaStore::NoteCleanup(const std::vector<Digest>& evicted) {
+  if (evicted.empty()) return;
+  const time_t now = ::time(nullptr);
+  cleanups_.push_back(now);
+  while (!cleanups_.empty() && cleanups_.front() < now - 24 * 3600)
+    cleanups_.pop_front();
+}
+
 QuotaUsage QuotaStore::usage() const {
-  return QuotaUsage{quota_.size(),     quota_.pinned(), quota_.limit(), 0, 0,
-                    quota_.evictions()};
+  QuotaUsage u{quota_.size(),     quota_.pinned(), quota_.limit(), 0, 0,
+               quota_.evictions()};
+  if (managed_) {
+    const time_t since = ::time(nullptr) - 24 * 3600;
+    u.cleanups_24h = std::count_if(cleanups_.begin(), cleanups_.end(),
+                                   [since](time_t t) { return t >= since; });
+  }
+  return u;
 }
 
 }  // namespace cache

@@ -20,6 +20,8 @@
 #define CACHE_QUOTA_STORE_H_
 
 #include <cstdint>
+#include <ctime>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -89,8 +91,14 @@ class QuotaStore {
   void MarkDirty(const cvmfs::Digest& id);
   void MaybeFlush();
 
+  // Remembers a cleanup that removed `evicted` (if any), for usage().
+  void NoteCleanup(const std::vector<cvmfs::Digest>& evicted);
+
   const std::string dir_;
   const bool managed_;
+  // When the cleanups of the last 24 hours happened (wall clock: the
+  // count is what an administrator reads; oldest first).
+  std::deque<time_t> cleanups_;
   cvmfs::UniqueFd lock_fd_;  // flock()ed lock_cachedb (managed only)
   // cachedb was loaded and the crash marker written: the destructor
   // flushes and removes the marker.

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "client/known_parameters.h"
+#include "client/magic_xattrs.h"
 #include "cvmfs/config/option_reader.h"
 #include "cvmfs/config/url_lists.h"
 #include "cvmfs/file_util.h"
@@ -218,6 +219,24 @@ Status ReadNetworkNumbers(const OptionReader& r, ClientSettings* s) {
   return ReadPrefetch(r, s);
 }
 
+// As CVMFS: an alien cache is unmanaged (nobody could evict for every node)
+// and private to the mount (no cache manager in between).
+Status ReadAlienCache(const OptionReader& r, ClientSettings* s) {
+  s->alien_cache = StripTrailingSlashes(r.String("CVMFS_ALIEN_CACHE", ""));
+  if (s->alien_cache.empty()) return Status::Ok();
+  if (s->alien_cache[0] != '/')
+    return r.Invalid("CVMFS_ALIEN_CACHE", "an absolute directory path");
+  if (s->quota_limit_mb != -1 || s->shared_cache) {
+    return Status::InvalidArgument(
+        "CVMFS_ALIEN_CACHE=" + s->alien_cache +
+        " needs CVMFS_QUOTA_LIMIT=-1 (is " + std::to_string(s->quota_limit_mb) +
+        ") and CVMFS_SHARED_CACHE=no (is " + (s->shared_cache ? "yes" : "no") +
+        "): an alien cache is unmanaged and used by each mount directly, as "
+        "in CVMFS");
+  }
+  return Status::Ok();
+}
+
 Status ReadCache(const OptionReader& r, const SystemPaths& paths,
                  ClientSettings* s) {
   s->cache_base =
@@ -230,8 +249,7 @@ Status ReadCache(const OptionReader& r, const SystemPaths& paths,
                          r.Integer("CVMFS_QUOTA_LIMIT", s->quota_limit_mb, -1,
                                    kMaxMegabytes, kQuota));
   if (s->quota_limit_mb == 0) return r.Invalid("CVMFS_QUOTA_LIMIT", kQuota);
-  return ReadInt(r, "CVMFS_MEMCACHE_SIZE", 1, 1 << 20, "megabytes",
-                 &s->memcache_size_mb);
+  return ReadAlienCache(r, s);
 }
 
 // *.pub files directly in `dir`, sorted by name.
@@ -286,6 +304,27 @@ Status ReadKeys(const OptionReader& r, const SystemPaths& paths,
   return Status::Ok();
 }
 
+// CVMFS warns about protected names that are not magic and goes on; so
+// does this client (ClientSettings::warnings).
+Status ReadXattrProtection(const OptionReader& r, ClientSettings* s) {
+  client::MagicXattrsProtection& p = s->xattr_protection;
+  p.protected_names = client::ParseProtectedXattrs(
+      r.String("CVMFS_XATTR_PROTECTED_XATTRS", ""));
+  for (const std::string& name : p.protected_names) {
+    if (!client::MagicXattrs::IsMagic(name))
+      s->warnings.push_back("CVMFS_XATTR_PROTECTED_XATTRS names " + name +
+                            ", which is no magic attribute");
+  }
+  auto gids =
+      client::ParsePrivilegedGids(r.String("CVMFS_XATTR_PRIVILEGED_GIDS", ""));
+  if (!gids.ok())
+    return r.Invalid("CVMFS_XATTR_PRIVILEGED_GIDS",
+                     "a ','-separated list of numeric group ids (" +
+                         gids.status().message() + ")");
+  p.privileged_gids = std::move(gids).value();
+  return Status::Ok();
+}
+
 Status ReadKernel(const OptionReader& r, ClientSettings* s) {
   CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_KCACHE_TIMEOUT", 0, 86400, "seconds",
                                 &s->kcache_timeout_s));
@@ -306,6 +345,7 @@ Status ReadKernel(const OptionReader& r, ClientSettings* s) {
                        "always, rootonly or never");
     s->magic_xattrs_visibility = *parsed;
   }
+  CVMFS_RETURN_IF_ERROR(ReadXattrProtection(r, s));
   CVMFS_RETURN_IF_ERROR(ReadBool(r, "CVMFS_ENFORCE_ACLS", &s->enforce_acls));
   if (s->enforce_acls && !s->check_permissions)
     return Status::InvalidArgument(
@@ -372,6 +412,10 @@ std::string ClientSettings::CacheDir() const {
   return JoinPath(cache_base, shared_cache ? "shared" : fqrn);
 }
 
+std::string ClientSettings::ObjectCacheDir() const {
+  return alien_cache.empty() ? CacheDir() : alien_cache;
+}
+
 std::map<std::string, std::string> ClientSettings::Environment() const {
   std::map<std::string, std::string> env = parameters;
   env["CVMFS_ARCH"] = arch;
@@ -402,9 +446,11 @@ Result<ClientSettings> ClientSettings::FromOptions(const OptionsManager& opts,
   CVMFS_RETURN_IF_ERROR(ReadKernel(r, &s));
   CVMFS_RETURN_IF_ERROR(ReadUpdates(r, &s));
   CVMFS_RETURN_IF_ERROR(ReadMisc(r, &s));
+  CVMFS_RETURN_IF_ERROR(CheckRefusedParameters(opts));
   for (const std::string& name : opts.Names())
     s.parameters[name] = *opts.Get(name);
-  s.warnings = UnknownParameterWarnings(opts);
+  for (std::string& w : UnknownParameterWarnings(opts))
+    s.warnings.push_back(std::move(w));
   return s;
 }
 

@@ -5,7 +5,9 @@
 // fallbacks of the CVMFS code.
 //
 // Malformed values fail FromOptions() with an InvalidArgument naming the
-// parameter, its value, its source file and what to write instead. Unknown
+// parameter, its value, its source file and what to write instead. A CVMFS
+// parameter this client does not implement, set to anything but the value
+// that matches its behaviour, fails too (known_parameters.h). Unknown
 // CVMFS_* names do not fail; they are listed in `warnings`.
 //
 // An unset parameter and one set to the empty string both take the default
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "client/external_settings.h"
+#include "client/magic_xattrs_protection.h"
 #include "client/magic_xattrs_visibility.h"
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/hash.h"
@@ -93,7 +96,11 @@ struct ClientSettings {
   std::string cache_base;         // CVMFS_CACHE_BASE, default /var/lib/cvmfs
   bool shared_cache = true;       // CVMFS_SHARED_CACHE
   int64_t quota_limit_mb = 4000;  // CVMFS_QUOTA_LIMIT, -1 = unmanaged
-  int64_t memcache_size_mb = 16;  // CVMFS_MEMCACHE_SIZE
+  // CVMFS_ALIEN_CACHE: the objects live in this directory, shared by many
+  // nodes (a cluster file system), unmanaged; needs CVMFS_QUOTA_LIMIT=-1
+  // and CVMFS_SHARED_CACHE=no, as CVMFS. Empty = the objects live in
+  // CacheDir().
+  std::string alien_cache;
 
   // Signatures: CVMFS_PUBLIC_KEY if set, else every *.pub in keys_dir.
   std::string keys_dir;  // CVMFS_KEYS_DIR
@@ -109,6 +116,8 @@ struct ClientSettings {
   // means never unless the visibility is set too, as CVMFS.
   client::MagicXattrsVisibility magic_xattrs_visibility =
       client::MagicXattrsVisibility::kRootOnly;
+  // CVMFS_XATTR_PROTECTED_XATTRS, CVMFS_XATTR_PRIVILEGED_GIDS.
+  client::MagicXattrsProtection xattr_protection;
   bool enforce_acls = false;  // CVMFS_ENFORCE_ACLS (kernel checks ACLs)
   int64_t nfiles = 131072;    // CVMFS_NFILES (RLIMIT_NOFILE)
 
@@ -135,8 +144,12 @@ struct ClientSettings {
   // Unknown CVMFS_* parameters (known_parameters.h), one message each.
   std::vector<std::string> warnings;
 
-  // $CVMFS_CACHE_BASE/shared, or $CVMFS_CACHE_BASE/<fqrn> if not shared.
+  // $CVMFS_CACHE_BASE/shared, or $CVMFS_CACHE_BASE/<fqrn> if not shared:
+  // the control socket, the repository lock and, without an alien cache,
+  // the objects (CVMFS's workspace).
   std::string CacheDir() const;
+  // Where the objects are: the alien cache if set, else CacheDir().
+  std::string ObjectCacheDir() const;
 
   // The variables variant symlinks ($(VAR), symlink_expansion.h) expand
   // from: every configuration parameter plus CVMFS_ARCH and CVMFS_FQRN, as

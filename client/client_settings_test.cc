@@ -73,7 +73,6 @@ TEST_F(ClientSettingsTest, Defaults) {
   EXPECT_TRUE(s->shared_cache);
   EXPECT_EQ(s->CacheDir(), tmp_.path() + "/var/lib/cvmfs/shared");
   EXPECT_EQ(s->quota_limit_mb, 4000);
-  EXPECT_EQ(s->memcache_size_mb, 16);
   EXPECT_EQ(s->keys_dir, paths_.KeysDir());
   EXPECT_EQ(s->public_keys,
             (std::vector<std::string>{Key("a.pub"), Key("b.pub")}));
@@ -119,7 +118,6 @@ TEST_F(ClientSettingsTest, ReadsEveryTypedParameter) {
       {"CVMFS_CACHE_BASE", "/scratch/cvmfs/"},
       {"CVMFS_SHARED_CACHE", "no"},
       {"CVMFS_QUOTA_LIMIT", "-1"},
-      {"CVMFS_MEMCACHE_SIZE", "256"},
       {"CVMFS_KCACHE_TIMEOUT", "0"},
       {"CVMFS_STATFS_CACHE_TIMEOUT", "5"},
       {"CVMFS_CLAIM_OWNERSHIP", "off"},
@@ -153,7 +151,6 @@ TEST_F(ClientSettingsTest, ReadsEveryTypedParameter) {
   EXPECT_FALSE(s->shared_cache);
   EXPECT_EQ(s->CacheDir(), "/scratch/cvmfs/atlas.cern.ch");
   EXPECT_EQ(s->quota_limit_mb, -1);
-  EXPECT_EQ(s->memcache_size_mb, 256);
   EXPECT_EQ(s->kcache_timeout_s, 0);
   EXPECT_EQ(s->statfs_cache_timeout_s, 5);
   EXPECT_FALSE(s->claim_ownership);
@@ -274,7 +271,6 @@ TEST_F(ClientSettingsTest, MalformedValuesOfEveryKind) {
       {"CVMFS_PREFETCH_PARALLEL", "0"},
       {"CVMFS_PREFETCH_PARALLEL", "65"},
       {"CVMFS_PREFETCH_SPECULATE_MS", "-1"},
-      {"CVMFS_MEMCACHE_SIZE", "0"},
       {"CVMFS_KCACHE_TIMEOUT", "soon"},
       {"CVMFS_STATFS_CACHE_TIMEOUT", "-1"},
       {"CVMFS_NFILES", "0"},
@@ -512,8 +508,6 @@ TEST_F(ClientSettingsTest, UnknownCvmfsNamesWarnWithSuggestion) {
   opts_.Set("CVMFS_QUOTA_LIMT", "1000", "/etc/cvmfs/default.local");
   opts_.Set("CVMFS_TOTALLY_UNRELATED_THING", "1", "x.conf");
   opts_.Set("CMS_LOCAL_SITE", "T2_CH_CERN", "x.conf");  // not ours to judge
-  opts_.Set("CVMFS_CACHE_mytier_TYPE", "tiered",
-            "x.conf");  // tiered cache family
   opts_.Set("CVMFS_NFS_SOURCE", "no", "x.conf");
   auto s = Settings();
   ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -526,6 +520,37 @@ TEST_F(ClientSettingsTest, UnknownCvmfsNamesWarnWithSuggestion) {
             "CVMFS_TOTALLY_UNRELATED_THING (from x.conf) is not a CVMFS client "
             "parameter and is ignored");
   EXPECT_EQ(s->quota_limit_mb, 4000);
+}
+
+TEST_F(ClientSettingsTest, RefusedParameterFailsTheMount) {
+  opts_.Set("CVMFS_NFS_SOURCE", "no", "default.conf");  // CVMFS's default
+  ASSERT_TRUE(Settings().ok()) << Settings().status().ToString();
+  opts_.Set("CVMFS_NFS_SOURCE", "yes", "default.local");
+  auto s = Settings();
+  ASSERT_EQ(s.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("CVMFS_NFS_SOURCE='yes' (from "
+                                      "default.local) is not supported"),
+            std::string::npos)
+      << s.status().message();
+}
+
+TEST_F(ClientSettingsTest, AlienCacheNeedsUnmanagedPrivateCache) {
+  opts_.Set("CVMFS_ALIEN_CACHE", "/cluster/cvmfs-alien/", "site.local");
+  auto s = Settings();
+  ASSERT_EQ(s.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("needs CVMFS_QUOTA_LIMIT=-1 (is 4000) "
+                                      "and CVMFS_SHARED_CACHE=no (is yes)"),
+            std::string::npos)
+      << s.status().message();
+  opts_.Set("CVMFS_QUOTA_LIMIT", "-1", "site.local");
+  EXPECT_FALSE(Settings().ok());  // still shared
+  opts_.Set("CVMFS_SHARED_CACHE", "no", "site.local");
+  s = Settings();
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ("/cluster/cvmfs-alien", s->ObjectCacheDir());
+  EXPECT_EQ(s->cache_base + "/" + kFqrn, s->CacheDir());
+  opts_.Set("CVMFS_ALIEN_CACHE", "relative/dir", "site.local");
+  EXPECT_FALSE(Settings().ok());
 }
 
 TEST_F(ClientSettingsTest, KnownParameterTableCoversSpecAndOurs) {

@@ -97,6 +97,7 @@ DaemonLog::~DaemonLog() {
 void DaemonLog::Log(Severity severity, const std::string& message) {
   WriteDebugLog(severity, message);
   const int priority = SyslogPriority(options_, severity);
+  if (priority >= 0) recent_.Append(::time(nullptr), message);
   if (priority >= 0 && syslog_)
     syslog_->Write(priority, SyslogText(options_, message));
 }

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "client/event_log.h"
+#include "client/log_buffer.h"
 #include "cvmfs/mutex.h"
 
 namespace cvmfs::client {
@@ -71,12 +72,15 @@ class DaemonLog {
   void Error(const std::string& m) { Log(Severity::kError, m); }
   // This log as an EventLog for the components; borrows `this`.
   EventLog AsEventLog();
+  // The last messages sent to syslog (user.logbuffer).
+  const LogBuffer& recent() const { return recent_; }
 
  private:
   void WriteDebugLog(Severity severity, const std::string& message);
 
   const SyslogOptions options_;
   const std::unique_ptr<SyslogSink> syslog_;
+  LogBuffer recent_;
   // Guards the writes to *file_ (file_ itself is set once, in the
   // constructor, before any thread logs); leaf lock.
   cvmfs::Mutex mu_;

@@ -1,12 +1,17 @@
 #include "client/file_system.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "client/content_request.h"
 #include "client/magic_xattrs.h"
 #include "client/scoped_count.h"
+#include "cvmfs/compression.h"
+#include "cvmfs/hash.h"
 #include "cvmfs/path_hash.h"
 #include "cvmfs/symlink_expansion.h"
 
@@ -404,11 +409,72 @@ Result<struct statvfs> FileSystem::StatFs() {
   return st;
 }
 
+namespace {
+
+// Reads all of `fd` from offset 0, feeding `sink` block by block.
+template <typename Sink>
+Status ReadWhole(int fd, Sink&& sink) {
+  char buf[64 * 1024];
+  off_t offset = 0;
+  for (;;) {
+    ssize_t n = ::pread(fd, buf, sizeof(buf), offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::IoError(std::strerror(errno));
+    if (n == 0) return Status::Ok();
+    sink(buf, static_cast<size_t>(n));
+    offset += n;
+  }
+}
+
+}  // namespace
+
 Result<std::string> FileSystem::GetXattr(uint64_t inode,
-                                         const std::string& name) {
+                                         const std::string& name,
+                                         std::optional<gid_t> caller_gid) {
   CVMFS_ASSIGN_OR_RETURN(auto info, Info(inode));
-  const MagicXattrs::StatisticsFn stats = [this] { return Statistics(); };
-  return MagicXattrs(stats, *info).Lookup(name);
+  MagicSources sources;
+  sources.stats = [this] { return Statistics(); };
+  sources.options = &options_;
+  sources.cleanups_24h = [this] { return cache_->usage().cleanups_24h; };
+  sources.read_object = [this](const Digest& d) -> Result<std::string> {
+    ObjectRequest request;
+    request.digest = d;
+    request.suffix = ObjectSuffix::kMetainfo;
+    request.description = options_.fqrn + "(" + d.ToString() + ")";
+    CVMFS_ASSIGN_OR_RETURN(cache::CacheHandle h, objects_->Open(request));
+    std::string text;
+    CVMFS_RETURN_IF_ERROR(
+        ReadWhole(h.fd(), [&](const char* p, size_t n) { text.append(p, n); }));
+    return text;
+  };
+  // CVMFS hashes the cached copy as stored on the server: compressed
+  // again (zlib, level 6) if the entry is, so that an intact copy's
+  // user.lhash is its user.hash.
+  const bool compressed = info->entry.compression == Compression::kZlib;
+  sources.cached_hash =
+      [this, compressed](const Digest& d) -> Result<std::optional<Digest>> {
+    auto h = cache_->Open(d);
+    if (!h.ok() && h.status().code() == Status::Code::kNotFound)
+      return std::optional<Digest>();
+    if (!h.ok()) return h.status();
+    Hasher hasher(d.algorithm);
+    Deflater deflater;
+    const Deflater::Sink hash = [&](const char* p, size_t n) {
+      hasher.Update(p, n);
+      return Status::Ok();
+    };
+    Status feed;
+    CVMFS_RETURN_IF_ERROR(ReadWhole(h->fd(), [&](const char* p, size_t n) {
+      if (!compressed) return hasher.Update(p, n);
+      if (feed.ok()) feed = deflater.Feed(p, n, hash);
+    }));
+    if (compressed) {
+      CVMFS_RETURN_IF_ERROR(feed);
+      CVMFS_RETURN_IF_ERROR(deflater.Finish(hash));
+    }
+    return std::optional<Digest>(hasher.Finish());
+  };
+  return MagicXattrs(sources, *info).Lookup(name, caller_gid);
 }
 
 bool FileSystem::RevisionHasXattrs() {

@@ -38,6 +38,7 @@
 #include "cache/posix_cache.h"
 #include "client/catalog_set.h"
 #include "client/inode_table.h"
+#include "client/magic_xattrs_protection.h"
 #include "client/magic_xattrs_visibility.h"
 #include "client/object_fetcher.h"
 #include "client/open_file.h"
@@ -82,6 +83,12 @@ struct FileSystemOptions {
   // listxattr names the magic attributes (they can always be read by name).
   MagicXattrsVisibility magic_xattrs_visibility =
       MagicXattrsVisibility::kRootOnly;
+  // CVMFS_XATTR_PROTECTED_XATTRS and CVMFS_XATTR_PRIVILEGED_GIDS.
+  MagicXattrsProtection xattr_protection;
+  // user.pubkeys: the text (PEM) of each public key the mount trusts.
+  std::vector<std::string> public_keys;
+  // user.logbuffer: the mount's recent syslog messages; unset = none.
+  std::function<std::string()> log_buffer;
   // Prefetch (doc/client.md, "Prefetch"): when a directory is listed or
   // one of its files is first read, its small files and, breadth first,
   // those of its subdirectories are fetched in the background (the engine
@@ -199,7 +206,10 @@ class FileSystem {
   void RememberListed(const DirEntry& entry);
 
   Result<struct statvfs> StatFs();
-  Result<std::string> GetXattr(uint64_t inode, const std::string& name);
+  // `caller_gid`: the group of the process asking, for protected magic
+  // attributes (magic_xattrs_protection.h); nullopt = the client itself.
+  Result<std::string> GetXattr(uint64_t inode, const std::string& name,
+                               std::optional<gid_t> caller_gid = std::nullopt);
   Result<std::vector<std::string>> ListXattr(uint64_t inode);
   // Whether any entry of the mounted revision carries extended attributes
   // (the root catalog's xattr counters, which include nested catalogs).

@@ -1,20 +1,31 @@
 // MagicXattrs: CVMFS's "user.*" attributes that describe the mount rather
 // than an entry (user.fqrn, user.revision, user.host, ...), and the
-// per-file ones (user.hash, user.chunks, user.rawlink, ...), as listed in
-// doc/client.md. Per-file values come from the entry; mount-wide ones from
-// a snapshot of the mount's statistics (FileSystem::Statistics), taken only
-// when such a value is asked for (tar --xattrs and rsync -X ask for every
-// listed name of every file).
+// per-file ones (user.hash, user.chunks, user.chunk_list, ...), as listed
+// in doc/client.md, with CVMFS's values and formats. Per-file values come
+// from the entry; mount-wide ones from a snapshot of the mount's
+// statistics (FileSystem::Statistics), taken only when such a value is
+// asked for (tar --xattrs and rsync -X ask for every listed name of every
+// file).
+//
+// Pages, as CVMFS: a value is a list of pages of at most kMaxPageChars
+// (only user.chunk_list and user.pubkeys ever have more than one). The
+// plain name reads page 0; "name~N" reads page N, "name~?" answers
+// "num_pages, K"; "name@N" and "name@?" are the same for people, with a
+// header line. A page that does not exist is "no such attribute".
 //
 // A magic name always wins over an attribute of the same name stored in the
 // repository (a tar member carrying user.hash=deadbeef): getxattr answers
 // the magic value and listxattr names it once (doc/client.md, "Extended
 // attributes"). A magic name that does not apply to the entry (user.hash
 // of a directory, user.rawlink of a file) shadows nothing, as in CVMFS.
+// A protected name (magic_xattrs_protection.h) read by a group that is not
+// privileged is "no such attribute".
 //
 // Thread safety: a short-lived view; create one per request.
 #ifndef CLIENT_MAGIC_XATTRS_H_
 #define CLIENT_MAGIC_XATTRS_H_
+
+#include <sys/types.h>
 
 #include <functional>
 #include <optional>
@@ -30,19 +41,39 @@ namespace cvmfs::client {
 // The version the client reports (user.version, cvmfs_talk version).
 inline constexpr const char* kClientVersion = "2.12.0";
 
+// What a view reads besides the entry. Unset functions answer as CVMFS
+// does when the source is missing.
+struct MagicSources {
+  // Takes the snapshot (called at most once per Get).
+  std::function<MountStatistics()> stats;
+  // user.repo_metainfo: the object `digest` (a regular, compressed one)
+  // from the cache or the servers.
+  std::function<Result<std::string>(const Digest&)> read_object;
+  // user.lhash: the hash of the cached copy of `digest`, nullopt if it is
+  // not in the cache.
+  std::function<Result<std::optional<Digest>>(const Digest&)> cached_hash;
+  // user.ncleanup24: the cache's cleanups in the last 24 hours, -1 if it
+  // cannot tell.
+  std::function<int64_t()> cleanups_24h;
+  const FileSystemOptions* options = nullptr;  // keys, log, protection
+};
+
 class MagicXattrs {
  public:
-  // `stats` takes the snapshot (called at most once per Get); both are
-  // borrowed for the life of the view.
+  static constexpr size_t kMaxPageChars = 40000;  // CVMFS's page size
   using StatisticsFn = std::function<MountStatistics()>;
-  MagicXattrs(const StatisticsFn& stats, const InodeInfo& info)
-      : stats_(stats), info_(info) {}
+
+  // Both borrowed for the life of the view.
+  MagicXattrs(const MagicSources& sources, const InodeInfo& info)
+      : sources_(sources), info_(info) {}
 
   // NotFound for names that are not magic (or do not apply to this entry).
   Result<std::string> Get(const std::string& name) const;
-  // getxattr: the magic value if `name` is magic for this entry, else the
+  // getxattr by a process of group `gid` (nullopt: the client itself): the
+  // magic value (or page) if `name` is magic for this entry, else the
   // repository's attribute; NotFound if neither has it.
-  Result<std::string> Lookup(const std::string& name) const;
+  Result<std::string> Lookup(const std::string& name,
+                             std::optional<gid_t> gid = std::nullopt) const;
   // listxattr, each name once: the repository's attributes that no magic
   // one shadows, then (unless `hide_magic`, CVMFS_HIDE_MAGIC_XATTRS) the
   // magic names of the entry.
@@ -59,12 +90,23 @@ class MagicXattrs {
   // snapshot; NotFound if it is not one.
   static Result<std::string> MountValue(const std::string& name,
                                         const MountStatistics& stats);
+  // "name,value\n" for each of CVMFS's 12 counters (self + subtree), in
+  // CVMFS's (alphabetical) order: user.repo_counters.
+  static std::string CountersCsv(const CatalogCounters& counters);
 
  private:
-  // The value of a per-file attribute (nullopt: `name` is mount-wide).
-  std::optional<Result<std::string>> EntryValue(const std::string& name) const;
+  // All pages of a magic attribute that applies (`name` without "user.").
+  Result<std::vector<std::string>> Pages(const std::string& name) const;
+  // The value of a per-file attribute (nullopt: `name` is not one).
+  std::optional<Result<std::vector<std::string>>> EntryPages(
+      const std::string& name) const;
+  // Attributes that read more than the entry and the statistics.
+  std::optional<Result<std::vector<std::string>>> SourcedPages(
+      const std::string& name) const;
+  std::vector<std::string> ChunkListPages() const;
   static std::string PrefetchSummary(const PrefetchCounters& c);
-  const StatisticsFn& stats_;
+
+  const MagicSources& sources_;
   const InodeInfo& info_;
 };
 

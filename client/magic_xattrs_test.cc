@@ -32,14 +32,15 @@ class MagicXattrsTest : public ::testing::Test {
                                   {"user.origin", "tar"}};
   }
 
-  MagicXattrs View() const { return MagicXattrs(stats_, info_); }
+  MagicXattrs View() const { return MagicXattrs(sources_, info_); }
 
   InodeInfo info_;
-  const MagicXattrs::StatisticsFn stats_ = [] {
-    MountStatistics s;
-    s.fqrn = "repo.example.org";
-    return s;
-  };
+  MagicSources sources_ = {[] {
+                             MountStatistics s;
+                             s.fqrn = "repo.example.org";
+                             return s;
+                           },
+                           nullptr, nullptr, nullptr};
 };
 
 TEST_F(MagicXattrsTest, MagicValuesWinOverStoredOnes) {
@@ -96,9 +97,9 @@ TEST_F(MagicXattrsTest, AMagicNameShadowsOnlyWhereItApplies) {
 // `cvmfs_config stat`'s SPEED column).
 TEST(MagicXattrsMountTest, SpeedIsBytesOverDownloadTime) {
   MountStatistics stats;
-  EXPECT_EQ("0", *MagicXattrs::MountValue("speed", stats));
-  stats.fetch.bytes_downloaded = 10u << 20;  // 10 MiB
-  stats.fetch.download_ns = 2'000'000'000;   // in 2 s of transfers
+  EXPECT_EQ("n/a", *MagicXattrs::MountValue("speed", stats));  // as CVMFS
+  stats.fetch.bytes_downloaded = 10u << 20;                    // 10 MiB
+  stats.fetch.download_ns = 2'000'000'000;  // in 2 s of transfers
   EXPECT_EQ("5120", *MagicXattrs::MountValue("speed", stats));
   EXPECT_TRUE(MagicXattrs::IsMagic("user.speed"));
 }

@@ -77,6 +77,33 @@ Status Inflater::Feed(const void* data, size_t size, const Sink& sink) {
   return Status::Ok();
 }
 
+Deflater::Deflater(int level) : z_(new z_stream_s{}) {
+  deflateInit(z_.get(), level);
+}
+Deflater::~Deflater() { deflateEnd(z_.get()); }
+
+Status Deflater::Run(int flush, const Sink& sink) {
+  unsigned char out[64 * 1024];
+  int rc;
+  do {
+    z_->next_out = out;
+    z_->avail_out = sizeof(out);
+    rc = deflate(z_.get(), flush);
+    if (rc == Z_STREAM_ERROR) return Status::IoError("deflate failed");
+    const size_t n = sizeof(out) - z_->avail_out;
+    if (n > 0) CVMFS_RETURN_IF_ERROR(sink(reinterpret_cast<char*>(out), n));
+  } while (z_->avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+  return Status::Ok();
+}
+
+Status Deflater::Feed(const void* data, size_t size, const Sink& sink) {
+  z_->next_in = static_cast<Bytef*>(const_cast<void*>(data));
+  z_->avail_in = static_cast<uInt>(size);
+  return Run(Z_NO_FLUSH, sink);
+}
+
+Status Deflater::Finish(const Sink& sink) { return Run(Z_FINISH, sink); }
+
 Status Inflater::Finish() const {
   if (trailing_)
     return Status::Corruption("data after the end of the zlib stream");

@@ -64,6 +64,25 @@ class Inflater {
   bool trailing_ = false;
 };
 
+// Streaming zlib compression with zlib itself (deflate, level 6, as CVMFS):
+// the compressed stream is handed to `sink` in pieces. CVMFS re-hashes a
+// cached object this way (user.lhash).
+class Deflater {
+ public:
+  using Sink = Inflater::Sink;
+  explicit Deflater(int level = 6);
+  ~Deflater();
+  Deflater(const Deflater&) = delete;
+  Deflater& operator=(const Deflater&) = delete;
+
+  Status Feed(const void* data, size_t size, const Sink& sink);
+  Status Finish(const Sink& sink);
+
+ private:
+  Status Run(int flush, const Sink& sink);
+  std::unique_ptr<z_stream_s> z_;
+};
+
 // Convenience: whole-buffer decompression.
 Status Decompress(std::string_view in, std::string* out);
 // Compresses with zlib itself (deflate, level 6: byte-identical to CVMFS).

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace cvmfs {
@@ -63,6 +64,34 @@ TEST(CompressionTest, StreamingInSmallPieces) {
   }
   EXPECT_TRUE(inf.Finish().ok());
   EXPECT_EQ(out, in);
+}
+
+}  // namespace
+}  // namespace cvmfs
+
+namespace cvmfs {
+namespace {
+
+// The streaming deflater gives zlib's own stream, fed in any pieces (CVMFS
+// re-hashes cached objects this way: user.lhash).
+TEST(DeflaterTest, StreamEqualsZlibCompress) {
+  std::string input;
+  for (int i = 0; i < 200000; ++i)
+    input += static_cast<char>('a' + i % 7 * i % 23);
+  for (size_t piece : {size_t{1} << 20, size_t{4096}, size_t{7}}) {
+    Deflater d;
+    std::string out;
+    const Deflater::Sink sink = [&](const char* p, size_t n) {
+      out.append(p, n);
+      return Status::Ok();
+    };
+    for (size_t off = 0; off < input.size(); off += piece)
+      ASSERT_TRUE(
+          d.Feed(input.data() + off, std::min(piece, input.size() - off), sink)
+              .ok());
+    ASSERT_TRUE(d.Finish(sink).ok());
+    EXPECT_EQ(ZlibCompress(input), out) << piece;
+  }
 }
 
 }  // namespace

@@ -270,7 +270,7 @@ int MissingXattrErrno(fuse_req_t req, const char* name) {
 }
 
 void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
-  auto r = Fs(req)->GetXattr(ino, name);
+  auto r = Fs(req)->GetXattr(ino, name, fuse_req_ctx(req)->gid);
   if (!r.ok()) {
     fuse_reply_err(req, r.status().code() == Status::Code::kNotFound
                             ? MissingXattrErrno(req, name)

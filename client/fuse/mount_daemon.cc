@@ -30,6 +30,7 @@
 #include "cvmfs/config/config_repository_reach.h"
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/credentials.h"
+#include "cvmfs/file_util.h"
 #include "cvmfs/system_paths.h"
 
 namespace cvmfs::client {
@@ -73,7 +74,8 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   c.geo.proxy_template = s.proxy_template;
   c.geo.max_servers = s.max_servers;
   c.external_http = ExternalHttpOptions(c.http, s.external);
-  c.cache.dir = s.CacheDir();
+  c.cache.dir = s.ObjectCacheDir();
+  c.cache.alien = !s.alien_cache.empty();
   c.cache.quota_limit =
       s.quota_limit_mb < 0 ? -1 : s.quota_limit_mb * 1024 * 1024;
   // CVMFS_SHARED_CACHE=yes: $CVMFS_CACHE_BASE/shared, one quota for every
@@ -94,6 +96,11 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   c.fs.kcache_timeout = s.kcache_timeout_s;
   c.fs.prefetch = PrefetchOptionsFrom(s);
   c.fs.magic_xattrs_visibility = s.magic_xattrs_visibility;
+  c.fs.xattr_protection = s.xattr_protection;
+  for (const std::string& key : s.public_keys) {
+    auto text = ReadFile(key);
+    if (text.ok()) c.fs.public_keys.push_back(*text);
+  }
   c.fs.tag = c.tag;
   auto env =
       std::make_shared<std::map<std::string, std::string>>(s.Environment());
@@ -425,6 +432,7 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   // any longer. SIGTERM ends the FUSE session, which unmounts, or, running
   // as CVMFS_USER, leaves the unmount to root (doc/security.md).
   mount_config.event_log = log.AsEventLog();
+  mount_config.fs.log_buffer = [&log] { return log.recent().Text(); };
   mount_config.on_revision_blacklisted = [&log](const Status& why) {
     log.Error("unmounting: " + why.message());
     ::kill(::getpid(), SIGTERM);

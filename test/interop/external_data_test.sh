@@ -36,13 +36,10 @@ srv() { "$BIN/cvmfs_server" "$@"; }
 sha1_of() { sha1sum "$1" | cut -d' ' -f1; }
 slice() { dd if="$1" bs=1M iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none; }
 xattr_names() { python3 -c 'import os, sys; print("\n".join(sorted(os.listxattr(sys.argv[1]))))' "$1"; }
-# Magic attributes the real 2.12 client names on the root that ours does not
-# yet (issue 23, "Magic attributes as CVMFS"), and ours beyond CVMFS's
-# (user.prefetch, doc/client.md "Prefetch"): shown, not failed. Any other
-# difference fails; an entry here that no longer differs is reported so
-# that it can be removed.
-KNOWN_REAL_ONLY="user.catalog_counters user.logbuffer user.maxfd user.ncleanup24
-user.pubkeys user.repo_counters user.repo_metainfo user.timestamp_last_ioerr user.useddirp"
+# The magic attribute ours has beyond CVMFS's (user.prefetch, doc/client.md
+# "Prefetch"): shown, not failed. Any other difference fails; an entry here
+# that no longer differs is reported so that it can be removed.
+KNOWN_REAL_ONLY=""
 KNOWN_OURS_ONLY="user.prefetch"
 compare_root_xattrs() {
   local real_names=$1 our_names=$2 name
