@@ -26,17 +26,36 @@ MountedCatalog::Lease::~Lease() {
   owner->pool_.push_back(std::move(catalog));
 }
 
-const NestedCatalogRef* MountedCatalog::NestedAt(
+const MountedCatalog::Transition* MountedCatalog::NestedAt(
     const std::string& path) const {
   auto it = nested_.find(path);
   return it == nested_.end() ? nullptr : &it->second;
+}
+
+std::string MountedCatalog::CatalogPath(const std::string& path) const {
+  if (root_prefix_ == mountpoint_) return path;
+  return root_prefix_ + path.substr(mountpoint_.size());
+}
+
+Result<std::optional<DirectoryEntry>> MountedCatalog::Lookup(
+    const std::string& path) {
+  return With([&](Catalog& c) { return c.Lookup(CatalogPath(path)); });
+}
+
+Result<std::vector<DirectoryEntry>> MountedCatalog::List(
+    const std::string& dir) {
+  return With([&](Catalog& c) { return c.List(CatalogPath(dir)); });
+}
+
+Result<std::vector<FileChunk>> MountedCatalog::Chunks(const std::string& path) {
+  return With([&](Catalog& c) { return c.Chunks(CatalogPath(path)); });
 }
 
 Result<std::unique_ptr<CatalogSet>> CatalogSet::Mount(
     ObjectFetcher* objects, cache::PosixCache* cache, const Digest& root_hash,
     std::atomic<uint64_t>* next_inode) {
   std::unique_ptr<CatalogSet> set(new CatalogSet(objects, cache, next_inode));
-  CVMFS_ASSIGN_OR_RETURN(set->root_, set->Attach("", root_hash, nullptr));
+  CVMFS_ASSIGN_OR_RETURN(set->root_, set->Attach("", "", root_hash, nullptr));
   return set;
 }
 
@@ -50,7 +69,8 @@ CatalogSet::~CatalogSet() {
 }
 
 Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(
-    const std::string& mountpoint, const Digest& hash, MountedCatalog* parent) {
+    const std::string& mountpoint, const std::string& root_prefix,
+    const Digest& hash, MountedCatalog* parent) {
   ObjectRequest request;
   request.digest = hash;
   request.suffix = ObjectSuffix::kCatalog;
@@ -67,6 +87,7 @@ Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(
   (void)::posix_fadvise(mounted->handle_.fd(), 0, 0, POSIX_FADV_WILLNEED);
   mounted->file_ = "/proc/self/fd/" + std::to_string(mounted->handle_.fd());
   mounted->mountpoint_ = mountpoint;
+  mounted->root_prefix_ = root_prefix;
   mounted->hash_ = hash;
   mounted->parent_ = parent;
 
@@ -79,14 +100,30 @@ Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(
     return catalog.status().Annotate("catalog " + request.description);
   }
   Catalog& c = **catalog;
-  if (c.root_prefix() != mountpoint)
+  if (c.root_prefix() != root_prefix)
     return Status::Corruption("catalog " + hash.ToString() + " is for '" +
-                              c.root_prefix() + "', expected '" + mountpoint +
+                              c.root_prefix() + "', expected '" + root_prefix +
                               "'");
   CVMFS_ASSIGN_OR_RETURN(int64_t max_rowid, c.MaxRowId());
   CVMFS_ASSIGN_OR_RETURN(auto nested, c.NestedCatalogs());
+  CVMFS_ASSIGN_OR_RETURN(auto bind, c.BindMountpoints());
   CVMFS_ASSIGN_OR_RETURN(mounted->counters_, c.ReadCounters());
-  for (auto& ref : nested) mounted->nested_[ref.path] = ref;
+  // Rows name catalog paths; the set is walked by mount path.
+  auto plant = [&](const NestedCatalogRef& ref, std::string prefix) {
+    if (ref.path.size() <= root_prefix.size() ||
+        ref.path.compare(0, root_prefix.size(), root_prefix) != 0 ||
+        ref.path[root_prefix.size()] != '/')
+      return Status::Corruption("catalog " + hash.ToString() +
+                                " lists a catalog at '" + ref.path +
+                                "' outside '" + root_prefix + "'");
+    MountedCatalog::Transition t{ref, std::move(prefix)};
+    t.ref.path = mountpoint + ref.path.substr(root_prefix.size());
+    mounted->nested_[t.ref.path] = std::move(t);
+    return Status::Ok();
+  };
+  for (auto& ref : nested) CVMFS_RETURN_IF_ERROR(plant(ref, ref.path));
+  // A bind mountpoint grafts in a root catalog (CVMFS: a tag's).
+  for (auto& ref : bind) CVMFS_RETURN_IF_ERROR(plant(ref, ""));
   mounted->max_rowid_ = static_cast<uint64_t>(max_rowid);
   mounted->ttl_ = c.ttl();
   mounted->revision_ = c.revision();
@@ -102,14 +139,16 @@ Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(
   return mounted;
 }
 
-Result<MountedCatalog*> CatalogSet::Child(MountedCatalog* parent,
-                                          const NestedCatalogRef& ref) {
+Result<MountedCatalog*> CatalogSet::Child(
+    MountedCatalog* parent, const MountedCatalog::Transition& at) {
+  const NestedCatalogRef& ref = at.ref;
   {
     cvmfs::MutexLock lock(&mu_);
     auto it = children_.find(ref.path);
     if (it != children_.end()) return it->second.get();
   }
-  CVMFS_ASSIGN_OR_RETURN(auto attached, Attach(ref.path, ref.hash, parent));
+  CVMFS_ASSIGN_OR_RETURN(auto attached,
+                         Attach(ref.path, at.root_prefix, ref.hash, parent));
   cvmfs::MutexLock lock(&mu_);
   auto [it, inserted] = children_.emplace(ref.path, std::move(attached));
   // If another thread attached it meanwhile, ours is dropped: its inode
@@ -124,8 +163,8 @@ Result<MountedCatalog*> CatalogSet::CatalogFor(const std::string& path) {
     size_t next = path.find('/', pos + 1);
     if (next == std::string::npos) next = path.size();
     std::string prefix = path.substr(0, next);
-    if (const NestedCatalogRef* ref = current->NestedAt(prefix)) {
-      CVMFS_ASSIGN_OR_RETURN(current, Child(current, *ref));
+    if (const MountedCatalog::Transition* at = current->NestedAt(prefix)) {
+      CVMFS_ASSIGN_OR_RETURN(current, Child(current, *at));
     }
     pos = next;
   }

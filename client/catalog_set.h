@@ -10,6 +10,13 @@
 // grows, so catalogs attached later, or by a later revision's set, never
 // reuse a number.
 //
+// Bind mountpoints (doc/format-catalog.md 1.9, CVMFS's /.cvmfs/snapshots)
+// are transition points like nested catalogs, but the catalog attached there
+// is another revision's root: its rows are keyed by paths without the
+// mountpoint. A MountedCatalog therefore answers in *mount paths* (the paths
+// the file system sees) and maps them into its own keys (CatalogPath); its
+// nested catalogs and bind mountpoints are listed by mount path too.
+//
 // Concurrency: a Catalog (one SQLite connection) serves one thread at a
 // time, so each attached catalog keeps a small pool of connections to the
 // same immutable file; readers borrow one for the duration of a query and
@@ -36,7 +43,10 @@ namespace cvmfs::client {
 
 class MountedCatalog {
  public:
+  // Where the catalog is attached (mount path), and the path its rows are
+  // keyed under (its root_prefix): equal except below a bind mountpoint.
   const std::string& mountpoint() const { return mountpoint_; }
+  const std::string& root_prefix() const { return root_prefix_; }
   const Digest& hash() const { return hash_; }
   uint64_t inode_base() const { return inode_base_; }
   uint64_t max_rowid() const { return max_rowid_; }
@@ -45,8 +55,23 @@ class MountedCatalog {
   const CatalogCounters& counters() const { return counters_; }
   MountedCatalog* parent() const { return parent_; }
 
-  // The nested catalog mounted exactly at `path`, if this catalog lists one.
-  const NestedCatalogRef* NestedAt(const std::string& path) const;
+  // A catalog attached below this one: at `ref.path` (a mount path), keyed
+  // under `root_prefix` (the nested catalog's own path, or "" for the
+  // revision a bind mountpoint grafts in).
+  struct Transition {
+    NestedCatalogRef ref;
+    std::string root_prefix;
+  };
+  // The nested catalog or bind mountpoint exactly at mount path `path`, if
+  // this catalog lists one.
+  const Transition* NestedAt(const std::string& path) const;
+
+  // `path` (a mount path at or below mountpoint()) as this catalog keys it.
+  std::string CatalogPath(const std::string& path) const;
+  // Catalog queries by mount path (see Catalog for their contracts).
+  Result<std::optional<DirectoryEntry>> Lookup(const std::string& path);
+  Result<std::vector<DirectoryEntry>> List(const std::string& dir);
+  Result<std::vector<FileChunk>> Chunks(const std::string& path);
 
   // Runs `fn` with a connection to this catalog for itself; `fn` returns a
   // Status or Result (an IoError is returned if no connection can be made).
@@ -68,14 +93,14 @@ class MountedCatalog {
     std::unique_ptr<Catalog> catalog;
   };
 
-  std::string mountpoint_;
+  std::string mountpoint_, root_prefix_;
   Digest hash_;
   uint64_t inode_base_ = 0, max_rowid_ = 0, ttl_ = 0, revision_ = 0;
   CatalogCounters counters_;
   MountedCatalog* parent_ = nullptr;
-  std::map<std::string, NestedCatalogRef> nested_;  // by mountpoint path
-  cache::CacheHandle handle_;                       // keeps the file open
-  std::string file_;  // /proc/self/fd/N of handle_
+  std::map<std::string, Transition> nested_;  // by mount path
+  cache::CacheHandle handle_;                 // keeps the file open
+  std::string file_;                          // /proc/self/fd/N of handle_
 
   // Guards pool_ (held for a vector push or pop only); leaf lock, taken
   // after CatalogSet::mu_ if both are ever held.
@@ -109,10 +134,12 @@ class CatalogSet {
              std::atomic<uint64_t>* next_inode)
       : objects_(objects), cache_(cache), next_inode_(next_inode) {}
   Result<std::unique_ptr<MountedCatalog>> Attach(const std::string& mountpoint,
+                                                 const std::string& root_prefix,
                                                  const Digest& hash,
                                                  MountedCatalog* parent);
   Result<MountedCatalog*> Child(MountedCatalog* parent,
-                                const NestedCatalogRef& ref) EXCLUDES(mu_);
+                                const MountedCatalog::Transition& at)
+      EXCLUDES(mu_);
 
   ObjectFetcher* objects_;             // borrowed
   cache::PosixCache* cache_;           // borrowed

@@ -141,8 +141,7 @@ uint64_t FileSystem::InodeOf(const MountedCatalog* catalog,
   }
   // The group's inode is that of its member with the lowest rowid.
   int64_t leader = entry.rowid;
-  auto siblings = const_cast<MountedCatalog*>(catalog)->With(
-      [&](Catalog& c) { return c.List(dir); });
+  auto siblings = const_cast<MountedCatalog*>(catalog)->List(dir);
   if (siblings.ok()) {
     for (const DirectoryEntry& e : *siblings)
       if (e.hardlink_group == entry.hardlink_group)
@@ -199,7 +198,7 @@ FileSystem::Resolve(uint64_t parent_inode, const InodeInfo& parent,
   auto catalog = set->CatalogFor(parent.path);
   if (!catalog.ok()) return CountError(catalog.status());
   MountedCatalog* c = *catalog;
-  auto entry = c->With([&](Catalog& cat) { return cat.Lookup(path); });
+  auto entry = c->Lookup(path);
   if (!entry.ok()) return CountError(entry.status().Annotate(path));
   if (!*entry) return Status::NotFound(path);
   auto info = std::make_shared<InodeInfo>();
@@ -278,8 +277,7 @@ Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(
   if (open_observer_) open_observer_(info->path);
   triggers_.FileOpened(*info, busy_.load());
   if (e.chunked) {
-    auto chunks =
-        info->catalog->With([&](Catalog& c) { return c.Chunks(info->path); });
+    auto chunks = info->catalog->Chunks(info->path);
     if (!chunks.ok()) return CountError(chunks.status().Annotate(info->path));
     return std::make_unique<OpenFile>(&open_file_services_, info,
                                       std::move(chunks).value());
@@ -346,7 +344,7 @@ Result<std::vector<DirEntry>> FileSystem::ReadDir(uint64_t inode) {
   auto catalog = set->CatalogFor(info->path);
   if (!catalog.ok()) return CountError(catalog.status());
   MountedCatalog* c = *catalog;
-  auto rows = c->With([&](Catalog& cat) { return cat.List(info->path); });
+  auto rows = c->List(info->path);
   if (!rows.ok()) return CountError(rows.status().Annotate(info->path));
   triggers_.DirectoryListed(*info, *rows);
 

@@ -248,8 +248,7 @@ std::optional<Result<std::vector<std::string>>> MagicXattrs::EntryPages(
     return Pages{e.content_hash ? e.content_hash->ToString() : std::string()};
   if (name == "chunks") {
     if (!e.chunked) return Pages{"1"};
-    auto chunks =
-        info_.catalog->With([&](Catalog& c) { return c.Chunks(info_.path); });
+    auto chunks = info_.catalog->Chunks(info_.path);
     if (!chunks.ok()) return Result<Pages>(chunks.status());
     return Pages{std::to_string(chunks->size())};
   }
@@ -299,8 +298,7 @@ std::vector<std::string> MagicXattrs::ChunkListPages() const {
   if (!e.chunked) {
     line(e.content_hash.value_or(Digest()), 0, e.size);
   } else {
-    auto chunks =
-        info_.catalog->With([&](Catalog& c) { return c.Chunks(info_.path); });
+    auto chunks = info_.catalog->Chunks(info_.path);
     if (chunks.ok())
       for (const FileChunk& c : *chunks) line(c.hash, c.offset, c.size);
   }

@@ -43,7 +43,7 @@ PrefetchPlan PlanDirectoryPrefetch(const CatalogSet& set,
          !(limits.stop && limits.stop())) {
     auto [c, path] = std::move(dirs.front());
     dirs.pop_front();
-    auto rows = c->With([&p = path](Catalog& cat) { return cat.List(p); });
+    auto rows = c->List(path);
     plan.listed.push_back(path);
     if (!rows.ok()) continue;  // a hint only: the reader will see the error
     std::vector<ObjectRequest>& out =
@@ -51,6 +51,9 @@ PrefetchPlan PlanDirectoryPrefetch(const CatalogSet& set,
     for (const DirectoryEntry& e : *rows) {
       std::string child = path + "/" + e.name;
       if (e.IsDirectory()) {
+        // Other revisions grafted in (/.cvmfs/snapshots) are not this
+        // one's working set.
+        if (e.bind_mountpoint) continue;
         MountedCatalog* holder =
             e.nested_mountpoint ? AttachedAt(set, child) : c;
         if (holder != nullptr) dirs.emplace_back(holder, std::move(child));

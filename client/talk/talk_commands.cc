@@ -243,8 +243,7 @@ Result<std::vector<ObjectRequest>> TalkCommands::ObjectsOf(
 
   std::shared_ptr<CatalogSet> catalogs = fs()->catalogs();
   CVMFS_ASSIGN_OR_RETURN(MountedCatalog * catalog, catalogs->CatalogFor(path));
-  CVMFS_ASSIGN_OR_RETURN(
-      auto entry, catalog->With([&](Catalog& c) { return c.Lookup(path); }));
+  CVMFS_ASSIGN_OR_RETURN(auto entry, catalog->Lookup(path));
   if (!entry || !entry->IsRegular())
     return Status::NotFound(path + " is not a regular file");
   std::vector<ObjectRequest> objects;
@@ -254,8 +253,7 @@ Result<std::vector<ObjectRequest>> TalkCommands::ObjectsOf(
     objects.push_back(WholeContentRequest(path, *entry));
     return objects;
   }
-  CVMFS_ASSIGN_OR_RETURN(
-      auto chunks, catalog->With([&](Catalog& c) { return c.Chunks(path); }));
+  CVMFS_ASSIGN_OR_RETURN(auto chunks, catalog->Chunks(path));
   for (const FileChunk& chunk : chunks) {
     objects.push_back(ChunkContentRequest(path, *entry, chunk));
   }
