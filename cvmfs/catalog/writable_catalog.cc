@@ -357,6 +357,34 @@ Status WritableCatalog::UpdateNestedCatalog(const NestedCatalogRef& ref) {
   return Status::Ok();
 }
 
+Status WritableCatalog::AddBindMountpoint(const NestedCatalogRef& ref) {
+  CVMFS_RETURN_IF_ERROR(CheckOpen());
+  CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                         db()->Prepare("INSERT INTO bind_mountpoints (path, "
+                                       "sha1, size) VALUES (?1, ?2, ?3);"));
+  stmt.BindText(1, ref.path)
+      .BindText(2, ref.hash.ToString())
+      .BindInt64(3, static_cast<int64_t>(ref.size));
+  Status s = stmt.Run();
+  if (s.code() == Status::Code::kAlreadyExists)
+    return Status::AlreadyExists(file() + ": bind mountpoint '" + ref.path +
+                                 "' exists");
+  return s;
+}
+
+Status WritableCatalog::RemoveBindMountpoint(std::string_view path) {
+  CVMFS_RETURN_IF_ERROR(CheckOpen());
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db()->Prepare("DELETE FROM bind_mountpoints WHERE path = ?1;"));
+  stmt.BindText(1, path);
+  CVMFS_RETURN_IF_ERROR(stmt.Run());
+  if (db()->Changes() == 0)
+    return Status::NotFound(file() + ": no bind mountpoint '" +
+                            std::string(path) + "'");
+  return Status::Ok();
+}
+
 Status WritableCatalog::RemoveNestedCatalog(std::string_view path) {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
   CVMFS_ASSIGN_OR_RETURN(

@@ -64,6 +64,10 @@ class WritableCatalog : public Catalog {
   Status UpdateNestedCatalog(
       const NestedCatalogRef& ref);                   // NotFound if absent
   Status RemoveNestedCatalog(std::string_view path);  // NotFound if absent
+  // Rows of bind_mountpoints (doc/format-catalog.md 1.9): AlreadyExists /
+  // NotFound as for nested catalogs.
+  Status AddBindMountpoint(const NestedCatalogRef& ref);
+  Status RemoveBindMountpoint(std::string_view path);
 
   Status SetProperty(std::string_view key, std::string_view value);
   Status SetSubtreeCounters(const CounterSet& subtree);

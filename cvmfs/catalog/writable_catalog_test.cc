@@ -502,6 +502,16 @@ TEST_F(WritableCatalogTest, ChangesUpdatesAndErrors) {
   ASSERT_TRUE(w->RemoveNestedCatalog("/n").ok());
   EXPECT_EQ(w->RemoveNestedCatalog("/n").code(), Status::Code::kNotFound);
 
+  // Bind mountpoints live in their own table, apart from nested catalogs.
+  NestedCatalogRef bind{"/s/t", Fake(HashAlgorithm::kShake128, 3), 30};
+  ASSERT_TRUE(w->AddBindMountpoint(bind).ok());
+  EXPECT_EQ(w->AddBindMountpoint(bind).code(), Status::Code::kAlreadyExists);
+  EXPECT_EQ(w->BindMountpoints().value(), std::vector<NestedCatalogRef>{bind});
+  EXPECT_TRUE(w->NestedCatalogs().value().empty());
+  ASSERT_TRUE(w->RemoveBindMountpoint("/s/t").ok());
+  EXPECT_EQ(w->RemoveBindMountpoint("/s/t").code(), Status::Code::kNotFound);
+  EXPECT_TRUE(w->BindMountpoints().value().empty());
+
   // The root keeps parent (0,0) and flags 1 when updated.
   DirectoryEntry root = Dir(42, 9);
   ASSERT_TRUE(w->UpdateEntry("", root).ok());
