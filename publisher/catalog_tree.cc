@@ -279,7 +279,10 @@ Status CatalogTree::RemoveSubtree(Node* node, const std::string& path) {
   CVMFS_ASSIGN_OR_RETURN(auto entries, node->db->List(path));
   for (auto& e : entries) {
     std::string child = path + "/" + e.name;
-    if (e.nested_mountpoint) {
+    if (e.bind_mountpoint) {
+      CVMFS_RETURN_IF_ERROR(DropBindMountpoint(node, child));
+      CVMFS_RETURN_IF_ERROR(node->db->RemoveEntry(child));
+    } else if (e.nested_mountpoint) {
       CVMFS_RETURN_IF_ERROR(DropNode(node, child));
       CVMFS_RETURN_IF_ERROR(node->db->RemoveEntry(child));
     } else if (e.IsDirectory()) {
@@ -307,7 +310,11 @@ Status CatalogTree::Remove(const std::string& path) {
   }
   CVMFS_ASSIGN_OR_RETURN(auto existing, node->db->Lookup(path));
   if (!existing) return Status::Ok();
-  if (existing->IsDirectory()) {
+  if (existing->bind_mountpoint) {
+    CVMFS_RETURN_IF_ERROR(DropBindMountpoint(node, path));
+    CVMFS_RETURN_IF_ERROR(node->db->RemoveEntry(path));
+    touched_dirs_.insert(parent_path);
+  } else if (existing->IsDirectory()) {
     CVMFS_RETURN_IF_ERROR(RemoveSubtree(node, path));
     touched_dirs_.insert(parent_path);
   } else {
@@ -315,6 +322,61 @@ Status CatalogTree::Remove(const std::string& path) {
   }
   MarkDirty(node);
   return Status::Ok();
+}
+
+Status CatalogTree::DropBindMountpoint(Node* node, const std::string& path) {
+  Status s = node->db->RemoveBindMountpoint(path);
+  // A flagged row without its table row (not one we wrote) goes anyway.
+  if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
+  MarkDirty(node);
+  return Status::Ok();
+}
+
+Status CatalogTree::PutBindMountpoint(const NestedCatalogRef& ref,
+                                      DirectoryEntry entry) {
+  if (!entry.IsDirectory())
+    return Status::InvalidArgument("bind mountpoint " + ref.path +
+                                   " must be a directory");
+  CVMFS_RETURN_IF_ERROR(Remove(ref.path));
+  entry.bind_mountpoint = true;
+  entry.nested_root = entry.nested_mountpoint = entry.hidden = false;
+  entry.xattrs = {};
+  CVMFS_RETURN_IF_ERROR(Put(ref.path, entry));
+  CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(ref.path));
+  CVMFS_RETURN_IF_ERROR(node->db->AddBindMountpoint(ref));
+  MarkDirty(node);
+  return Status::Ok();
+}
+
+Result<std::vector<NestedCatalogRef>> CatalogTree::BindMountpoints(
+    const std::string& dir) {
+  CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(dir));
+  return node->db->BindMountpoints();
+}
+
+Result<std::pair<DirectoryEntry, uint64_t>> CatalogTree::RootOf(
+    const Digest& root_hash) {
+  auto raw = cvmfs::ReadVerifiedObject(store_, root_hash,
+                                       cvmfs::ObjectSuffix::kCatalog);
+  if (!raw.ok())
+    return raw.status().Annotate("catalog " + root_hash.ToString());
+  const std::string file = NewTempFile();
+  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(file, *raw, 0600));
+  Result<std::optional<DirectoryEntry>> root = [&] {
+    auto catalog = cvmfs::Catalog::Open(file);
+    if (!catalog.ok())
+      return Result<std::optional<DirectoryEntry>>(catalog.status());
+    if (!(*catalog)->is_root())
+      return Result<std::optional<DirectoryEntry>>(Status::InvalidArgument(
+          "catalog " + root_hash.ToString() + " is not a root catalog"));
+    return (*catalog)->Lookup("");
+  }();
+  ::unlink(file.c_str());
+  if (!root.ok()) return root.status();
+  if (!*root)
+    return Status::Corruption("catalog " + root_hash.ToString() +
+                              " has no root entry");
+  return std::make_pair(std::move(**root), uint64_t{raw->size()});
 }
 
 // Moves every entry strictly below `dir` from one catalog to another,

@@ -28,6 +28,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cvmfs/catalog/catalog.h"
@@ -84,6 +85,21 @@ class CatalogTree {
   cvmfs::Status RemoveNestedCatalog(const std::string& dir);
   bool IsNestedCatalogRoot(const std::string& dir);
 
+  // Bind mountpoints (doc/format-catalog.md 1.9): grafts the root catalog
+  // `ref.hash` at `ref.path` as the directory row `entry` (given the bind
+  // flag here), replacing whatever is there, in the catalog holding the
+  // path. Remove() of the row (or of a directory above it) drops its
+  // bind_mountpoints row too.
+  cvmfs::Status PutBindMountpoint(const cvmfs::NestedCatalogRef& ref,
+                                  cvmfs::DirectoryEntry entry);
+  // The bind_mountpoints rows of the catalog holding `dir`.
+  cvmfs::Result<std::vector<cvmfs::NestedCatalogRef>> BindMountpoints(
+      const std::string& dir);
+  // The root entry and uncompressed size of the (published) root catalog
+  // `root_hash`, e.g. a tag's.
+  cvmfs::Result<std::pair<cvmfs::DirectoryEntry, uint64_t>> RootOf(
+      const cvmfs::Digest& root_hash);
+
   // The store catalogs and objects are read from and written to.
   cvmfs::ObjectStore* store() const { return store_; }
 
@@ -100,6 +116,7 @@ class CatalogTree {
   cvmfs::Result<Node*> NodeFor(const std::string& path);
   cvmfs::Status RemoveSubtree(Node* node, const std::string& path);
   cvmfs::Status DropNode(Node* parent, const std::string& mountpoint);
+  cvmfs::Status DropBindMountpoint(Node* node, const std::string& path);
   cvmfs::Status MoveSubtree(Node* from, Node* to, const std::string& dir);
   cvmfs::Status FixDirectoryLinkcounts();
   cvmfs::Status CommitNode(Node* node, uint64_t revision, int64_t timestamp,

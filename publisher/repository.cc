@@ -16,6 +16,7 @@
 #include "publisher/spool_layout.h"
 #include "publisher/stale_temporaries.h"
 #include "publisher/status_json.h"
+#include "publisher/virtual_dir.h"
 
 namespace publisher {
 
@@ -180,7 +181,8 @@ Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(
 }
 
 Status Repository::WriteManifest(cvmfs::Manifest manifest,
-                                 const Digest* history) {
+                                 const Digest* history,
+                                 const std::vector<Digest>& also_catalogs) {
   // Certificate and metainfo are stored once; make sure they exist.
   CVMFS_ASSIGN_OR_RETURN(Digest cert,
                          StoreCompressed(certificate_->ToPem(),
@@ -208,6 +210,9 @@ Status Repository::WriteManifest(cvmfs::Manifest manifest,
     CVMFS_ASSIGN_OR_RETURN(reflog,
                            cvmfs::ReflogDb::Create(reflog_file, config_.fqrn));
   }
+  for (const Digest& c : also_catalogs)
+    CVMFS_RETURN_IF_ERROR(reflog->AddCatalog(
+        c, static_cast<int64_t>(*manifest.publish_timestamp)));
   CVMFS_RETURN_IF_ERROR(
       reflog->AddCatalog(manifest.root_catalog,
                          static_cast<int64_t>(*manifest.publish_timestamp)));
@@ -235,11 +240,33 @@ Status Repository::WriteManifest(cvmfs::Manifest manifest,
       .Annotate("storing the manifest");
 }
 
+Result<CommitResult> Repository::CommitVirtualDir(
+    const CommitResult& built, const std::vector<cvmfs::Tag>& tags,
+    uint64_t revision) {
+  CVMFS_ASSIGN_OR_RETURN(std::string work, MakeTempDir());
+  cvmfs::ScopedRemoveTree cleanup(work);
+  const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl,
+                                        work};
+  CVMFS_ASSIGN_OR_RETURN(
+      auto tree, CatalogTree::Open(&store_, built.root_hash, tree_options));
+  VirtualDirOptions options;
+  options.hash_algorithm = config_.hash_algorithm;
+  options.now = ::time(nullptr);
+  CVMFS_RETURN_IF_ERROR(UpdateVirtualDir(tree.get(), tags, options)
+                            .Annotate("updating /.cvmfs/snapshots"));
+  CVMFS_ASSIGN_OR_RETURN(CommitResult commit,
+                         tree->Commit(revision, options.now));
+  for (const std::string& c : built.committed_catalogs)
+    commit.committed_catalogs.push_back(c);
+  return commit;
+}
+
 Result<PublishStats> Repository::CommitRevision(CatalogTree* tree,
                                                 uint64_t revision,
                                                 const PublishOptions& options) {
   const int64_t now = ::time(nullptr);
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
+  if (!config_.virtual_dir) CVMFS_RETURN_IF_ERROR(RemoveVirtualDir(tree));
   CVMFS_ASSIGN_OR_RETURN(CommitResult commit, tree->Commit(revision, now));
 
   // History: trunk, trunk-previous and the new tag.
@@ -290,6 +317,17 @@ Result<PublishStats> Repository::CommitRevision(CatalogTree* tree,
     for (const std::string& name : OutdatedAutoTags(all, threshold))
       if (name != new_tag) CVMFS_RETURN_IF_ERROR(history->Remove(name));
   }
+  std::vector<Digest> built_catalogs;
+  if (config_.virtual_dir) {
+    // As CVMFS: the tags (the new one too) name the revision as built;
+    // trunk names it with /.cvmfs/snapshots brought up to date.
+    built_catalogs.push_back(commit.root_hash);
+    CVMFS_ASSIGN_OR_RETURN(std::vector<cvmfs::Tag> tags, history->List());
+    CVMFS_ASSIGN_OR_RETURN(commit, CommitVirtualDir(commit, tags, revision));
+    trunk.root_hash = commit.root_hash;
+    trunk.size = commit.root_size;
+    CVMFS_RETURN_IF_ERROR(history->Insert(trunk));
+  }
   if (current.manifest.history)
     CVMFS_RETURN_IF_ERROR(
         history->SetPreviousRevision(*current.manifest.history));
@@ -309,7 +347,8 @@ Result<PublishStats> Repository::CommitRevision(CatalogTree* tree,
   manifest.revision = revision;
   if (options.before_commit)
     CVMFS_RETURN_IF_ERROR(options.before_commit(commit.root_hash, revision));
-  CVMFS_RETURN_IF_ERROR(WriteManifest(manifest, &*history_hash));
+  CVMFS_RETURN_IF_ERROR(
+      WriteManifest(manifest, &*history_hash, built_catalogs));
 
   PublishStats stats;
   stats.revision = revision;
@@ -393,6 +432,27 @@ Result<PublishStats> Repository::PublishOldRoot(const Digest& old_root,
 Status Repository::CommitHistory(std::unique_ptr<cvmfs::HistoryDb> history) {
   CVMFS_RETURN_IF_ERROR(Lock());
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
+  if (config_.virtual_dir) {
+    // As CVMFS: a tag change refreshes /.cvmfs/snapshots, in a new
+    // revision that trunk names.
+    CVMFS_ASSIGN_OR_RETURN(std::vector<cvmfs::Tag> tags, history->List());
+    CommitResult head;
+    head.root_hash = current.manifest.root_catalog;
+    head.root_size = current.manifest.catalog_size;
+    const uint64_t revision = current.manifest.revision + 1;
+    CVMFS_ASSIGN_OR_RETURN(CommitResult commit,
+                           CommitVirtualDir(head, tags, revision));
+    CVMFS_ASSIGN_OR_RETURN(auto trunk, history->Get("trunk"));
+    if (trunk) {
+      trunk->root_hash = commit.root_hash;
+      trunk->size = commit.root_size;
+      trunk->revision = revision;
+      CVMFS_RETURN_IF_ERROR(history->Insert(*trunk));
+    }
+    current.manifest.root_catalog = commit.root_hash;
+    current.manifest.catalog_size = commit.root_size;
+    current.manifest.revision = revision;
+  }
   if (current.manifest.history)
     CVMFS_RETURN_IF_ERROR(
         history->SetPreviousRevision(*current.manifest.history));

@@ -138,8 +138,16 @@ class Repository {
   cvmfs::Result<PublishStats> CommitRevision(CatalogTree* tree,
                                              uint64_t revision,
                                              const PublishOptions& options);
-  cvmfs::Status WriteManifest(cvmfs::Manifest manifest,
-                              const cvmfs::Digest* history);
+  // The revision `built` again, with /.cvmfs/snapshots in line with `tags`
+  // (CVMFS_VIRTUAL_DIR).
+  cvmfs::Result<CommitResult> CommitVirtualDir(
+      const CommitResult& built, const std::vector<cvmfs::Tag>& tags,
+      uint64_t revision);
+  // `also_catalogs`: root catalogs the reflog records besides the
+  // manifest's (a revision tagged before /.cvmfs was refreshed).
+  cvmfs::Status WriteManifest(
+      cvmfs::Manifest manifest, const cvmfs::Digest* history,
+      const std::vector<cvmfs::Digest>& also_catalogs = {});
   cvmfs::Result<cvmfs::Digest> StoreCompressed(const std::string& data,
                                                cvmfs::ObjectSuffix suffix);
 

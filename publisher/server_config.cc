@@ -118,7 +118,8 @@ Result<ServerConfig> ServerConfig::FromKeyValues(const KeyValueFile& kv) {
         BoolParam{"CVMFS_INCLUDE_XATTRS", "true", &c.include_xattrs},
         BoolParam{"CVMFS_IGNORE_SPECIAL_FILES", "false",
                   &c.ignore_special_files},
-        BoolParam{"CVMFS_EXTERNAL_DATA", "false", &c.external_data}}) {
+        BoolParam{"CVMFS_EXTERNAL_DATA", "false", &c.external_data},
+        BoolParam{"CVMFS_VIRTUAL_DIR", "false", &c.virtual_dir}}) {
     auto v = ParseBool(p.key, kv.Get(p.key, p.def));
     if (!v.ok()) return v.status();
     *p.out = *v;
@@ -178,6 +179,7 @@ KeyValueFile ServerConfig::ToKeyValues() const {
   kv.Set("CVMFS_INCLUDE_XATTRS", include_xattrs ? "true" : "false");
   kv.Set("CVMFS_IGNORE_SPECIAL_FILES", ignore_special_files ? "true" : "false");
   kv.Set("CVMFS_EXTERNAL_DATA", external_data ? "true" : "false");
+  if (virtual_dir) kv.Set("CVMFS_VIRTUAL_DIR", "true");
   return kv;
 }
 

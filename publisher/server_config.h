@@ -58,6 +58,9 @@ struct ServerConfig {
   // CVMFS_EXTERNAL_DATA (mkfs -X): new files are published as external
   // (publisher/upper_applier.h).
   bool external_data = false;
+  // CVMFS_VIRTUAL_DIR: every publish maintains /.cvmfs/snapshots/<tag>
+  // (publisher/virtual_dir.h); turned off, the next publish removes it.
+  bool virtual_dir = false;
   int num_workers = 0;  // 0: one per core
 
   static cvmfs::Result<ServerConfig> Load(const cvmfs::SystemPaths& paths,

@@ -16,6 +16,7 @@
 #include "publisher/dirtab_catalogs.h"
 #include "publisher/graft_file.h"
 #include "publisher/ordered_registration.h"
+#include "publisher/virtual_dir.h"
 
 namespace publisher {
 
@@ -215,6 +216,12 @@ DirectoryEntry Applier::BaseEntry(const UpperEntry& e) const {
 }
 
 Status Applier::Visit(const UpperEntry& e) {
+  if (IsVirtualDirPath(e.path))
+    return Status::InvalidArgument(
+        e.path +
+        ": /.cvmfs is reserved for the publisher's virtual "
+        "directory (CVMFS_VIRTUAL_DIR); a transaction may not "
+        "create, change or remove it");
   switch (e.kind) {
     case UpperEntry::Kind::kWhiteout: {
       // Registrations queued so far must not land after the removal.
