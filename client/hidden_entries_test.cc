@@ -36,8 +36,10 @@ class HiddenEntriesTest : public ::testing::Test {
           dir.size = 4096;
           DirectoryEntry hidden = dir;
           hidden.hidden = true;
-          CVMFS_RETURN_IF_ERROR(tree->Put("/.cvmfs", hidden));
-          CVMFS_RETURN_IF_ERROR(tree->Put("/.cvmfs/snapshots", dir));
+          // (Not /.cvmfs: without CVMFS_VIRTUAL_DIR a publish removes
+          // it; snapshots_test.cc has the real one.)
+          CVMFS_RETURN_IF_ERROR(tree->Put("/.hidden", hidden));
+          CVMFS_RETURN_IF_ERROR(tree->Put("/.hidden/snapshots", dir));
           return tree->Put("/visible", dir);
         },
         {});
@@ -74,7 +76,7 @@ TEST_F(HiddenEntriesTest, AreLeftOutOfListingsButFoundByName) {
   FileSystem* fs = mount_->file_system();
   EXPECT_EQ((std::vector<std::string>{".", "..", "visible"}),
             Names(kRootInode));
-  auto hidden = fs->Lookup(kRootInode, ".cvmfs");
+  auto hidden = fs->Lookup(kRootInode, ".hidden");
   ASSERT_TRUE(hidden.ok()) << hidden.status().ToString();
   EXPECT_TRUE(S_ISDIR(hidden->attr.st_mode));
   EXPECT_EQ((std::vector<std::string>{".", "..", "snapshots"}),
