@@ -17,6 +17,7 @@
 #include "publisher/dirtab_catalogs.h"
 #include "publisher/ordered_registration.h"
 #include "publisher/tar_stream.h"
+#include "publisher/virtual_dir.h"
 
 namespace publisher {
 
@@ -296,6 +297,17 @@ Status TarIngester::CheckLimits(archive_entry* e,
   return Status::Ok();
 }
 
+namespace {
+// /.cvmfs is the publisher's (virtual_dir.h), as in a transaction.
+Status RefuseVirtualDir(const std::string& path) {
+  if (!IsVirtualDirPath(path)) return Status::Ok();
+  return Status::InvalidArgument(
+      path +
+      ": /.cvmfs is reserved for the publisher's virtual directory "
+      "(CVMFS_VIRTUAL_DIR)");
+}
+}  // namespace
+
 Status TarIngester::ProcessMember(TarStream* stream, archive_entry* e) {
   const char* raw_name = archive_entry_pathname(e);
   if (!raw_name) return Status::Corruption("tar member without a name");
@@ -303,7 +315,8 @@ Status TarIngester::ProcessMember(TarStream* stream, archive_entry* e) {
   if (!rel.ok()) return rel.status();
   if (rel->empty()) return Status::Ok();  // the base directory itself
   const std::string path = base_ + *rel;
-  Status st = CheckLimits(e, path);
+  Status st = RefuseVirtualDir(path);
+  if (st.ok()) st = CheckLimits(e, path);
   auto entry = BaseEntry(e);
   if (st.ok()) st = entry.status();
   if (st.ok()) st = EnsureDirectory(std::string(cvmfs::ParentPath(path)));
@@ -416,6 +429,7 @@ Status TarIngester::ReadMembers(TarStream* stream) {
 
 Status TarIngester::Run() {
   CVMFS_ASSIGN_OR_RETURN(base_, NormalizeRepoPath(options_.base_dir));
+  CVMFS_RETURN_IF_ERROR(RefuseVirtualDir(base_).Annotate("-b"));
   if (std::string("/cvmfs/").size() + options_.fqrn.size() + base_.size() >
       kMaxClientPathLength)
     return Status::InvalidArgument("-b: the base directory is longer than " +
@@ -428,6 +442,7 @@ Status TarIngester::Run() {
     if (path.empty())
       return Status::InvalidArgument(
           "-d: refusing to delete the repository root");
+    CVMFS_RETURN_IF_ERROR(RefuseVirtualDir(path).Annotate("-d"));
     CVMFS_RETURN_IF_ERROR(tree_->Remove(path));
   }
   CVMFS_RETURN_IF_ERROR(EnsureDirectory(base_).Annotate("-b " + base_));

@@ -230,6 +230,15 @@ TEST_F(TarIngestTest, PathsLongerThanClientsCanUseAreRefused) {
             cvmfs::testing::Sha256Hex("longest\n"));
 }
 
+TEST_F(TarIngestTest, TheVirtualDirectoryIsRefused) {
+  Ingest({File(".cvmfs/x", "x\n")}, "");
+  ExpectRefused("reserved for the publisher's virtual directory");
+  Ingest({File("x", "x\n")}, ".cvmfs/snapshots");
+  ExpectRefused("reserved for the publisher's virtual directory");
+  Ingest({File(".cvmfs_other", "x\n")}, "");
+  ASSERT_TRUE(last_.ok()) << last_.ToString();
+}
+
 TEST_F(TarIngestTest, TwoThousandLevelsAreIngested) {
   std::vector<Member> members;
   std::string path;

@@ -107,10 +107,11 @@ Status UpdateVirtualDir(CatalogTree* tree, const std::vector<cvmfs::Tag>& tags,
 
 Status RemoveVirtualDir(CatalogTree* tree) {
   CVMFS_ASSIGN_OR_RETURN(auto existing, tree->Lookup(kVirtualDirPath));
-  if (!existing) return Status::Ok();
-  if (!existing->hidden)
-    return Status::InvalidArgument(std::string(kVirtualDirPath) +
-                                   " is not the virtual directory");
+  // Only the publisher's own (hidden, a nested catalog): a /.cvmfs that
+  // came otherwise (an old ingest) is left alone.
+  if (!existing || !existing->hidden ||
+      !tree->IsNestedCatalogRoot(kVirtualDirPath))
+    return Status::Ok();
   return tree->Remove(kVirtualDirPath);
 }
 

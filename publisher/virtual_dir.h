@@ -44,7 +44,8 @@ struct VirtualDirOptions {
 cvmfs::Status UpdateVirtualDir(CatalogTree* tree,
                                const std::vector<cvmfs::Tag>& tags,
                                const VirtualDirOptions& options);
-// No-op when there is no /.cvmfs.
+// No-op when there is no /.cvmfs, or one that is not the virtual directory
+// (not hidden, not a nested catalog).
 cvmfs::Status RemoveVirtualDir(CatalogTree* tree);
 // Whether the tree has a /.cvmfs directory.
 cvmfs::Result<bool> HasVirtualDir(CatalogTree* tree);
