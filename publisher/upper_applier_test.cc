@@ -138,6 +138,36 @@ TEST_F(UpperApplierTest,
   EXPECT_EQ(Content("/n/in-nested"), "nested");
 }
 
+// As CVMFS (its test 638): /.cvmfs is the publisher's; a transaction may
+// neither create it (file, link or directory) nor change what is below it.
+TEST_F(UpperApplierTest, TheVirtualDirectoryIsRefused) {
+  NewLayer();
+  Write("a", "a");
+  ApplyAndCommit();
+  for (const char* rel : {".cvmfs", ".cvmfs/snapshots/x"}) {
+    NewLayer();
+    Write(rel, "x");
+    CatalogTreeOptions topts{cvmfs::HashAlgorithm::kSha1, 240,
+                             tmp_.Sub("refused" + std::to_string(layers_))};
+    ASSERT_TRUE(cvmfs::MakeDirs(topts.temp_dir).ok());
+    auto tree = CatalogTree::Open(&store_, root_, topts);
+    ASSERT_TRUE(tree.ok());
+    UpperChanges changes;
+    IngestPipeline pipeline(&store_, IngestOptions{});
+    cvmfs::Status st = ApplyUpperLayer(layer_, UpperApplyOptions{}, tree->get(),
+                                       &pipeline, &changes);
+    pipeline.Drain();
+    EXPECT_FALSE(st.ok()) << rel;
+    EXPECT_NE(st.ToString().find("reserved"), std::string::npos)
+        << st.ToString();
+  }
+  NewLayer();
+  Write(".CVMFS", "x");
+  Write(".cvmfs_allowed", "x");
+  ApplyAndCommit();
+  EXPECT_TRUE(Exists("/.cvmfs_allowed"));
+}
+
 TEST_F(UpperApplierTest, DirtabAppliesToDirectoriesTheTransactionTouches) {
   NewLayer();
   Write(".cvmfsdirtab", "/sw/*\n");
