@@ -327,19 +327,43 @@ Status WritableCatalog::SetChunks(std::string_view path,
   return Status::Ok();
 }
 
-Status WritableCatalog::AddNestedCatalog(const NestedCatalogRef& ref) {
+// nested_catalogs and bind_mountpoints share their columns (path, sha1,
+// size); `what` names a row in messages.
+Status WritableCatalog::InsertReference(std::string_view table,
+                                        std::string_view what,
+                                        const NestedCatalogRef& ref) {
   CVMFS_RETURN_IF_ERROR(CheckOpen());
-  CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
-                         db()->Prepare("INSERT INTO nested_catalogs (path, "
-                                       "sha1, size) VALUES (?1, ?2, ?3);"));
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db()->Prepare("INSERT INTO " + std::string(table) +
+                    " (path, sha1, size) VALUES (?1, ?2, ?3);"));
   stmt.BindText(1, ref.path)
       .BindText(2, ref.hash.ToString())
       .BindInt64(3, static_cast<int64_t>(ref.size));
   Status s = stmt.Run();
   if (s.code() == Status::Code::kAlreadyExists)
-    return Status::AlreadyExists(file() + ": nested catalog '" + ref.path +
-                                 "' exists");
+    return Status::AlreadyExists(file() + ": " + std::string(what) + " '" +
+                                 ref.path + "' exists");
   return s;
+}
+
+Status WritableCatalog::DeleteReference(std::string_view table,
+                                        std::string_view what,
+                                        std::string_view path) {
+  CVMFS_RETURN_IF_ERROR(CheckOpen());
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db()->Prepare("DELETE FROM " + std::string(table) + " WHERE path = ?1;"));
+  stmt.BindText(1, path);
+  CVMFS_RETURN_IF_ERROR(stmt.Run());
+  if (db()->Changes() == 0)
+    return Status::NotFound(file() + ": no " + std::string(what) + " '" +
+                            std::string(path) + "'");
+  return Status::Ok();
+}
+
+Status WritableCatalog::AddNestedCatalog(const NestedCatalogRef& ref) {
+  return InsertReference("nested_catalogs", "nested catalog", ref);
 }
 
 Status WritableCatalog::UpdateNestedCatalog(const NestedCatalogRef& ref) {
@@ -358,44 +382,15 @@ Status WritableCatalog::UpdateNestedCatalog(const NestedCatalogRef& ref) {
 }
 
 Status WritableCatalog::AddBindMountpoint(const NestedCatalogRef& ref) {
-  CVMFS_RETURN_IF_ERROR(CheckOpen());
-  CVMFS_ASSIGN_OR_RETURN(SqliteStatement stmt,
-                         db()->Prepare("INSERT INTO bind_mountpoints (path, "
-                                       "sha1, size) VALUES (?1, ?2, ?3);"));
-  stmt.BindText(1, ref.path)
-      .BindText(2, ref.hash.ToString())
-      .BindInt64(3, static_cast<int64_t>(ref.size));
-  Status s = stmt.Run();
-  if (s.code() == Status::Code::kAlreadyExists)
-    return Status::AlreadyExists(file() + ": bind mountpoint '" + ref.path +
-                                 "' exists");
-  return s;
+  return InsertReference("bind_mountpoints", "bind mountpoint", ref);
 }
 
 Status WritableCatalog::RemoveBindMountpoint(std::string_view path) {
-  CVMFS_RETURN_IF_ERROR(CheckOpen());
-  CVMFS_ASSIGN_OR_RETURN(
-      SqliteStatement stmt,
-      db()->Prepare("DELETE FROM bind_mountpoints WHERE path = ?1;"));
-  stmt.BindText(1, path);
-  CVMFS_RETURN_IF_ERROR(stmt.Run());
-  if (db()->Changes() == 0)
-    return Status::NotFound(file() + ": no bind mountpoint '" +
-                            std::string(path) + "'");
-  return Status::Ok();
+  return DeleteReference("bind_mountpoints", "bind mountpoint", path);
 }
 
 Status WritableCatalog::RemoveNestedCatalog(std::string_view path) {
-  CVMFS_RETURN_IF_ERROR(CheckOpen());
-  CVMFS_ASSIGN_OR_RETURN(
-      SqliteStatement stmt,
-      db()->Prepare("DELETE FROM nested_catalogs WHERE path = ?1;"));
-  stmt.BindText(1, path);
-  CVMFS_RETURN_IF_ERROR(stmt.Run());
-  if (db()->Changes() == 0)
-    return Status::NotFound(file() + ": no nested catalog '" +
-                            std::string(path) + "'");
-  return Status::Ok();
+  return DeleteReference("nested_catalogs", "nested catalog", path);
 }
 
 Status WritableCatalog::SetProperty(std::string_view key,

@@ -89,6 +89,10 @@ class WritableCatalog : public Catalog {
   Status Abort();
 
  private:
+  Status InsertReference(std::string_view table, std::string_view what,
+                         const NestedCatalogRef& ref);
+  Status DeleteReference(std::string_view table, std::string_view what,
+                         std::string_view path);
   WritableCatalog(std::unique_ptr<SqliteDb> db, std::string file);
   Status Begin();
   // Schema, properties, statistics and root row of a new catalog.
