@@ -82,6 +82,12 @@ Result<std::unique_ptr<CacheTransaction>> PosixCache::StartTxn(
       cvmfs::JoinPath(cvmfs::JoinPath(options_.dir, kTxnDir), kTxnTemplate);
   UniqueFd fd(::mkostemp(tmpl.data(), O_CLOEXEC));  // mode 0600
   if (!fd.valid()) return Status::FromErrno(errno, "create " + tmpl);
+  if (options_.owner && ::geteuid() == 0 &&
+      ::fchown(fd.get(), options_.owner->uid, options_.owner->gid) != 0) {
+    Status err = Status::FromErrno(errno, "chown " + tmpl);
+    ::unlink(tmpl.c_str());
+    return err;
+  }
   return std::unique_ptr<CacheTransaction>(
       new CacheTransaction(this, id, type, std::move(description), tmpl,
                            std::move(fd), max_size, access));
@@ -92,6 +98,7 @@ Result<CacheHandle> PosixCache::CommitTxn(CacheTransaction* txn) {
                                        txn->description_, txn->temp_path_,
                                        txn->access_));
   txn->temp_path_.clear();  // renamed into place
+  recent_.Add(txn->id_);
   UniqueFd fd = std::move(txn->fd_);
   ::lseek(fd.get(), 0, SEEK_SET);
   return CacheHandle(this, txn->id_, std::move(fd), txn->size_);

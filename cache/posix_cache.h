@@ -50,6 +50,8 @@
 #include "cache/cache_transaction.h"
 #include "cache/object_type.h"
 #include "cache/quota_backend.h"
+#include "cache/recent_digests.h"
+#include "cvmfs/credentials.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/status.h"
@@ -70,6 +72,11 @@ struct CacheOptions {
   std::string client_name{};
   // The user a cache manager started by root switches to (CVMFS_USER).
   std::string manager_user{};
+  // CVMFS_USER's ids. A cvmfs2 started by root is that user except around
+  // mount(2), when it is briefly root again (cvmfs/credentials.h); a
+  // download that lands in that window is handed to the user as well, or
+  // the user could not read it afterwards.
+  std::optional<cvmfs::UserIds> owner{};
   // CVMFS_ALIEN_CACHE: `dir` is shared by many nodes and belongs to the
   // site (unmanaged only); its mode is left as the site made it.
   bool alien = false;
@@ -115,6 +122,13 @@ class PosixCache {
   // the disk answers, no LRU or database update): an object evicted
   // meanwhile is just not read ahead, or read from its unlinked inode.
   cvmfs::Result<uint64_t> ReadAhead(const cvmfs::Digest& id);
+  // Whether the object is one of the last kRecentObjects this cache stored
+  // (recent_digests.h): its pages are in the page cache still, reading it
+  // ahead would do nothing.
+  bool RecentlyStored(const cvmfs::Digest& id) const {
+    return recent_.Contains(id);
+  }
+  static constexpr size_t kRecentObjects = 8192;
   // `cvmfs_talk evict`: NotFound if absent, Busy if open or pinned.
   cvmfs::Status Evict(const cvmfs::Digest& id);
   // Evicts least recently used unpinned, unopened objects until the cache
@@ -158,6 +172,7 @@ class PosixCache {
   const std::unique_ptr<QuotaBackend> quota_;  // thread-safe itself
   std::atomic<uint64_t> hits_{0};
   std::atomic<uint64_t> misses_{0};
+  RecentDigests recent_{kRecentObjects};
 };
 
 }  // namespace cache

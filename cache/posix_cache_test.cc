@@ -129,6 +129,22 @@ TEST_F(PosixCacheTest, CacheIsPrivateToItsUser) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+// Root around mount(2) (cvmfs/credentials.h): what is stored then belongs
+// to CVMFS_USER all the same, or the user could not read it afterwards.
+TEST_F(PosixCacheTest, ObjectsStoredAsRootBelongToTheOwner) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root";
+  CacheOptions options{dir_, 1000};
+  options.owner = cvmfs::UserIds{"nobody", 65534, 65534};
+  auto cache = PosixCache::Open(options);
+  ASSERT_TRUE(cache.ok()) << cache.status().ToString();
+  Put(cache->get(), "stored as root");
+  struct stat st;
+  ASSERT_EQ(::stat(PathOf("stored as root").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_gid, 65534u);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
 // CVMFS_ALIEN_CACHE: one unmanaged directory that caches of several nodes
 // write and read at once; each sees what the others stored, whole, and
 // the directory keeps the mode the site gave it.

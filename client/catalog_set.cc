@@ -4,6 +4,23 @@
 
 namespace cvmfs::client {
 
+namespace {
+
+// SQLite's page cache per connection (its default: 2 MiB). A catalog has a
+// connection per thread that queries it at once, and a mount may attach
+// hundreds of catalogs; the file's pages stay in the kernel's page cache
+// anyway, so a small cache costs a pread per miss, not a disk read. It
+// holds the B-tree's inner pages, which every lookup walks.
+constexpr int kCatalogPageCacheKiB = 512;
+
+Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& file) {
+  CVMFS_ASSIGN_OR_RETURN(auto catalog, Catalog::Open(file));
+  CVMFS_RETURN_IF_ERROR(catalog->LimitPageCache(kCatalogPageCacheKiB));
+  return catalog;
+}
+
+}  // namespace
+
 MountedCatalog::Lease::Lease(MountedCatalog* c) : owner(c) {
   {
     cvmfs::MutexLock lock(&c->pool_mu_);
@@ -16,7 +33,7 @@ MountedCatalog::Lease::Lease(MountedCatalog* c) : owner(c) {
   // Opening an immutable SQLite file that is already in the page cache
   // costs tens of microseconds; the pool grows to the number of threads
   // that query this catalog at once.
-  auto opened = Catalog::Open(c->file_);
+  auto opened = OpenCatalog(c->file_);
   if (opened.ok()) catalog = std::move(opened).value();
 }
 
@@ -51,11 +68,47 @@ Result<std::vector<FileChunk>> MountedCatalog::Chunks(const std::string& path) {
   return With([&](Catalog& c) { return c.Chunks(CatalogPath(path)); });
 }
 
+Result<std::optional<MountedCatalog::Located>> MountedCatalog::Locate(
+    int64_t rowid) {
+  return With([&](Catalog& c) -> Result<std::optional<Located>> {
+    CVMFS_ASSIGN_OR_RETURN(std::optional<CatalogRow> row, c.RowById(rowid));
+    if (!row) return std::optional<Located>();
+    Located out;
+    const PathHash root_key = HashPath(root_prefix_);
+    // Names from the row up to (not including) this catalog's root.
+    std::vector<std::string> names;
+    PathHash up = row->parent;
+    if (row->key != root_key) names.push_back(row->entry.name);
+    // Paths are at most PATH_MAX long, so this many levels at most.
+    constexpr size_t kMaxDepth = 4096;
+    while (row->key != root_key && up != root_key) {
+      if (names.size() > kMaxDepth)
+        return Status::Corruption("catalog " + hash_.ToString() +
+                                  ": parent loop above row " +
+                                  std::to_string(rowid));
+      CVMFS_ASSIGN_OR_RETURN(std::optional<CatalogRow> parent, c.RowByKey(up));
+      if (!parent)
+        return Status::Corruption("catalog " + hash_.ToString() + ": row " +
+                                  std::to_string(rowid) + " has no parent row");
+      if (out.parent_rowid == 0) out.parent_rowid = parent->entry.rowid;
+      names.push_back(std::move(parent->entry.name));
+      up = parent->parent;
+    }
+    out.path = mountpoint_;
+    for (auto it = names.rbegin(); it != names.rend(); ++it)
+      out.path.append("/").append(*it);
+    out.entry = std::move(row->entry);
+    return std::optional<Located>(std::move(out));
+  });
+}
+
 Result<std::unique_ptr<CatalogSet>> CatalogSet::Mount(
     ObjectFetcher* objects, cache::PosixCache* cache, const Digest& root_hash,
     std::atomic<uint64_t>* next_inode) {
   std::unique_ptr<CatalogSet> set(new CatalogSet(objects, cache, next_inode));
   CVMFS_ASSIGN_OR_RETURN(set->root_, set->Attach("", "", root_hash, nullptr));
+  cvmfs::MutexLock lock(&set->mu_);
+  set->by_base_[set->root_->inode_base()] = set->root_.get();
   return set;
 }
 
@@ -91,7 +144,7 @@ Result<std::unique_ptr<MountedCatalog>> CatalogSet::Attach(
   mounted->hash_ = hash;
   mounted->parent_ = parent;
 
-  auto catalog = Catalog::Open(mounted->file_);
+  auto catalog = OpenCatalog(mounted->file_);
   if (!catalog.ok()) {
     // A cached catalog that SQLite cannot read is damaged: drop it so the
     // next attempt downloads a fresh copy.
@@ -153,6 +206,7 @@ Result<MountedCatalog*> CatalogSet::Child(
   auto [it, inserted] = children_.emplace(ref.path, std::move(attached));
   // If another thread attached it meanwhile, ours is dropped: its inode
   // range stays unused (numbers are plentiful) and the pin is shared.
+  if (inserted) by_base_[it->second->inode_base()] = it->second.get();
   return it->second.get();
 }
 
@@ -169,6 +223,15 @@ Result<MountedCatalog*> CatalogSet::CatalogFor(const std::string& path) {
     pos = next;
   }
   return current;
+}
+
+MountedCatalog* CatalogSet::CatalogForInode(uint64_t inode) const {
+  cvmfs::MutexLock lock(&mu_);
+  auto it = by_base_.upper_bound(inode);
+  if (it == by_base_.begin()) return nullptr;
+  --it;
+  MountedCatalog* c = it->second;
+  return inode - c->inode_base() <= c->max_rowid() ? c : nullptr;
 }
 
 size_t CatalogSet::size() const {

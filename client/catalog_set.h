@@ -73,6 +73,19 @@ class MountedCatalog {
   Result<std::vector<DirectoryEntry>> List(const std::string& dir);
   Result<std::vector<FileChunk>> Chunks(const std::string& path);
 
+  // The row numbered `rowid` with its mount path, and the rowid of its
+  // parent directory's row when this catalog holds that row (0 when the
+  // parent is this catalog's own root, whose inode the parent catalog's
+  // mountpoint row gives). nullopt if there is no such row. The path is
+  // rebuilt from the parents' rows (one query per level below the
+  // catalog's root).
+  struct Located {
+    std::string path;
+    DirectoryEntry entry;
+    int64_t parent_rowid = 0;
+  };
+  Result<std::optional<Located>> Locate(int64_t rowid);
+
   // Runs `fn` with a connection to this catalog for itself; `fn` returns a
   // Status or Result (an IoError is returned if no connection can be made).
   template <typename Fn>
@@ -125,6 +138,9 @@ class CatalogSet {
   // way. (A nested mountpoint's own entry is answered by the nested catalog.)
   Result<MountedCatalog*> CatalogFor(const std::string& path);
 
+  // The attached catalog whose inode range holds `inode`, or nullptr.
+  MountedCatalog* CatalogForInode(uint64_t inode) const EXCLUDES(mu_);
+
   // Number of attached catalogs, and a snapshot of them (for statistics).
   size_t size() const EXCLUDES(mu_);
   std::vector<const MountedCatalog*> Attached() const EXCLUDES(mu_);
@@ -151,6 +167,8 @@ class CatalogSet {
   mutable cvmfs::Mutex mu_;
   std::map<std::string, std::unique_ptr<MountedCatalog>> children_
       GUARDED_BY(mu_);  // nested, by mountpoint
+  // Every attached catalog (the root too) by inode_base.
+  std::map<uint64_t, MountedCatalog*> by_base_ GUARDED_BY(mu_);
 };
 
 }  // namespace cvmfs::client

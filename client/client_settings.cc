@@ -126,6 +126,7 @@ Status ReadNetworkLists(const OptionReader& r, const SystemPaths& paths,
 
 Status ReadPrefetch(const OptionReader& r, ClientSettings* s) {
   CVMFS_RETURN_IF_ERROR(ReadBool(r, "CVMFS_PREFETCH", &s->prefetch));
+  CVMFS_RETURN_IF_ERROR(ReadBool(r, "CVMFS_BUNDLES", &s->bundles));
   CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_PREFETCH_FILES", 0, 65536,
                                 "objects (0 turns prefetch off)",
                                 &s->prefetch_files));
@@ -330,6 +331,8 @@ Status ReadKernel(const OptionReader& r, ClientSettings* s) {
                                 &s->kcache_timeout_s));
   CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_STATFS_CACHE_TIMEOUT", 0, 86400,
                                 "seconds", &s->statfs_cache_timeout_s));
+  CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_MEMCACHE_SIZE", 1, 65536, "megabytes",
+                                &s->memcache_size_mb));
   CVMFS_RETURN_IF_ERROR(
       ReadBool(r, "CVMFS_CLAIM_OWNERSHIP", &s->claim_ownership));
   CVMFS_RETURN_IF_ERROR(
@@ -366,6 +369,13 @@ Status ReadUpdates(const OptionReader& r, ClientSettings* s) {
   CVMFS_RETURN_IF_ERROR(ReadInt(r, "CVMFS_MAX_TTL", 0, kMaxSeconds / 60,
                                 "minutes", &s->max_ttl_min));
   CVMFS_RETURN_IF_ERROR(ReadBool(r, "CVMFS_AUTO_UPDATE", &s->auto_update));
+  s->notification_server = r.String("CVMFS_NOTIFICATION_SERVER", "");
+  if (!s->notification_server.empty() &&
+      s->notification_server.rfind("http://", 0) != 0 &&
+      s->notification_server.rfind("https://", 0) != 0)
+    return r.Invalid("CVMFS_NOTIFICATION_SERVER",
+                     "an http:// or https:// URL such as "
+                     "http://gateway:4929/api/v1");
   s->repository_tag = r.Optional("CVMFS_REPOSITORY_TAG");
   if (std::optional<std::string> date = r.Optional("CVMFS_REPOSITORY_DATE")) {
     s->repository_date = ParseIsoTimestamp(*date);

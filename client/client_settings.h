@@ -66,7 +66,7 @@ struct ClientSettings {
   int host_reset_after_s = 1800;   // CVMFS_HOST_RESET_AFTER, 0 = never
   // CVMFS_MAX_CONNECTIONS (ours): parallel HTTP transfers per mount. Room
   // for every FUSE thread's demand read next to the prefetches.
-  int max_connections = 128;
+  int max_connections = 16;
   // CVMFS_USE_GEOAPI: order server_urls by the Geo-API at mount
   // (cvmfs/network/geo_sort.h); CVMFS_PROXY_TEMPLATE: the proxy name sent in
   // its URL instead of the real one ("" = the real one).
@@ -85,9 +85,10 @@ struct ClientSettings {
 
   // Prefetch (ours; doc/client.md, "Prefetch").
   bool prefetch = true;             // CVMFS_PREFETCH
+  bool bundles = true;              // CVMFS_BUNDLES
   int prefetch_files = 4096;        // CVMFS_PREFETCH_FILES, objects; 0 = off
   int64_t prefetch_budget_mb = 32;  // CVMFS_PREFETCH_BUDGET, megabytes
-  int prefetch_parallel = 64;       // CVMFS_PREFETCH_PARALLEL, transfers
+  int prefetch_parallel = 8;        // CVMFS_PREFETCH_PARALLEL, transfers
   // CVMFS_PREFETCH_SPECULATE_MS: speculation (the files of subdirectories)
   // only while demand downloads take at least this long; 0 = always.
   int prefetch_speculate_ms = 6;
@@ -108,6 +109,7 @@ struct ClientSettings {
 
   // Kernel and FUSE.
   int kcache_timeout_s = 60;       // CVMFS_KCACHE_TIMEOUT
+  int memcache_size_mb = 16;       // CVMFS_MEMCACHE_SIZE
   int statfs_cache_timeout_s = 0;  // CVMFS_STATFS_CACHE_TIMEOUT, 0 = off
   bool claim_ownership = true;     // CVMFS_CLAIM_OWNERSHIP
   bool check_permissions = true;   // CVMFS_CHECK_PERMISSIONS
@@ -125,6 +127,8 @@ struct ClientSettings {
   // hash means no automatic updates, whatever CVMFS_AUTO_UPDATE says.
   int64_t max_ttl_min = 0;  // CVMFS_MAX_TTL, 0 = catalog TTL only
   bool auto_update = true;  // CVMFS_AUTO_UPDATE
+  // CVMFS_NOTIFICATION_SERVER (doc/notifications.md); empty: none.
+  std::string notification_server;
   std::optional<std::string> repository_tag;  // CVMFS_REPOSITORY_TAG
   std::optional<int64_t> repository_date;     // CVMFS_REPOSITORY_DATE, UTC
   std::optional<Digest> root_hash;            // CVMFS_ROOT_HASH

@@ -64,11 +64,11 @@ TEST_F(ClientSettingsTest, Defaults) {
   EXPECT_EQ(s->backoff_max_s, 10);
   EXPECT_EQ(s->proxy_reset_after_s, 300);
   EXPECT_EQ(s->host_reset_after_s, 1800);
-  EXPECT_EQ(s->max_connections, 128);
+  EXPECT_EQ(s->max_connections, 16);
   EXPECT_TRUE(s->prefetch);
   EXPECT_EQ(s->prefetch_files, 4096);
   EXPECT_EQ(s->prefetch_budget_mb, 32);
-  EXPECT_EQ(s->prefetch_parallel, 64);
+  EXPECT_EQ(s->prefetch_parallel, 8);
   EXPECT_EQ(s->cache_base, tmp_.path() + "/var/lib/cvmfs");
   EXPECT_TRUE(s->shared_cache);
   EXPECT_EQ(s->CacheDir(), tmp_.path() + "/var/lib/cvmfs/shared");
@@ -165,15 +165,15 @@ TEST_F(ClientSettingsTest, ReadsEveryTypedParameter) {
 }
 
 TEST_F(ClientSettingsTest, PrefetchLeavesHalfTheConnectionsToDemandReads) {
-  EXPECT_EQ(ErrorFor("CVMFS_PREFETCH_PARALLEL", "65"),
-            "CVMFS_PREFETCH_PARALLEL='65' (from test.conf): expected "
-            "transfers, at most half of CVMFS_MAX_CONNECTIONS (128), so that "
+  EXPECT_EQ(ErrorFor("CVMFS_PREFETCH_PARALLEL", "9"),
+            "CVMFS_PREFETCH_PARALLEL='9' (from test.conf): expected "
+            "transfers, at most half of CVMFS_MAX_CONNECTIONS (16), so that "
             "demand reads always find a connection");
   // The default follows a smaller CVMFS_MAX_CONNECTIONS.
-  opts_.Set("CVMFS_MAX_CONNECTIONS", "16", "test");
+  opts_.Set("CVMFS_MAX_CONNECTIONS", "6", "test");
   auto s = Settings();
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->prefetch_parallel, 8);
+  EXPECT_EQ(s->prefetch_parallel, 3);
 }
 
 // Unset, the deadline of metadata downloads follows the timeouts.
@@ -286,6 +286,7 @@ TEST_F(ClientSettingsTest, MalformedValuesOfEveryKind) {
       {"CVMFS_REPOSITORY_DATE", "2007-03-01"},
       {"CVMFS_REPOSITORY_DATE", "2007-13-01T13:00:00Z"},
       {"CVMFS_ROOT_HASH", "not-a-hash"},
+      {"CVMFS_NOTIFICATION_SERVER", "gateway:4929/api/v1"},
   };
   for (const auto& [name, value] : bad) {
     SCOPED_TRACE(std::string(name) + "=" + value);

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "client/content_request.h"
+#include "client/inode_locator.h"
 #include "client/magic_xattrs.h"
 #include "client/scoped_count.h"
 #include "cvmfs/compression.h"
@@ -27,9 +28,13 @@ FileSystem::FileSystem(FileSystemOptions options, ObjectFetcher* objects,
       catalogs_(std::move(catalogs)),
       revision_(std::move(revision)),
       network_(network),
+      inodes_(options_.memcache_bytes),
       mount_time_(options_.clock->Now()),
-      triggers_(options_.prefetch, objects_, cache_, options_.readahead_threads,
-                [this](uint64_t inode) { return Info(inode); }) {
+      bundle_index_(options_.bundles ? std::make_unique<BundleIndex>()
+                                     : nullptr),
+      triggers_(
+          options_.prefetch, objects_, cache_, options_.readahead_threads,
+          [this](uint64_t inode) { return Info(inode); }, bundle_index_.get()) {
   open_file_services_.objects = objects_;
   open_file_services_.cache = cache_;
   open_file_services_.prefetcher = triggers_.engine();
@@ -85,15 +90,44 @@ std::shared_ptr<InodeInfo> FileSystem::RootInfo(
 
 Result<std::shared_ptr<const InodeInfo>> FileSystem::Info(uint64_t inode) {
   if (auto info = inodes_.Get(inode)) return info;
-  if (inode != kRootInode)
-    return Status::NotFound("inode " + std::to_string(inode) +
-                            " is not known (stale)");
+  if (inode != kRootInode) return Rebuild(inode);
   // The root: always known, remembered once per revision.
   auto info = RootInfo(catalogs());
   if (!info)
     return CountError(Status::Corruption("root catalog has no root entry"));
   inodes_.Remember(kRootInode, info);
   return std::shared_ptr<const InodeInfo>(info);
+}
+
+Result<std::shared_ptr<const InodeInfo>> FileSystem::Rebuild(uint64_t inode) {
+  std::vector<std::shared_ptr<CatalogSet>> sets;
+  {
+    cvmfs::MutexLock lock(&revision_mu_);
+    sets.push_back(catalogs_);
+    const Clock::TimePoint now = options_.clock->Now();
+    for (RetiredSet& r : retired_) {
+      if (r.keep && now >= r.until) r.keep.reset();
+      if (auto set = r.set.lock()) sets.push_back(std::move(set));
+    }
+    retired_.erase(
+        std::remove_if(retired_.begin(), retired_.end(),
+                       [](const RetiredSet& r) { return r.set.expired(); }),
+        retired_.end());
+  }
+  for (const std::shared_ptr<CatalogSet>& set : sets) {
+    auto info = LocateInode(set, inode);
+    if (!info.ok()) {
+      if (info.status().code() == Status::Code::kNotFound) return info.status();
+      return CountError(info.status());
+    }
+    if (!*info) continue;
+    ++inode_rebuilds_;
+    std::shared_ptr<const InodeInfo> rebuilt = std::move(info).value();
+    inodes_.Remember(inode, rebuilt, 0);
+    return rebuilt;
+  }
+  return Status::NotFound("inode " + std::to_string(inode) +
+                          " is not known (stale)");
 }
 
 void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs,
@@ -103,6 +137,10 @@ void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs,
   Invalidator invalidate;
   {
     cvmfs::MutexLock lock(&revision_mu_);
+    const auto keep = std::chrono::duration_cast<Clock::Duration>(
+        std::chrono::duration<double>(options_.kcache_timeout + 1));
+    retired_.push_back(
+        RetiredSet{options_.clock->Now() + keep, catalogs_, catalogs_});
     catalogs_ = set;
     revision_ = std::move(revision);
     invalidate = invalidator_;
@@ -117,6 +155,7 @@ void FileSystem::SwitchRevision(std::unique_ptr<CatalogSet> catalogs,
     cvmfs::MutexLock lock(&listings_.mu);
     listings_.items.clear();
     listings_.order.clear();
+    listings_.weight = 0;
   }
   if (!invalidate) return;
   // Entries the kernel caches point at old inodes, and listings it caches
@@ -246,22 +285,26 @@ std::shared_ptr<T> FileSystem::InodeLru<T>::Get(uint64_t inode) {
   cvmfs::MutexLock lock(&mu);
   auto it = items.find(inode);
   if (it == items.end()) return nullptr;
-  order.splice(order.begin(), order, it->second.second);
-  return it->second.first;
+  order.splice(order.begin(), order, std::get<1>(it->second));
+  return std::get<0>(it->second);
 }
 
 template <typename T>
 void FileSystem::InodeLru<T>::Put(uint64_t inode, std::shared_ptr<T> value,
-                                  size_t capacity) {
-  std::shared_ptr<T> dropped;  // destroyed outside the lock
+                                  size_t capacity, size_t item_weight,
+                                  size_t max_weight) {
+  std::vector<std::shared_ptr<T>> dropped;  // destroyed outside the lock
   cvmfs::MutexLock lock(&mu);
   auto it = items.find(inode);
   if (it != items.end()) return;  // another thread was faster
   order.push_front(inode);
-  items.emplace(inode, std::make_pair(std::move(value), order.begin()));
-  if (items.size() > capacity) {
+  items.emplace(inode,
+                std::make_tuple(std::move(value), order.begin(), item_weight));
+  weight += item_weight;
+  while (items.size() > 1 && (items.size() > capacity || weight > max_weight)) {
     auto last = items.find(order.back());
-    dropped = std::move(last->second.first);
+    dropped.push_back(std::move(std::get<0>(last->second)));
+    weight -= std::get<2>(last->second);
     items.erase(last);
     order.pop_back();
   }
@@ -285,6 +328,7 @@ Result<std::unique_ptr<OpenFile>> FileSystem::MakeOpenFile(
   if (!e.content_hash)
     return CountError(Status::Corruption(info->path + " has no content hash"));
   ObjectRequest request = WholeContentRequest(info->path, e);
+  AttachBundle(bundle_index_.get(), info->set, &request);
   triggers_.engine()->OnDemand(request.digest);
   auto handle = objects_->OpenReferenced(request);
   if (!handle.ok()) return CountError(handle.status().Annotate(info->path));
@@ -328,6 +372,7 @@ size_t FileSystem::CloseIdleFiles() {
   cvmfs::MutexLock lock(&open_by_inode_.mu);
   closed.swap(open_by_inode_.items);
   open_by_inode_.order.clear();
+  open_by_inode_.weight = 0;
   return closed.size();
 }
 
@@ -381,7 +426,8 @@ Result<std::shared_ptr<const std::vector<DirEntry>>> FileSystem::ListingFor(
   CVMFS_ASSIGN_OR_RETURN(auto entries, ReadDir(inode));
   auto listing =
       std::make_shared<const std::vector<DirEntry>>(std::move(entries));
-  listings_.Put(inode, listing, kListingsByInode);
+  listings_.Put(inode, listing, kListingsByInode, listing->size(),
+                kListingEntries);
   return listing;
 }
 
@@ -506,6 +552,9 @@ MountStatistics FileSystem::Statistics() const {
   st.io_errors = io_errors_.load();
   st.inode_max = next_inode_ ? next_inode_->load() : 0;
   st.known_inodes = inodes_.size();
+  st.inode_bytes = inodes_.bytes();
+  st.inode_evictions = inodes_.evictions();
+  st.inode_rebuilds = inode_rebuilds_.load();
   st.uptime = options_.clock->Now() - mount_time_;
   st.network = network_;
   if (seconds_until_check_) st.seconds_until_check = seconds_until_check_();

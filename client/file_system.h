@@ -25,6 +25,7 @@
 #include <sys/statvfs.h>
 
 #include <atomic>
+#include <cstdint>
 #include <ctime>
 #include <functional>
 #include <list>
@@ -32,10 +33,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "cache/posix_cache.h"
+#include "client/bundle_index.h"
 #include "client/catalog_set.h"
 #include "client/inode_table.h"
 #include "client/magic_xattrs_protection.h"
@@ -79,6 +82,9 @@ struct FileSystemOptions {
   std::function<std::optional<std::string>(const std::string&)> variables;
   std::string tag;  // CVMFS_REPOSITORY_TAG, if the mount is pinned to one
   int readahead_threads = 2;
+  // CVMFS_MEMCACHE_SIZE: the memory the remembered inodes may take
+  // (InodeTable; doc/client.md, "Memory"); 0 = unbounded.
+  size_t memcache_bytes = 16u << 20;
   // CVMFS_MAGIC_XATTRS_VISIBILITY (and CVMFS_HIDE_MAGIC_XATTRS): where
   // listxattr names the magic attributes (they can always be read by name).
   MagicXattrsVisibility magic_xattrs_visibility =
@@ -95,6 +101,10 @@ struct FileSystemOptions {
   // and its budget: prefetcher.h); the next chunks of a large file read
   // sequentially too. prefetch.enabled = false turns it off.
   PrefetchOptions prefetch;
+  // Bundles (doc/client.md, "Bundles"; CVMFS_BUNDLES): a cold open of a
+  // small file, and prefetch, take the file's object from its directory's
+  // bundle. Needs ObjectFetcher::EnableBundles too.
+  bool bundles = true;
   // Where the file system reads "now" (the uptime); tests pass a
   // ManualClock (and set prefetch.clock for the triggers). Borrowed, never
   // null.
@@ -130,7 +140,10 @@ struct MountStatistics {
   // (user.expires); otherwise expires counts the TTL from the mount.
   std::optional<int64_t> seconds_until_check;
   uint64_t inode_max = 0;                // the next inode to be handed out
-  size_t known_inodes = 0;               // inodes the kernel holds
+  size_t known_inodes = 0;               // inodes remembered (InodeTable)
+  size_t inode_bytes = 0;                // their estimated memory
+  uint64_t inode_evictions = 0;          // dropped for room
+  uint64_t inode_rebuilds = 0;           // rebuilt from their number
   Clock::Duration uptime{};              // since the file system was built
   const NetworkView* network = nullptr;  // borrowed (live), may be null
 };
@@ -253,21 +266,32 @@ class FileSystem {
   // Files kept open for ReadInode, and listings for ListingFor: enough for
   // the working set of a build or a tar, few enough to bound descriptors.
   static constexpr size_t kOpenByInode = 256;
+  // Listings kept, counted in entries (a listing counts its size): a few
+  // directories of a large tree, or one huge directory read in slices.
   static constexpr size_t kListingsByInode = 64;
+  static constexpr size_t kListingEntries = 1 << 13;
   template <typename T>
   struct InodeLru {
     cvmfs::Mutex mu;  // guards order and items; leaf lock
     std::list<uint64_t> order GUARDED_BY(mu);  // most recent first
     std::unordered_map<
-        uint64_t, std::pair<std::shared_ptr<T>, std::list<uint64_t>::iterator>>
+        uint64_t,
+        std::tuple<std::shared_ptr<T>, std::list<uint64_t>::iterator, size_t>>
         items GUARDED_BY(mu);
+    size_t weight GUARDED_BY(mu) = 0;  // sum of the items' weights
     std::shared_ptr<T> Get(uint64_t inode) EXCLUDES(mu);
-    void Put(uint64_t inode, std::shared_ptr<T> value, size_t capacity)
-        EXCLUDES(mu);
+    // Keeps at most `capacity` items and `max_weight` of weight (the
+    // newest item stays whatever it weighs).
+    void Put(uint64_t inode, std::shared_ptr<T> value, size_t capacity,
+             size_t item_weight = 1, size_t max_weight = SIZE_MAX) EXCLUDES(mu);
   };
   Result<std::unique_ptr<OpenFile>> MakeOpenFile(
       std::shared_ptr<const InodeInfo> info);
   Result<std::shared_ptr<const InodeInfo>> Info(uint64_t inode);
+  // An inode InodeTable dropped for room, rebuilt from its number in the
+  // revision that numbered it (the current one or a retired one).
+  Result<std::shared_ptr<const InodeInfo>> Rebuild(uint64_t inode)
+      EXCLUDES(revision_mu_);
   // The entry `name` in directory `parent`, with its inode.
   Result<std::pair<uint64_t, std::shared_ptr<const InodeInfo>>> Resolve(
       uint64_t parent_inode, const InodeInfo& parent, const std::string& name);
@@ -287,9 +311,23 @@ class FileSystem {
   std::shared_ptr<CatalogSet> catalogs_ GUARDED_BY(revision_mu_);
   MountedRevision revision_ GUARDED_BY(revision_mu_);
   Invalidator invalidator_ GUARDED_BY(revision_mu_);
+  // Revisions switched away from: the kernel may still use their inodes
+  // until its entries time out (kcache_timeout), even those InodeTable
+  // dropped, so each set is kept that long, then only while remembered
+  // inodes hold it (the weak reference finds it for Rebuild).
+  struct RetiredSet {
+    Clock::TimePoint until;
+    std::shared_ptr<CatalogSet> keep;  // reset after `until`
+    std::weak_ptr<CatalogSet> set;
+  };
+  std::vector<RetiredSet> retired_ GUARDED_BY(revision_mu_);
+  std::atomic<uint64_t> inode_rebuilds_{0};
   const NetworkView* network_;  // borrowed, may be null
   InodeTable inodes_;
   const Clock::TimePoint mount_time_;  // options_.clock
+  // The bundle rows of recently read directories; null while bundles are
+  // off. Before triggers_: the prefetch queue holds requests that use it.
+  std::unique_ptr<BundleIndex> bundle_index_;
 
   // When prefetch starts (prefetch_triggers.h): told of opens, listings,
   // streams and revision switches. ~FileSystem stops its background jobs

@@ -95,6 +95,37 @@ TEST_P(FixtureMountTest, DateBeforeTheFirstRevisionFailsNamingIt) {
       << mount.status().ToString();
 }
 
+// CVMFS_MEMCACHE_SIZE bounds what is remembered about inodes the kernel
+// holds: with almost no room every inode is dropped right after its lookup,
+// and each operation on it rebuilds it from its number (catalog, rowid,
+// parent rows), through nested catalogs, hardlinks and bind mountpoints.
+TEST_P(FixtureMountTest, InodesDroppedForRoomAreRebuiltFromTheirNumber) {
+  MountConfig config = Config();
+  config.fs.memcache_bytes = 1;  // one entry per shard at most
+  auto mount = Mount(Server(), config);
+  ASSERT_TRUE(mount.ok()) << mount.status().ToString();
+  FileSystem* fs = (*mount)->file_system();
+  // Held by "the kernel" (never forgotten) while the tree is walked.
+  std::vector<uint64_t> held;
+  for (const DirEntry& d : fs->ReadDir(kRootInode).value()) {
+    if (d.info == nullptr) continue;
+    fs->RememberListed(d);
+    held.push_back(d.inode);
+  }
+  ExpectListing(fs, fixture() + "/expected.tsv");
+  const MountStatistics st = fs->Statistics();
+  EXPECT_LE(st.known_inodes, 32u + 1);
+  EXPECT_GT(st.inode_evictions, 0u);
+  EXPECT_GT(st.inode_rebuilds, 0u);
+  // Listed entries the kernel still holds answer after they were dropped.
+  for (uint64_t inode : held) EXPECT_TRUE(fs->GetAttr(inode).ok()) << inode;
+  // A number no catalog handed out is stale, not an error.
+  auto stale = fs->GetAttr(uint64_t{1} << 50);
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(fs->io_errors(), 0u);
+}
+
 TEST_P(FixtureMountTest, RemountWithoutServerServesTheCache) {
   std::map<std::string, ListingLine> first;
   {

@@ -119,7 +119,7 @@ TEST(KnownParametersTest, DefaultValuesAndEmptyPass) {
   opts.Set("CVMFS_UNKNOWN_THING", "1", "x.conf");    // warned, not refused
   EXPECT_TRUE(CheckRefusedParameters(opts).ok())
       << CheckRefusedParameters(opts).message();
-  opts.Set("CVMFS_MEMCACHE_SIZE", "64", "default.local");
+  opts.Set("CVMFS_NFS_SOURCE", "yes", "default.local");
   EXPECT_FALSE(CheckRefusedParameters(opts).ok());
 }
 

@@ -5,6 +5,7 @@
 
 #include "client/scoped_count.h"
 #include "cvmfs/compression.h"
+#include "cvmfs/object_inflater.h"
 
 namespace cvmfs::client {
 
@@ -16,12 +17,15 @@ class VerifyingSink : public DownloadSink {
  public:
   using Output = std::function<Status(const char* data, size_t size)>;
   // `max_unsized`: the bound of an object without an expected size.
+  // `gather`: memory to inflate it whole in once verified
+  // (object_inflater.h); borrowed, outlives the sink.
   VerifyingSink(const ObjectRequest& request, uint64_t max_unsized,
-                Output output)
+                Output output, WholeInflateGrant* gather = nullptr)
       : request_(request),
         limit_(request.expected_size.value_or(max_unsized)),
         output_(std::move(output)),
-        hasher_(request.digest.algorithm) {}
+        hasher_(request.digest.algorithm),
+        inflater_(gather, request.size_hint()) {}
 
   Status Write(const void* data, size_t size) override {
     hasher_.Update(data, size);
@@ -49,8 +53,11 @@ class VerifyingSink : public DownloadSink {
           "hash mismatch for " + request_.digest.ToString() + " (" +
           request_.description + "): received " + got.ToString());
     if (request_.compressed) {
-      Status st = inflater_.Finish();
-      if (!st.ok()) return st.Annotate(request_.digest.ToString());
+      Status st = inflater_.Finish(
+          [this](const char* out, size_t n) { return Store(out, n); });
+      if (!st.ok())
+        return st.Annotate("object " + request_.digest.ToString() + " (" +
+                           request_.description + ")");
     }
     if (request_.expected_size && stored_ != *request_.expected_size)
       return Status::Corruption(
@@ -84,7 +91,7 @@ class VerifyingSink : public DownloadSink {
   const uint64_t limit_;
   Output output_;
   Hasher hasher_;
-  Inflater inflater_;
+  ObjectInflater inflater_;
   uint64_t received_ = 0, stored_ = 0;
   std::function<void()> on_reset_;
 };
@@ -113,10 +120,12 @@ DownloadRequest ToDownload(const ObjectRequest& request, bool no_cache) {
     DownloadRequest download{EscapeUrlPath(request.external->path), no_cache};
     download.range_offset = request.external->offset;
     download.range_size = request.external->size;
+    download.background = request.speculative;  // prefetch yields
     return download;
   }
   DownloadRequest download{ObjectPath(request.digest, request.suffix),
                            no_cache};
+  download.background = request.speculative;  // prefetch yields to demand
   download.metadata = request.suffix != ObjectSuffix::kNone &&
                       request.suffix != ObjectSuffix::kPartial;
   return download;
@@ -135,7 +144,13 @@ FetchCounters ObjectFetcher::counters() const {
   c.io_errors = io_errors_.load();
   c.bytes_downloaded = bytes_.load();
   c.download_ns = download_ns_.load();
+  if (bundles_) c.bundles = bundles_->counters();
   return c;
+}
+
+void ObjectFetcher::EnableBundles() {
+  bundles_ = std::make_unique<BundleFetcher>(fetcher_, cache_);
+  bundles_->set_logger(log_);
 }
 
 Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
@@ -177,13 +192,15 @@ Result<cache::CacheHandle> ObjectFetcher::Open(const ObjectRequest& request) {
       // (no crowded start since it began; read before counting itself in).
       const uint64_t crowded = crowded_starts_.load();
       if (downloading_.fetch_add(1) > kQuietDownloads) ++crowded_starts_;
-      st = Download(request);
+      bool bundled = false;
+      st = Download(request, &bundled);
       --downloading_;
       download_ns_ += static_cast<uint64_t>(
           std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->Now() -
                                                                started)
               .count());
-      if (st.ok() && request.size_hint() > 0 &&
+      // A bundle's time is not one small object's round trip.
+      if (st.ok() && !bundled && request.size_hint() > 0 &&
           request.size_hint() <= kLatencySampleSize) {
         const Clock::Duration took = clock_->Now() - started;
         any_round_trip_.Add(took);
@@ -225,9 +242,23 @@ Result<cache::CacheHandle> ObjectFetcher::OpenReferenced(
   return handle;
 }
 
-Status ObjectFetcher::Download(const ObjectRequest& request) {
+Status ObjectFetcher::Download(const ObjectRequest& request, bool* bundled) {
   // Re-check: another download may have committed it since our miss.
   if (cache_->Contains(request.digest)) return Status::Ok();
+  if (bundles_ && request.bundle && !request.external) {
+    if (std::optional<BundleRef> ref = request.bundle()) {
+      BundleWant want;
+      want.digest = request.digest;
+      want.compressed = request.compressed;
+      want.size = request.expected_size;
+      want.description = request.description;
+      want.speculative = request.speculative;
+      if (bundles_->Fill(want, *ref)) {
+        *bundled = true;
+        return Status::Ok();
+      }
+    }
+  }
   // CVMFS's order: a hash mismatch is retried once with no-cache on the same
   // host (a proxy may hold a bad copy); a host that lacks the object or
   // still serves bad bytes then is a host failure: the next host is asked,
@@ -302,11 +333,19 @@ Status ObjectFetcher::DownloadOnce(const ObjectRequest& request,
   };
   start_txn();
   if (!txn) return txn_status;
-  VerifyingSink sink(request, max_unsized_bytes_,
-                     [&](const char* data, size_t size) {
-                       if (!txn) return txn_status;
-                       return txn->Write(data, size);
-                     });
+  // Inflated whole once verified (object_inflater.h) if its size is known
+  // and the budget has room; else streamed.
+  const bool gatherable = request.compressed && request.expected_size &&
+                          *request.expected_size <= kMaxGatheredBytes;
+  WholeInflateGrant grant(gatherable ? &whole_inflate_budget_ : nullptr,
+                          request.size_hint());
+  VerifyingSink sink(
+      request, max_unsized_bytes_,
+      [&](const char* data, size_t size) {
+        if (!txn) return txn_status;
+        return txn->Write(data, size);
+      },
+      &grant);
   sink.set_on_reset(start_txn);
 
   DownloadResult result = fetcher->Fetch(ToDownload(request, no_cache), &sink);

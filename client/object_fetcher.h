@@ -20,6 +20,10 @@
 // then the host failover hook), and its temporary file is removed. A zlib
 // bomb thus costs the bytes of its bound, never a cache's worth of disk.
 //
+// An object of a known size up to kMaxGatheredBytes is gathered rather than
+// inflated as it streams, and inflated whole (libdeflate) only once its
+// hash matched (object_inflater.h): nothing of a corrupted one reaches txn.
+//
 // clang-format off
 //   Open(digest) ─► cache hit? ──yes──► handle
 //        │ no
@@ -52,12 +56,15 @@
 #include <string>
 
 #include "cache/posix_cache.h"
+#include "client/bundle_fetcher.h"
 #include "client/event_log.h"
 #include "client/prefetch/round_trip_estimate.h"
+#include "cvmfs/bundle.h"
 #include "cvmfs/clock.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/mutex.h"
 #include "cvmfs/network/fetcher.h"
+#include "cvmfs/object_inflater.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/status.h"
 
@@ -89,6 +96,10 @@ struct ObjectRequest {
   // by path from the external servers rather than by hash from the
   // repository's, verified and cached by hash all the same.
   std::optional<ExternalLocation> external;
+  // Set for a small file's content (bundle_index.h, AttachBundle): the
+  // bundle that may hold the object, asked only on a cache miss (a catalog
+  // query the first time per directory); nullopt: none.
+  std::function<std::optional<BundleRef>()> bundle;
 
   // The expected size for budgets and estimates (0 when unknown).
   uint64_t size_hint() const { return expected_size.value_or(0); }
@@ -104,6 +115,7 @@ struct FetchCounters {
   // each count): bytes_downloaded over it is the average speed of one
   // transfer, CVMFS's user.speed.
   uint64_t download_ns = 0;
+  BundleCounters bundles;  // all zero while bundles are off
 };
 
 class ObjectFetcher {
@@ -126,6 +138,13 @@ class ObjectFetcher {
   Result<std::string> FetchToMemory(const ObjectRequest& request);
 
   FetchCounters counters() const;
+
+  // Bundles (doc/client.md, "Bundles"; bundle_fetcher.h): a miss of an
+  // object whose request names a bundle fetches that bundle, and the
+  // object on its own only if it is not in the cache afterwards. Off until
+  // called; call once, after set_logger and before the first Open.
+  void EnableBundles();
+  bool bundles_enabled() const { return bundles_ != nullptr; }
 
   // Where external objects (ObjectRequest::external) are downloaded from:
   // the CVMFS_EXTERNAL_URL servers with their own proxies and timeouts.
@@ -169,6 +188,16 @@ class ObjectFetcher {
   // Demand requests waiting for a download now (leading it or collapsed
   // onto another): how much parallelism the readers make by themselves.
   int demand_waiting() const { return demand_waiting_.load(); }
+  // Objects of a known size up to kMaxGatheredBytes (a chunk is 4-16 MiB)
+  // are inflated whole once verified, with libdeflate (object_inflater.h),
+  // as long as those in progress hold at most kWholeInflateBytes of memory
+  // (2x their size each); the others are inflated as they stream in.
+  static constexpr uint64_t kMaxGatheredBytes = 32 << 20;
+  static constexpr uint64_t kWholeInflateBytes = 256 << 20;
+  uint64_t whole_inflate_bytes_left() const {
+    return whole_inflate_budget_.left();
+  }
+
   // Where download times are read (tests); borrowed, never null.
   void set_clock(const Clock* clock) { clock_ = clock; }
   const Clock* clock() const { return clock_; }
@@ -197,19 +226,22 @@ class ObjectFetcher {
     bool speculative = false;  // the leader is a prefetch
     Status status;
   };
-  Status Download(const ObjectRequest& request);
+  // `bundled`: set when a bundle brought the object.
+  Status Download(const ObjectRequest& request, bool* bundled);
   Status DownloadOnce(const ObjectRequest& request, bool no_cache);
 
   EventLog log_;
   std::function<bool(int)> missing_failover_;
   std::function<size_t()> space_reclaimer_;
 
-  Fetcher* fetcher_;             // borrowed
-  Fetcher* external_ = nullptr;  // borrowed, may be null
-  cache::PosixCache* cache_;     // borrowed
+  Fetcher* fetcher_;                        // borrowed
+  Fetcher* external_ = nullptr;             // borrowed, may be null
+  cache::PosixCache* cache_;                // borrowed
+  std::unique_ptr<BundleFetcher> bundles_;  // null while bundles are off
   const Clock* clock_ = SteadyClock();
   uint64_t max_unsized_bytes_ = kMaxUnsizedBytes;
   RoundTripEstimate quiet_round_trip_, any_round_trip_;
+  WholeInflateBudget whole_inflate_budget_{kWholeInflateBytes};
   std::atomic<int> downloading_{0};  // leaders downloading now
   // Downloads that started with more than kQuietDownloads others running.
   std::atomic<uint64_t> crowded_starts_{0};

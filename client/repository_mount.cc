@@ -123,6 +123,7 @@ Result<std::unique_ptr<RepositoryMount>> RepositoryMount::Create(
   m->objects_->set_logger(
       [mount](Severity s, const std::string& what) { mount->Event(s, what); });
   m->objects_->set_clock(c.clock);
+  if (c.fs.bundles) m->objects_->EnableBundles();
   if (m->http_) {
     // A host answering 404 for an object a verified catalog references has
     // not caught up (a lagging Stratum 1): try the next host, as CVMFS does.
@@ -393,6 +394,15 @@ Result<std::string> RepositoryMount::UpdateLocked() {
   if (c.Pinned())
     return std::string("Catalog up to date (pinned by configuration)");
   CVMFS_ASSIGN_OR_RETURN(TrustedManifest trusted, FetchManifest(blacklist));
+  {
+    // A notification announced a newer one than the servers give yet.
+    // Kept until mounted: a failed switch retries it.
+    cvmfs::MutexLock lock(&wake_mu_);
+    if (announced_ && announced_->manifest.revision <= current.revision)
+      announced_.reset();
+    if (announced_ && announced_->manifest.revision > trusted.manifest.revision)
+      trusted = *announced_;
+  }
   const Manifest& m = trusted.manifest;
   if (m.revision < current.revision ||
       (m.revision == current.revision && m.root_catalog != current.root_hash))
@@ -428,6 +438,58 @@ Result<std::string> RepositoryMount::UpdateLocked() {
             " from " + std::to_string(current.revision) + " (root catalog " +
             m.root_catalog.ToString() + ")");
   return report;
+}
+
+Result<std::string> RepositoryMount::FollowAnnouncement(std::string manifest) {
+  ++announcements_;
+  auto result = [&]() -> Result<std::string> {
+    if (config_.Pinned() || !config_.auto_update)
+      return Status::InvalidArgument(
+          "the revision is pinned or CVMFS_AUTO_UPDATE=no");
+    CVMFS_ASSIGN_OR_RETURN(
+        Blacklist blacklist,
+        Blacklist::LoadAll({config_.blacklist_file,
+                            config_.config_repository_blacklist_file}));
+    CVMFS_ASSIGN_OR_RETURN(auto keys, LoadPublicKeys(config_.public_key_files));
+    CVMFS_ASSIGN_OR_RETURN(
+        TrustedManifest trusted,
+        VerifyAnnouncedManifest(std::move(manifest), fetcher_.get(),
+                                objects_.get(), config_.fqrn, keys,
+                                ::time(nullptr), &blacklist));
+    const uint64_t current = fs_->revision().revision;
+    const uint64_t announced = trusted.manifest.revision;
+    if (announced <= current)
+      return Status::InvalidArgument(
+          "announced revision " + std::to_string(announced) +
+          " is not newer than the mounted " + std::to_string(current));
+    {
+      cvmfs::MutexLock lock(&wake_mu_);
+      if (!announced_ || announced_->manifest.revision < announced)
+        announced_ = std::move(trusted);
+      wake_ = true;
+    }
+    wake_cv_.notify_all();
+    return "revision " + std::to_string(announced) +
+           " announced; switching from " + std::to_string(current);
+  }();
+  if (result.ok()) {
+    ++announcements_triggered_;
+    Event(Severity::kInfo, "notification: " + *result);
+  } else {
+    ++announcements_ignored_;
+    Event(Severity::kWarning,
+          "notification ignored: " + result.status().message());
+  }
+  return result;
+}
+
+RepositoryMount::NotificationCounters RepositoryMount::notification_counters()
+    const {
+  NotificationCounters c;
+  c.received = announcements_.load();
+  c.ignored = announcements_ignored_.load();
+  c.triggered = announcements_triggered_.load();
+  return c;
 }
 
 Result<std::string> RepositoryMount::CheckForUpdate(bool sync) {

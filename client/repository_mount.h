@@ -129,6 +129,23 @@ class RepositoryMount {
   // ("Catalog up to date", "switched to revision N", or why not).
   Result<std::string> CheckForUpdate(bool sync) EXCLUDES(update_mu_, wake_mu_);
 
+  // A notification announced `manifest`, the bytes of a .cvmfspublished
+  // (doc/notifications.md). It is verified like one from a server (the
+  // whitelist and certificate are fetched now, the blacklist applies);
+  // when it is newer than the mounted revision the updater is woken to
+  // switch at once, without waiting for the TTL, and uses the announced
+  // manifest if the servers still give an older one. Never waits for the
+  // switch. Returns what was done; an error says why the announcement is
+  // ignored (not signed by the repository's key, not newer, pinned).
+  Result<std::string> FollowAnnouncement(std::string manifest)
+      EXCLUDES(wake_mu_);
+  struct NotificationCounters {
+    uint64_t received = 0;   // announcements handed to FollowAnnouncement
+    uint64_t ignored = 0;    // refused: unverifiable, old, pinned
+    uint64_t triggered = 0;  // woke the updater for a newer revision
+  };
+  NotificationCounters notification_counters() const;
+
   // Starts the background updater: it checks the manifest when the
   // revision's TTL (capped by CVMFS_MAX_TTL) expires, and every
   // kRetryAfterFailureSeconds while checks fail (offline). Stopped by the
@@ -191,6 +208,10 @@ class RepositoryMount {
   bool wake_ GUARDED_BY(wake_mu_) = false;
   std::thread updater_;
   std::atomic<int64_t> max_ttl_override_s_{-1};  // -1: config_.max_ttl_s
+  // The newest verified announcement not yet switched to.
+  std::optional<TrustedManifest> announced_ GUARDED_BY(wake_mu_);
+  std::atomic<uint64_t> announcements_{0}, announcements_ignored_{0},
+      announcements_triggered_{0};
 };
 
 }  // namespace cvmfs::client

@@ -14,7 +14,9 @@
 #include "client/repository_mount.h"
 #include "cvmfs/clock.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/manifest.h"
 #include "cvmfs/mutex.h"
+#include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/signature.h"
 #include "publisher/repository.h"
@@ -67,8 +69,10 @@ class RevisionUpdateTest : public ::testing::Test {
 
   Result<std::unique_ptr<RepositoryMount>> TryMount(
       const std::string& cache = "cache",
-      std::function<void(const Status&)> on_revision_blacklisted = nullptr) {
+      std::function<void(const Status&)> on_revision_blacklisted = nullptr,
+      size_t memcache_bytes = 16u << 20) {
     MountConfig c;
+    c.fs.memcache_bytes = memcache_bytes;
     c.fqrn = fqrn_;
     c.on_revision_blacklisted = std::move(on_revision_blacklisted);
     c.cache.dir = work_.Sub(cache);
@@ -227,6 +231,41 @@ TEST_F(RevisionUpdateTest, SwitchKeepsOpenFilesAndShowsNewContent) {
   std::vector<std::string> names;
   for (auto& d : *listing) names.push_back(d.name);
   EXPECT_EQ((std::vector<std::string>{".", "..", "a", "c"}), names);
+}
+
+// An inode of the old revision that the client dropped for room (the
+// kernel still holds it) is rebuilt from the old revision's catalogs, which
+// stay open for the kernel's entry timeout after the switch.
+TEST_F(RevisionUpdateTest, DroppedInodesOfTheOldRevisionReadTheOldRevision) {
+  Publish(
+      "mkdir a d && echo one > a/file && for i in $(seq 64); do echo $i > "
+      "d/f$i; done");
+  auto mount = TryMount("cache", nullptr, /*memcache_bytes=*/1);
+  ASSERT_TRUE(mount.ok()) << mount.status().ToString();
+  FileSystem* fs = (*mount)->file_system();
+  const uint64_t old_inode = Resolve(fs, "a/file");
+  ASSERT_NE(0u, old_inode);
+  // 64 more inodes with consecutive numbers: every shard of the table
+  // (one entry each at this size) gets a newer one.
+  for (int i = 1; i <= 64; ++i)
+    ASSERT_NE(0u, Resolve(fs, "d/f" + std::to_string(i)));
+  const uint64_t rebuilt = fs->Statistics().inode_rebuilds;
+  Publish("mkdir a && echo two! > a/file");
+  auto switched = (*mount)->CheckForUpdate(true);
+  ASSERT_TRUE(switched.ok()) << switched.status().ToString();
+  auto old_attr = fs->GetAttr(old_inode);
+  ASSERT_TRUE(old_attr.ok()) << old_attr.status().ToString();
+  EXPECT_EQ(4, old_attr->st_size);
+  EXPECT_GT(fs->Statistics().inode_rebuilds, rebuilt);
+  bool keep = false;
+  auto file = fs->Open(old_inode, &keep);
+  ASSERT_TRUE(file.ok());
+  EXPECT_EQ("one\n", Read(fs, *file));
+  fs->Release(*file);
+  // The new revision under its new inode.
+  const uint64_t new_inode = Resolve(fs, "a/file");
+  ASSERT_NE(0u, new_inode);
+  EXPECT_EQ(5, fs->GetAttr(new_inode)->st_size);
 }
 
 TEST_F(RevisionUpdateTest, ReplayedOlderManifestIsRefused) {
@@ -400,6 +439,91 @@ TEST_F(RevisionUpdateTest, ExpiredWhitelist) {
   ASSERT_FALSE(fresh.ok());
   EXPECT_NE(fresh.status().message().find("expired"), std::string::npos)
       << fresh.status().ToString();
+}
+
+}  // namespace
+}  // namespace cvmfs::client
+
+namespace cvmfs::client {
+namespace {
+
+// Notifications (doc/notifications.md): the mount is at revision N, N+1 is
+// published and announced, and the servers (a Stratum 1 not yet
+// synchronized) still give N's manifest.
+class AnnouncementTest : public RevisionUpdateTest {
+ protected:
+  void SetUp() override {
+    RevisionUpdateTest::SetUp();
+    Publish("echo one > f");
+    const std::string published = paths_.Storage(fqrn_) + "/.cvmfspublished";
+    auto old_manifest = ReadFile(published);
+    ASSERT_TRUE(old_manifest.ok());
+    old_manifest_ = *old_manifest;
+    mount_ = Mount();
+    ASSERT_TRUE(mount_);
+    old_revision_ = mount_->file_system()->revision().revision;
+    Publish("echo two > f");
+    auto new_manifest = ReadFile(published);
+    ASSERT_TRUE(new_manifest.ok());
+    new_manifest_ = *new_manifest;
+    ASSERT_TRUE(WriteFileAtomic(published, old_manifest_, 0644).ok());
+  }
+  void TearDown() override {
+    mount_.reset();
+    RevisionUpdateTest::TearDown();
+  }
+  uint64_t revision() const {
+    return mount_->file_system()->revision().revision;
+  }
+
+  std::string old_manifest_, new_manifest_;
+  std::unique_ptr<RepositoryMount> mount_;
+  uint64_t old_revision_ = 0;
+};
+
+// An announced manifest is verified like one from a server; a newer one is
+// switched to at the next check; an older or forged one is ignored.
+TEST_F(AnnouncementTest, AnnouncedManifestIsVerifiedAndFollowed) {
+  std::string forged = new_manifest_;
+  const size_t s = forged.find("\nS");
+  ASSERT_NE(std::string::npos, s);
+  forged.insert(s + 2, "9");  // a higher revision, same signature
+  EXPECT_FALSE(mount_->FollowAnnouncement(forged).ok());
+  EXPECT_FALSE(mount_->FollowAnnouncement("not a manifest").ok());
+  EXPECT_FALSE(mount_->FollowAnnouncement(old_manifest_).ok());  // not newer
+  EXPECT_TRUE(Told(Severity::kWarning, "notification ignored: "));
+  EXPECT_EQ(old_revision_, revision());
+
+  auto followed = mount_->FollowAnnouncement(new_manifest_);
+  ASSERT_TRUE(followed.ok()) << followed.status().ToString();
+  auto switched = mount_->CheckForUpdate(true);
+  ASSERT_TRUE(switched.ok()) << switched.status().ToString();
+  EXPECT_EQ(old_revision_ + 1, revision());
+  const auto c = mount_->notification_counters();
+  EXPECT_EQ(4u, c.received);
+  EXPECT_EQ(3u, c.ignored);
+  EXPECT_EQ(1u, c.triggered);
+}
+
+// An announced revision whose catalogs are not there yet (the servers have
+// not caught up) is kept: the retry after the failed switch takes it,
+// although the servers still give the older manifest.
+TEST_F(AnnouncementTest, AnnouncedManifestSurvivesAFailedSwitch) {
+  auto parsed = Manifest::Parse(new_manifest_);
+  ASSERT_TRUE(parsed.ok());
+  const std::string catalog =
+      paths_.Storage(fqrn_) + "/" +
+      ObjectPath(parsed->manifest.root_catalog, ObjectSuffix::kCatalog);
+  const std::string hidden = catalog + ".hidden";
+  ASSERT_EQ(0, std::rename(catalog.c_str(), hidden.c_str()));
+
+  ASSERT_TRUE(mount_->FollowAnnouncement(new_manifest_).ok());
+  EXPECT_FALSE(mount_->CheckForUpdate(true).ok());  // catalog missing
+  EXPECT_EQ(old_revision_, revision());
+  ASSERT_EQ(0, std::rename(hidden.c_str(), catalog.c_str()));
+  auto retried = mount_->CheckForUpdate(true);
+  ASSERT_TRUE(retried.ok()) << retried.status().ToString();
+  EXPECT_EQ(old_revision_ + 1, revision());
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
+#include <utility>
 
 #include "cvmfs/file_util.h"
 
@@ -51,6 +53,7 @@ class ServerSource : public TrustChainSource {
     return FetchSmallFile(fetcher_, kWhitelistName, nullptr);
   }
   Result<std::string> FetchManifest() override {
+    if (announced_) return std::move(*announced_);
     const Clock::TimePoint started = objects_->clock()->Now();
     auto file = FetchSmallFile(fetcher_, kManifestName, &host_);
     manifest_fetch_ = objects_->clock()->Now() - started;
@@ -70,6 +73,8 @@ class ServerSource : public TrustChainSource {
     return pem;
   }
 
+  // The manifest comes from a notification instead of a server.
+  void Announce(std::string manifest) { announced_ = std::move(manifest); }
   const std::string& host() const { return host_; }
   Clock::Duration manifest_fetch() const { return manifest_fetch_; }
 
@@ -77,6 +82,7 @@ class ServerSource : public TrustChainSource {
   Fetcher* fetcher_;
   ObjectFetcher* objects_;
   std::string host_;  // of the manifest
+  std::optional<std::string> announced_;
   Clock::Duration manifest_fetch_{};
 };
 
@@ -186,22 +192,41 @@ Result<std::vector<PublicKey>> LoadPublicKeys(
   return LoadMasterKeys(files);
 }
 
-Result<TrustedManifest> FetchTrustedManifest(
-    Fetcher* fetcher, ObjectFetcher* objects, const std::string& fqrn,
-    const std::vector<PublicKey>& master_keys, time_t now,
-    const Blacklist* blacklist) {
-  ServerSource source(fetcher, objects);
+namespace {
+
+Result<TrustedManifest> Verify(ServerSource* source, const std::string& fqrn,
+                               const std::vector<PublicKey>& master_keys,
+                               time_t now, const Blacklist* blacklist) {
   CVMFS_ASSIGN_OR_RETURN(VerifiedChain chain,
-                         VerifyTrustChain(&source, master_keys, fqrn, now));
+                         VerifyTrustChain(source, master_keys, fqrn, now));
   if (blacklist)
     CVMFS_RETURN_IF_ERROR(
         blacklist->Check(fqrn, chain.certificate, chain.manifest.revision));
   TrustedManifest trusted;
   trusted.manifest = std::move(chain.manifest);
   trusted.whitelist = std::move(chain.whitelist);
-  trusted.host = source.host();
-  trusted.manifest_fetch = source.manifest_fetch();
+  trusted.host = source->host();
+  trusted.manifest_fetch = source->manifest_fetch();
   return trusted;
+}
+
+}  // namespace
+
+Result<TrustedManifest> VerifyAnnouncedManifest(
+    std::string manifest, Fetcher* fetcher, ObjectFetcher* objects,
+    const std::string& fqrn, const std::vector<PublicKey>& master_keys,
+    time_t now, const Blacklist* blacklist) {
+  ServerSource source(fetcher, objects);
+  source.Announce(std::move(manifest));
+  return Verify(&source, fqrn, master_keys, now, blacklist);
+}
+
+Result<TrustedManifest> FetchTrustedManifest(
+    Fetcher* fetcher, ObjectFetcher* objects, const std::string& fqrn,
+    const std::vector<PublicKey>& master_keys, time_t now,
+    const Blacklist* blacklist) {
+  ServerSource source(fetcher, objects);
+  return Verify(&source, fqrn, master_keys, now, blacklist);
 }
 
 Result<TrustedManifest> FetchTrustedManifestFailover(

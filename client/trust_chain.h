@@ -86,6 +86,15 @@ Result<TrustedManifest> FetchTrustedManifestFailover(
     const Blacklist* blacklist,
     const std::function<bool(const Status&)>& next_host);
 
+// The manifest a notification announced (doc/notifications.md), checked
+// as one from a server is: `manifest` must be signed by a certificate the
+// whitelist (downloaded now) lists, and pass the blacklist. Only the
+// whitelist and the certificate are fetched.
+Result<TrustedManifest> VerifyAnnouncedManifest(
+    std::string manifest, Fetcher* fetcher, ObjectFetcher* objects,
+    const std::string& fqrn, const std::vector<PublicKey>& master_keys,
+    time_t now, const Blacklist* blacklist);
+
 // LoadMasterKeys (cvmfs/trust_chain.h); without files, an error naming the
 // settings that give them.
 Result<std::vector<PublicKey>> LoadPublicKeys(

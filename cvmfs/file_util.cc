@@ -66,6 +66,17 @@ Result<size_t> ReadFull(int fd, void* buf, size_t size,
   return done;
 }
 
+Status ForEachBlock(int fd, size_t block_size, const std::string& what,
+                    const std::function<Status(const char*, size_t)>& fn) {
+  std::vector<char> block(block_size);
+  for (;;) {
+    CVMFS_ASSIGN_OR_RETURN(size_t n,
+                           ReadFull(fd, block.data(), block.size(), what));
+    if (n > 0) CVMFS_RETURN_IF_ERROR(fn(block.data(), n));
+    if (n < block.size()) return Status::Ok();
+  }
+}
+
 std::string TempNameFor(const std::string& path) {
   static std::atomic<unsigned> counter{0};  // uniqueness only, no shared state
   // A short name in the same directory (same file system, so rename is

@@ -4,6 +4,7 @@
 #ifndef CVMFS_FILE_UTIL_H_
 #define CVMFS_FILE_UTIL_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -49,6 +50,10 @@ Status WriteAll(int fd, const void* data, size_t size, const std::string& what);
 // Reads exactly up to `size` bytes (fewer only at EOF); returns bytes read.
 Result<size_t> ReadFull(int fd, void* buf, size_t size,
                         const std::string& what);
+// Reads `fd` to its end in blocks of at most `block_size` bytes and gives
+// each to `fn`; stops at the first error of the read or of `fn`.
+Status ForEachBlock(int fd, size_t block_size, const std::string& what,
+                    const std::function<Status(const char*, size_t)>& fn);
 
 // Writes `data` to a temporary file beside `path`, fsyncs it (if `sync`),
 // sets `mode` and renames it over `path`. Readers see the old or the new

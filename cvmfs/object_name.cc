@@ -21,7 +21,7 @@ Result<ObjectName> ParseObjectPath(std::string_view path) {
   ObjectName name;
   char last = text.empty() ? 0 : text.back();
   if (last == 'C' || last == 'P' || last == 'H' || last == 'X' || last == 'M' ||
-      last == 'L') {
+      last == 'L' || last == 'B') {
     name.suffix = static_cast<ObjectSuffix>(last);
     text.pop_back();
   }

@@ -23,6 +23,7 @@ enum class ObjectSuffix : char {
   kCertificate = 'X',
   kMetainfo = 'M',
   kMicroCatalog = 'L',
+  kBundle = 'B',  // ours: doc/format-bundles.md
 };
 
 inline constexpr std::string_view kManifestName = ".cvmfspublished";

@@ -7,6 +7,8 @@
 #ifndef CVMFS_OBJECT_STORE_H_
 #define CVMFS_OBJECT_STORE_H_
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,10 +25,23 @@ namespace cvmfs {
 
 class ObjectStore {
  public:
+  // Receives an object's bytes in pieces; a non-ok status stops the read.
+  using Sink = std::function<Status(const char* data, size_t size)>;
+
   virtual ~ObjectStore() = default;
   virtual bool Exists(const std::string& name) = 0;
   virtual Status Put(const std::string& name, std::string_view bytes) = 0;
   virtual Result<std::string> Get(const std::string& name) = 0;
+  // Hands the bytes of `name` to `sink` in pieces (NotFound if missing), so
+  // that an object of any size is read in bounded memory where the store
+  // can; this default reads it whole with Get.
+  virtual Status ReadTo(const std::string& name, const Sink& sink);
+  // Stores the bytes of the local file `file` as `name`, as atomically as
+  // Put. The file is consumed: moved into the store or left for the caller
+  // to remove. This default reads it whole and calls Put.
+  virtual Status PutFile(const std::string& name, const std::string& file);
+  // Bytes of the object `name` (NotFound if missing); this default reads it.
+  virtual Result<uint64_t> Size(const std::string& name);
   virtual Status Remove(const std::string& name) = 0;
   // Names of all objects under data/ (for gc, check and tests).
   virtual Result<std::vector<std::string>> ListObjects() = 0;
@@ -43,6 +58,11 @@ class LocalObjectStore : public ObjectStore {
   bool Exists(const std::string& name) override;
   Status Put(const std::string& name, std::string_view bytes) override;
   Result<std::string> Get(const std::string& name) override;
+  Status ReadTo(const std::string& name, const Sink& sink) override;
+  // Renames `file` into place (copies it through data/txn when it is on
+  // another filesystem).
+  Status PutFile(const std::string& name, const std::string& file) override;
+  Result<uint64_t> Size(const std::string& name) override;  // stat, no read
   Status Remove(const std::string& name) override;
   Result<std::vector<std::string>> ListObjects() override;
 

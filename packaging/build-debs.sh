@@ -13,7 +13,7 @@ fi
 command -v dpkg-shlibdeps >/dev/null ||
   { echo "build-debs: dpkg-shlibdeps missing (apt-get install dpkg-dev)" >&2; exit 1; }
 cmake --build "$build" -j2 --target cvmfs2 mount.cvmfs cvmfs_talk cvmfs_config \
-  cvmfs_server package_files package_server_templates
+  cvmfs_server cvmfs_swissknife package_files package_server_templates
 rm -f "$build"/packages/*.deb
 (cd "$build" && cpack -G DEB --config CPackConfig.cmake >cpack.log 2>&1) ||
   { cat "$build/cpack.log" >&2; exit 1; }

@@ -9,6 +9,9 @@
 #                                            real CVMFS client needs
 #                                            (test/interop/) and toxiproxy
 #                                            (built with Go, see below)
+#   packaging/install-deps.sh --s3       also SeaweedFS's `weed` (the S3 server of
+#                                        the S3 storage tests, built with Go)
+#   packaging/install-deps.sh --no-s3    not weed, even with --s3
 #   packaging/install-deps.sh --bench-suite  also what test/bench/run compares
 #                                            against and measures with (httpdirfs,
 #                                            rclone, fio, matplotlib, ...)
@@ -24,6 +27,8 @@ build_pkgs=(
 )
 extra_pkgs=()
 want_toxiproxy=no
+want_weed=no
+no_weed=no
 want_cvmfs_user=no
 for arg in "$@"; do
   case "$arg" in
@@ -51,10 +56,13 @@ for arg in "$@"; do
       extra_pkgs+=(libmaxmind-db-writer-perl)
       want_toxiproxy=yes
       want_cvmfs_user=yes ;;
+    --s3) want_weed=yes ;;
+    --no-s3) no_weed=yes ;;
     *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
   esac
 done
 
+[ "$no_weed" = no ] || want_weed=no
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
@@ -80,6 +88,40 @@ install_toxiproxy() {
   rm -rf "$gobin"
 }
 
+# SeaweedFS (`weed server -s3`: the S3 endpoint of the S3 storage tests,
+# test/lib/s3.sh) is not packaged in Debian 12. Its module has `replace`
+# directives, so `go install module@version` refuses it: the module is
+# downloaded from the Go module proxy, copied somewhere writable and built
+# there. Takes ~10 min of one core; GOMAXPROCS / nice limit its share.
+weed_module=github.com/seaweedfs/seaweedfs
+weed_version=v0.0.0-20261109003541-7506e5f91cd6
+install_weed() {
+  command -v weed >/dev/null && return 0
+  local go_bin
+  go_bin=$(command -v go || true)
+  [ -n "$go_bin" ] || { [ -x /usr/local/go/bin/go ] && go_bin=/usr/local/go/bin/go; }
+  if [ -z "$go_bin" ]; then
+    echo "install-deps: weed missing and no Go toolchain to build it;" \
+      "install golang-go and re-run" >&2
+    return 1
+  fi
+  local work dir
+  work=$(mktemp -d)
+  echo "install-deps: building SeaweedFS $weed_version with $go_bin"
+  dir=$(cd "$work" && GOFLAGS=-mod=mod "$go_bin" mod download -json \
+    "$weed_module@$weed_version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  if [ -z "$dir" ] || [ ! -d "$dir" ]; then
+    echo "install-deps: could not download $weed_module@$weed_version" >&2
+    rm -rf "$work"
+    return 1
+  fi
+  cp -r "$dir" "$work/src"
+  chmod -R u+w "$work/src"
+  (cd "$work/src" && CGO_ENABLED=0 "$go_bin" build -trimpath -o "$work/weed" ./weed)
+  $SUDO install -m 0755 "$work/weed" /usr/local/bin/weed
+  rm -rf "$work"
+}
+
 # The client drops to CVMFS_USER (default cvmfs) once mounted, as CVMFS's
 # does; the packages' postinst creates the same system user and group.
 add_cvmfs_user() {
@@ -96,6 +138,7 @@ for p in "${build_pkgs[@]}" "${extra_pkgs[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   [ "$want_toxiproxy" = no ] || install_toxiproxy
+  [ "$want_weed" = no ] || install_weed
   exit 0
 fi
 echo "install-deps: installing ${missing[*]}"
@@ -103,3 +146,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 [ "$want_toxiproxy" = no ] || install_toxiproxy
+[ "$want_weed" = no ] || install_weed

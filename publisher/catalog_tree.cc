@@ -1,11 +1,15 @@
 #include "publisher/catalog_tree.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <string_view>
 
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
+#include "cvmfs/object_file.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/path_hash.h"
 
@@ -49,17 +53,16 @@ std::string CatalogTree::NewTempFile() {
 
 Result<std::unique_ptr<CatalogTree::Node>> CatalogTree::LoadNode(
     const std::string& mountpoint, const Digest& hash, Node* parent) {
-  auto raw =
-      cvmfs::ReadVerifiedObject(store_, hash, cvmfs::ObjectSuffix::kCatalog);
-  if (!raw.ok())
-    return raw.status().Annotate("catalog of " +
-                                 (mountpoint.empty() ? "/" : mountpoint));
   auto node = std::make_unique<Node>();
   node->mountpoint = mountpoint;
   node->parent = parent;
   node->file = NewTempFile();
   node->original_hash = hash;
-  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(node->file, *raw, 0600));
+  // Streamed: a catalog of any size costs a few blocks of memory here.
+  CVMFS_RETURN_IF_ERROR(
+      cvmfs::ReadVerifiedObjectToFile(store_, hash,
+                                      cvmfs::ObjectSuffix::kCatalog, node->file)
+          .Annotate("catalog of " + (mountpoint.empty() ? "/" : mountpoint)));
   {
     CVMFS_ASSIGN_OR_RETURN(auto ro, cvmfs::Catalog::Open(node->file));
     CVMFS_ASSIGN_OR_RETURN(auto counters, ro->ReadCounters());
@@ -71,6 +74,7 @@ Result<std::unique_ptr<CatalogTree::Node>> CatalogTree::LoadNode(
   }
   CVMFS_ASSIGN_OR_RETURN(node->db,
                          cvmfs::WritableCatalog::OpenForWriting(node->file));
+  CVMFS_RETURN_IF_ERROR(ShareCacheBudget(node.get()));
   return node;
 }
 
@@ -90,9 +94,34 @@ Result<std::unique_ptr<CatalogTree>> CatalogTree::CreateEmpty(
   node->file = tree->NewTempFile();
   CVMFS_ASSIGN_OR_RETURN(
       node->db, cvmfs::WritableCatalog::Create(node->file, "", root, false));
+  CVMFS_RETURN_IF_ERROR(tree->ShareCacheBudget(node.get()));
   node->dirty = true;
   tree->root_ = std::move(node);
   return tree;
+}
+
+// The budget is shared by every catalog opened so far (those committed or
+// dropped since still count: the share only shrinks). Shares are powers of
+// two, so the open catalogs are resized O(log n) times, not once per new
+// catalog.
+Status CatalogTree::ShareCacheBudget(Node* added) {
+  ++catalogs_opened_;
+  size_t share = kMaxCatalogCache;
+  while (share > kMinCatalogCache &&
+         share * catalogs_opened_ > kCatalogCacheBudget)
+    share /= 2;
+  if (share != cache_share_) {
+    cache_share_ = share;
+    std::vector<Node*> todo{root_.get()};
+    while (!todo.empty()) {
+      Node* n = todo.back();
+      todo.pop_back();
+      if (!n) continue;
+      if (n->db) CVMFS_RETURN_IF_ERROR(n->db->SetCacheSize(share));
+      for (auto& [mp, child] : n->children) todo.push_back(child.get());
+    }
+  }
+  return added->db->SetCacheSize(cache_share_);
 }
 
 void CatalogTree::MarkDirty(Node* node) {
@@ -140,6 +169,12 @@ Result<std::vector<DirectoryEntry>> CatalogTree::List(const std::string& dir) {
   return node->db->List(dir);
 }
 
+Result<std::vector<cvmfs::FileChunk>> CatalogTree::Chunks(
+    const std::string& path) {
+  CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(path));
+  return node->db->Chunks(path);
+}
+
 bool CatalogTree::IsNestedCatalogRoot(const std::string& dir) {
   auto node = NodeFor(dir);
   return node.ok() && !dir.empty() && (*node)->mountpoint == dir;
@@ -171,6 +206,8 @@ Status CatalogTree::Put(const std::string& path, const DirectoryEntry& entry_in,
   CVMFS_ASSIGN_OR_RETURN(bool unchanged,
                          Unchanged(node, path, entry, chunks, existing));
   if (unchanged) return Status::Ok();
+  if (!entry.IsDirectory() || (existing && !existing->IsDirectory()))
+    changed_file_dirs_.insert(std::string(cvmfs::ParentPath(path)));
 
   if (existing && existing->IsDirectory() && !entry.IsDirectory()) {
     CVMFS_RETURN_IF_ERROR(Remove(path));
@@ -219,7 +256,10 @@ Status CatalogTree::AddNew(Node* node, const std::string& path,
     entry.nested_mountpoint = entry.nested_root = false;
   }
   CVMFS_RETURN_IF_ERROR(node->db->AddEntry(path, entry));
-  if (entry.IsDirectory()) touched_dirs_.insert(parent_path);
+  if (entry.IsDirectory())
+    touched_dirs_.insert(parent_path);
+  else
+    changed_file_dirs_.insert(parent_path);
   if (entry.chunked) CVMFS_RETURN_IF_ERROR(node->db->SetChunks(path, chunks));
   MarkDirty(node);
   return Status::Ok();
@@ -276,6 +316,7 @@ Status CatalogTree::DropNode(Node* parent, const std::string& mountpoint) {
 
 Status CatalogTree::RemoveSubtree(Node* node, const std::string& path) {
   ForgetKnownDir();
+  CVMFS_RETURN_IF_ERROR(node->db->SetBundles(path, {}));
   CVMFS_ASSIGN_OR_RETURN(auto entries, node->db->List(path));
   for (auto& e : entries) {
     std::string child = path + "/" + e.name;
@@ -319,7 +360,30 @@ Status CatalogTree::Remove(const std::string& path) {
     touched_dirs_.insert(parent_path);
   } else {
     CVMFS_RETURN_IF_ERROR(node->db->RemoveEntry(path));
+    changed_file_dirs_.insert(parent_path);
   }
+  MarkDirty(node);
+  return Status::Ok();
+}
+
+Result<std::vector<cvmfs::BundleRef>> CatalogTree::Bundles(
+    const std::string& dir) {
+  CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(dir));
+  return node->db->Bundles(dir);
+}
+
+Status CatalogTree::SetBundles(const std::string& dir,
+                               const std::vector<cvmfs::BundleRef>& rows) {
+  CVMFS_ASSIGN_OR_RETURN(Node * node, NodeFor(dir));
+  CVMFS_ASSIGN_OR_RETURN(std::vector<cvmfs::BundleRef> old,
+                         node->db->Bundles(dir));
+  std::vector<cvmfs::BundleRef> sorted = rows;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const cvmfs::BundleRef& a, const cvmfs::BundleRef& b) {
+              return a.first_name < b.first_name;
+            });
+  if (old == sorted) return Status::Ok();
+  CVMFS_RETURN_IF_ERROR(node->db->SetBundles(dir, sorted));
   MarkDirty(node);
   return Status::Ok();
 }
@@ -356,12 +420,15 @@ Result<std::vector<NestedCatalogRef>> CatalogTree::BindMountpoints(
 
 Result<std::pair<DirectoryEntry, uint64_t>> CatalogTree::RootOf(
     const Digest& root_hash) {
-  auto raw = cvmfs::ReadVerifiedObject(store_, root_hash,
-                                       cvmfs::ObjectSuffix::kCatalog);
-  if (!raw.ok())
-    return raw.status().Annotate("catalog " + root_hash.ToString());
   const std::string file = NewTempFile();
-  CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(file, *raw, 0600));
+  CVMFS_RETURN_IF_ERROR(
+      cvmfs::ReadVerifiedObjectToFile(store_, root_hash,
+                                      cvmfs::ObjectSuffix::kCatalog, file)
+          .Annotate("catalog " + root_hash.ToString()));
+  struct stat info;
+  if (::stat(file.c_str(), &info) != 0)
+    return Status::FromErrno(errno, "stat " + file);
+  const uint64_t raw_size = static_cast<uint64_t>(info.st_size);
   Result<std::optional<DirectoryEntry>> root = [&] {
     auto catalog = cvmfs::Catalog::Open(file);
     if (!catalog.ok())
@@ -376,13 +443,19 @@ Result<std::pair<DirectoryEntry, uint64_t>> CatalogTree::RootOf(
   if (!*root)
     return Status::Corruption("catalog " + root_hash.ToString() +
                               " has no root entry");
-  return std::make_pair(std::move(**root), uint64_t{raw->size()});
+  return std::make_pair(std::move(**root), raw_size);
 }
 
 // Moves every entry strictly below `dir` from one catalog to another,
 // together with the nested catalogs mounted there.
 Status CatalogTree::MoveSubtree(Node* from, Node* to, const std::string& dir) {
   ForgetKnownDir();
+  CVMFS_ASSIGN_OR_RETURN(std::vector<cvmfs::BundleRef> bundles,
+                         from->db->Bundles(dir));
+  if (!bundles.empty()) {
+    CVMFS_RETURN_IF_ERROR(from->db->SetBundles(dir, {}));
+    CVMFS_RETURN_IF_ERROR(to->db->SetBundles(dir, bundles));
+  }
   CVMFS_ASSIGN_OR_RETURN(auto entries, from->db->List(dir));
   for (auto& e : entries) {
     std::string path = dir + "/" + e.name;
@@ -444,6 +517,7 @@ Status CatalogTree::CreateNestedCatalog(const std::string& dir) {
   root.nested_root = true;
   CVMFS_ASSIGN_OR_RETURN(
       node->db, cvmfs::WritableCatalog::Create(node->file, dir, root, true));
+  CVMFS_RETURN_IF_ERROR(ShareCacheBudget(node.get()));
   CVMFS_RETURN_IF_ERROR(MoveSubtree(parent, node.get(), dir));
 
   DirectoryEntry outer = *entry;
@@ -536,24 +610,30 @@ Status CatalogTree::WriteNode(Node* node, uint64_t revision, int64_t timestamp,
       node->db->Commit(revision, timestamp, node->original_hash, ttl));
   node->db.reset();
 
-  CVMFS_ASSIGN_OR_RETURN(std::string raw, cvmfs::ReadFile(node->file));
-  CVMFS_ASSIGN_OR_RETURN(
-      Digest hash,
-      cvmfs::StoreObject(store_, raw, cvmfs::ObjectSuffix::kCatalog,
-                         options_.hash_algorithm));
+  // Compressed from the file into a scratch file and stored from there:
+  // the catalog is never whole in memory, whatever its size.
+  struct stat info;
+  if (::stat(node->file.c_str(), &info) != 0)
+    return Status::FromErrno(errno, "stat " + node->file);
+  const uint64_t raw_size = static_cast<uint64_t>(info.st_size);
+  auto stored =
+      cvmfs::StoreFileObject(store_, node->file, cvmfs::ObjectSuffix::kCatalog,
+                             options_.hash_algorithm, node->file + ".z");
   ::unlink(node->file.c_str());
+  if (!stored.ok()) return stored.status();
+  const Digest hash = stored->digest;
 
   node->new_total = counters.self;
   node->new_total += subtree;
   node->dirty = false;
   result->committed_catalogs.push_back(node->mountpoint);
   if (node->parent) {
-    NestedCatalogRef ref{node->mountpoint, hash, raw.size()};
+    NestedCatalogRef ref{node->mountpoint, hash, raw_size};
     CVMFS_RETURN_IF_ERROR(node->parent->db->UpdateNestedCatalog(ref));
     node->parent->refs[node->mountpoint] = ref;
   } else {
     result->root_hash = hash;
-    result->root_size = raw.size();
+    result->root_size = raw_size;
   }
   return Status::Ok();
 }

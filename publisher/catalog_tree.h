@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "cvmfs/bundle.h"
 #include "cvmfs/catalog/catalog.h"
 #include "cvmfs/catalog/dirent.h"
 #include "cvmfs/catalog/writable_catalog.h"
@@ -68,6 +69,8 @@ class CatalogTree {
       const std::string& path);
   cvmfs::Result<std::vector<cvmfs::DirectoryEntry>> List(
       const std::string& dir);
+  // The chunk rows of the chunked file at `path`.
+  cvmfs::Result<std::vector<cvmfs::FileChunk>> Chunks(const std::string& path);
 
   // Adds or replaces the entry at `path`; its parent must be a directory.
   // A replaced directory keeps its contents; replacing a directory with a
@@ -100,6 +103,20 @@ class CatalogTree {
   cvmfs::Result<std::pair<cvmfs::DirectoryEntry, uint64_t>> RootOf(
       const cvmfs::Digest& root_hash);
 
+  // Bundles (doc/format-bundles.md): the rows of directory `dir`, kept in
+  // the catalog holding its entries (for a nested catalog's root, the
+  // nested catalog). SetBundles replaces them; rows equal to the stored
+  // ones change nothing. Removing a directory removes its rows; moving it
+  // into or out of a nested catalog moves them.
+  cvmfs::Result<std::vector<cvmfs::BundleRef>> Bundles(const std::string& dir);
+  cvmfs::Status SetBundles(const std::string& dir,
+                           const std::vector<cvmfs::BundleRef>& rows);
+  // Directories whose direct non-directory children were added, removed or
+  // changed since the tree was opened (those whose bundles may change).
+  const std::set<std::string>& changed_file_dirs() const {
+    return changed_file_dirs_;
+  }
+
   // The store catalogs and objects are read from and written to.
   cvmfs::ObjectStore* store() const { return store_; }
 
@@ -126,6 +143,9 @@ class CatalogTree {
                           const cvmfs::CounterSet& children_change,
                           CommitResult* result);
   std::string NewTempFile();
+  // Gives the newly opened catalog `added` its share of the page cache
+  // budget, shrinking the others' when it gets smaller.
+  cvmfs::Status ShareCacheBudget(Node* added);
   void MarkDirty(Node* node);
   void ForgetKnownDir() { known_dir_node_ = nullptr; }
   cvmfs::Status CheckParentDirectory(Node* node, const std::string& path,
@@ -146,12 +166,22 @@ class CatalogTree {
   std::unique_ptr<Node> root_;
   std::set<std::string>
       touched_dirs_;  // directories whose link count may change
+  std::set<std::string> changed_file_dirs_;
   // The parent directory of the last Put, known to exist in that catalog:
   // files arrive directory by directory, so most Puts skip looking up their
   // parent. Cleared by every change that may remove or move a directory.
   std::string known_dir_;
   Node* known_dir_node_ = nullptr;
   int temp_counter_ = 0;
+  // SQLite page cache of the catalogs being written: up to 64 MiB for one
+  // (the primary key index of a 1,000,000-entry catalog, about 50 MB, stays
+  // in memory while entries arrive in random key order), 96 MiB for all,
+  // at least 2 MiB each.
+  static constexpr size_t kCatalogCacheBudget = 96u << 20;
+  static constexpr size_t kMaxCatalogCache = 64u << 20;
+  static constexpr size_t kMinCatalogCache = 2u << 20;
+  size_t catalogs_opened_ = 0;
+  size_t cache_share_ = 0;
 };
 
 }  // namespace publisher

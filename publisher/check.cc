@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
+#include "cvmfs/bundle.h"
 #include "cvmfs/catalog_walker.h"
 #include "cvmfs/compression.h"
 #include "cvmfs/object_name.h"
@@ -114,6 +117,121 @@ class StoredFiles : public cvmfs::TrustChainSource {
   cvmfs::ObjectStore* store_;
 };
 
+// Checks the members of one bundle as they stream by: each names a file of
+// the directory and, when `verify`, its bytes hash to its digest.
+class BundleMemberCheck : public cvmfs::BundleReader::Visitor {
+ public:
+  BundleMemberCheck(const std::map<cvmfs::Digest, std::string>& files,
+                    bool verify, std::string what,
+                    std::vector<std::string>* problems)
+      : files_(files),
+        verify_(verify),
+        what_(std::move(what)),
+        problems_(problems) {}
+  Status BeginMember(const cvmfs::BundleMember& m) override {
+    current_ = m.digest;
+    if (files_.count(m.digest) == 0)
+      problems_->push_back(what_ + " holds " + m.digest.ToString() +
+                           ", the object of no file of its directory");
+    if (verify_) hasher_.emplace(m.digest.algorithm);
+    return Status::Ok();
+  }
+  Status MemberData(const void* data, size_t size) override {
+    if (hasher_) hasher_->Update(data, size);
+    return Status::Ok();
+  }
+  Status EndMember() override {
+    if (hasher_ && hasher_->Finish() != current_)
+      problems_->push_back(what_ + ": member " + current_.ToString() +
+                           " does not match its hash");
+    hasher_.reset();
+    return Status::Ok();
+  }
+
+ private:
+  const std::map<cvmfs::Digest, std::string>& files_;
+  bool verify_;
+  std::string what_;
+  std::vector<std::string>* problems_;
+  cvmfs::Digest current_;
+  std::optional<cvmfs::Hasher> hasher_;
+};
+
+// The bundles a catalog lists (doc/format-bundles.md): each exists, has
+// the row's size and member count, its header parses, its members are
+// objects of files of its directory (the first one of the file named
+// first_name) and, when `verify`, it and its members hash to their names.
+void CheckBundles(cvmfs::ObjectStore* store, cvmfs::Catalog* catalog,
+                  bool verify, CheckReport* report) {
+  auto rows = catalog->AllBundles();
+  if (!rows.ok()) {
+    report->problems.push_back(rows.status().ToString());
+    return;
+  }
+  std::string listed;
+  bool have_listing = false;
+  std::map<cvmfs::Digest, std::string> files;  // digest -> a name
+  std::map<std::string, cvmfs::Digest> by_name;
+  for (const cvmfs::BundleRef& row : *rows) {
+    const std::string what = "bundle of " +
+                             (row.path.empty() ? "/" : row.path) + " at '" +
+                             row.first_name + "'";
+    if (!have_listing || row.path != listed) {
+      files.clear();
+      by_name.clear();
+      listed = row.path;
+      have_listing = true;
+      auto listing = catalog->List(row.path);
+      if (!listing.ok()) {
+        report->problems.push_back(what + ": " + listing.status().ToString());
+        continue;
+      }
+      for (const cvmfs::DirectoryEntry& e : *listing) {
+        if (!e.IsRegular() || e.chunked || e.external || !e.content_hash)
+          continue;
+        files.emplace(*e.content_hash, e.name);
+        by_name.emplace(e.name, *e.content_hash);
+      }
+    }
+    const std::string name =
+        cvmfs::ObjectPath(row.hash, cvmfs::ObjectSuffix::kBundle);
+    ++report->objects_checked;
+    auto bytes = store->Get(name);
+    if (!bytes.ok()) {
+      report->problems.push_back("missing " + name + " (" + what + ")");
+      continue;
+    }
+    if (bytes->size() != row.size) {
+      report->problems.push_back(
+          name + " (" + what + ") has " + std::to_string(bytes->size()) +
+          " bytes, its row says " + std::to_string(row.size));
+      continue;
+    }
+    BundleMemberCheck members(files, verify, what, &report->problems);
+    cvmfs::BundleReader reader(row.hash.algorithm, &members);
+    Status st = reader.Feed(bytes->data(), bytes->size());
+    if (st.ok()) st = reader.Finish();
+    if (!st.ok()) {
+      report->problems.push_back(name + " (" + what + "): " + st.ToString());
+      continue;
+    }
+    if (verify && reader.digest() != row.hash)
+      report->problems.push_back("hash mismatch " + name + " (" + what + ")");
+    if (reader.members().size() != row.members)
+      report->problems.push_back(name + " (" + what + ") has " +
+                                 std::to_string(reader.members().size()) +
+                                 " members, its row says " +
+                                 std::to_string(row.members));
+    auto first = by_name.find(row.first_name);
+    if (first == by_name.end() || reader.members().empty() ||
+        reader.members().front().digest != first->second)
+      report->problems.push_back(what +
+                                 ": its first member is not the "
+                                 "object of the file '" +
+                                 row.first_name + "'");
+  }
+}
+
 }  // namespace
 
 cvmfs::Result<cvmfs::Manifest> VerifyStoredTrustChain(
@@ -126,7 +244,7 @@ cvmfs::Result<cvmfs::Manifest> VerifyStoredTrustChain(
   return std::move(chain.manifest);
 }
 
-cvmfs::Result<CheckReport> ScrubStorage(cvmfs::LocalObjectStore* store,
+cvmfs::Result<CheckReport> ScrubStorage(cvmfs::ObjectStore* store,
                                         cvmfs::ProgressCounters* progress) {
   CheckReport report;
   CVMFS_ASSIGN_OR_RETURN(std::vector<std::string> names, store->ListObjects());
@@ -222,6 +340,8 @@ cvmfs::Result<CheckReport> CheckRevision(cvmfs::ObjectStore* store,
         check_object(cvmfs::ObjectPath(**lists, cvmfs::ObjectSuffix::kNone),
                      **lists, "prefetch lists", true);
     }
+    if (options.check_data)
+      CheckBundles(store, v.catalog, verify_content, &report);
     return cvmfs::CatalogWalker::ForEachPath(
         v.catalog,
         [&](const std::string& path, const cvmfs::DirectoryEntry& e) -> Status {

@@ -9,7 +9,10 @@
 //                           verifies every catalog's statistics (self_*
 //                           against its rows, subtree_* against the nested
 //                           catalogs' totals) and, unless -c, that each data
-//                           object and chunk it references exists
+//                           object and chunk it references exists and
+//                           that each bundle it lists exists, has the row's
+//                           size, parses and holds only objects of its
+//                           directory's files (doc/format-bundles.md)
 //   ScrubStorage            -i: every object under data/ is re-hashed and
 //                           compared with its name (CVMFS's `swissknife
 //                           scrub`), whatever revision references it
@@ -43,7 +46,8 @@ struct CheckOptions {
   // `check -c` turns it off: only catalogs and their statistics).
   bool check_data = true;
   // Whether referenced objects are also re-hashed and inflated (the older,
-  // per-revision form of an integrity check; `check -i` scrubs instead).
+  // per-revision form of an integrity check; `check -i` scrubs instead);
+  // bundles and each of their members are re-hashed too.
   bool verify_content = false;
   // `check -s PATH`: start at the nested catalog mounted at PATH ("/a/b");
   // NotFound when no nested catalog is mounted there. Empty: the root.
@@ -77,8 +81,7 @@ cvmfs::Result<cvmfs::Manifest> VerifyStoredTrustChain(
 // object names). objects_checked counts the objects read.
 // `progress` (may be null) counts the objects read and their bytes.
 cvmfs::Result<CheckReport> ScrubStorage(
-    cvmfs::LocalObjectStore* store,
-    cvmfs::ProgressCounters* progress = nullptr);
+    cvmfs::ObjectStore* store, cvmfs::ProgressCounters* progress = nullptr);
 
 }  // namespace publisher
 

@@ -44,15 +44,16 @@ Result<std::unique_ptr<ContentIndex>> ContentIndex::OpenOnce(
     const std::string& path) {
   CVMFS_ASSIGN_OR_RETURN(
       auto db, cvmfs::SqliteDb::Open(path, cvmfs::SqliteDb::OpenMode::kCreate));
-  // Lookups of a large publish touch pages all over the key space: a 64 MiB
-  // cache (about 800,000 entries) and a memory map keep them off read().
+  // Lookups of a large publish touch pages all over the key space: a 16 MiB
+  // cache (about 200,000 entries) holds the inner pages and the hot leaves;
+  // no memory map, so that the publisher's memory does not grow with the
+  // index.
   // Only the publisher holding the repository's transaction lock opens the
   // index: an exclusive lock, taken once, spares every lookup its file lock
   // calls (a busy index reads as errors, that is as misses).
   CVMFS_RETURN_IF_ERROR(
       db->Exec("PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; "
-               "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536; "
-               "PRAGMA mmap_size=268435456;"));
+               "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-16384;"));
   CVMFS_RETURN_IF_ERROR(db->Exec(kSchema));
   CVMFS_ASSIGN_OR_RETURN(
       int64_t ok, db->QueryInt64("SELECT count(*) FROM content LIMIT 1"));

@@ -17,8 +17,10 @@
 // Storage: SQLite (WAL, synchronous=NORMAL: consistent after a crash) at
 // spool/content_index.db; new entries are buffered in memory and written in
 // one transaction by Flush() (and every kFlushEvery entries). A republished
-// tree looks up every file once, in no particular key order: a 64 MiB page
-// cache and a memory map keep those lookups from reading the file again.
+// tree looks up every file once, in no particular key order; a 16 MiB page
+// cache keeps the inner pages, and a leaf is one pread() from the kernel's
+// page cache (no memory map: mapped pages would count in the publisher's
+// memory and grow with the index).
 //
 // Thread safety: Lookup, Add and Flush may be called from any thread (one
 // mutex guards the database and the buffer).
@@ -54,6 +56,10 @@ class ContentIndex {
     }
   };
   static constexpr size_t kFlushEvery = 20000;
+  // Pieces smaller than this are not indexed: compressing them again costs
+  // about what a lookup does (a few microseconds), and a repository of
+  // millions of tiny files would otherwise fill the index with them.
+  static constexpr size_t kMinIndexedSize = 1024;
 
   static Key KeyOf(std::string_view data, cvmfs::Compression compression,
                    cvmfs::HashAlgorithm algorithm);

@@ -126,6 +126,27 @@ TEST(ContentIndexTest, PipelineReusesExistingObjectsOnly) {
   EXPECT_TRUE(store.Exists(cvmfs::ObjectPath(d1, cvmfs::ObjectSuffix::kNone)));
 }
 
+// Tiny pieces are compressed again rather than indexed: the index does not
+// grow with a repository's many small files.
+TEST(ContentIndexTest, PiecesBelowTheMinimumAreNotIndexed) {
+  TempDir dir;
+  auto index = ContentIndex::Open(dir.Sub("index.db"));
+  ASSERT_TRUE(index.ok());
+  cvmfs::MemoryObjectStore store;
+  const std::string small(ContentIndex::kMinIndexedSize - 1, 's');
+  IngestStats first, second;
+  cvmfs::Digest d1 = Publish(&store, index->get(), small, &first);
+  cvmfs::Digest d2 = Publish(&store, index->get(), small, &second);
+  EXPECT_EQ(d1, d2);
+  EXPECT_EQ(second.objects_recognized.load(), 0u);
+  EXPECT_FALSE((*index)->Lookup(
+      ContentIndex::KeyOf(small, Compression::kZlib, HashAlgorithm::kSha1)));
+  const std::string big(ContentIndex::kMinIndexedSize, 'b');
+  Publish(&store, index->get(), big);
+  EXPECT_TRUE((*index)->Lookup(
+      ContentIndex::KeyOf(big, Compression::kZlib, HashAlgorithm::kSha1)));
+}
+
 // Without an index (deleted, or unusable) the pipeline works as before.
 TEST(ContentIndexTest, PipelineWithoutIndexStoresEverything) {
   cvmfs::MemoryObjectStore store;

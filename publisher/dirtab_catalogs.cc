@@ -1,6 +1,9 @@
 #include "publisher/dirtab_catalogs.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <ctime>
 
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
@@ -10,6 +13,16 @@ namespace publisher {
 using cvmfs::DirectoryEntry;
 using cvmfs::Result;
 using cvmfs::Status;
+
+DirectoryEntry DirtabMarker(cvmfs::HashAlgorithm hash_algorithm,
+                            cvmfs::Compression compression) {
+  DirectoryEntry marker;
+  marker.mode = S_IFREG | 0644;
+  marker.mtime = ::time(nullptr);
+  marker.hash_algorithm = hash_algorithm;
+  marker.compression = compression;
+  return marker;
+}
 
 namespace {
 
@@ -56,7 +69,9 @@ Result<std::optional<Dirtab>> LoadDirtab(CatalogTree* tree) {
 
 Result<std::vector<std::string>> ApplyDirtab(
     const Dirtab& dirtab, const std::vector<std::string>& dirs,
-    const DirectoryEntry& marker, CatalogTree* tree, IngestPipeline* pipeline) {
+    const DirectoryEntry& marker, CatalogTree* tree, IngestPipeline* pipeline,
+    std::optional<cvmfs::Digest>* empty_file,
+    std::vector<std::string>* markers_created) {
   std::vector<std::string> order;
   for (const std::string& d : dirs) {
     if (!d.empty() && dirtab.IsMatching(d)) order.push_back(d);
@@ -68,7 +83,9 @@ Result<std::vector<std::string>> ApplyDirtab(
             });
   order.erase(std::unique(order.begin(), order.end()), order.end());
 
-  std::optional<cvmfs::Digest> empty_hash;
+  std::optional<cvmfs::Digest> own_empty_hash;
+  std::optional<cvmfs::Digest>& empty_hash =
+      empty_file ? *empty_file : own_empty_hash;
   std::vector<std::string> created;
   for (const std::string& dir : order) {
     CVMFS_ASSIGN_OR_RETURN(auto entry, tree->Lookup(dir));
@@ -87,6 +104,7 @@ Result<std::vector<std::string>> ApplyDirtab(
       m.uid = entry->uid;
       m.gid = entry->gid;
       CVMFS_RETURN_IF_ERROR(tree->Put(marker_path, m));
+      if (markers_created) markers_created->push_back(dir);
     }
     CVMFS_RETURN_IF_ERROR(tree->CreateNestedCatalog(dir).Annotate(
         std::string(kDirtabPath) + " rule for " + dir));

@@ -37,14 +37,24 @@ inline constexpr uint64_t kMaxDirtabSize = 1u << 20;
 // The dirtab at kDirtabPath in `tree`, or nullopt if there is none.
 cvmfs::Result<std::optional<Dirtab>> LoadDirtab(CatalogTree* tree);
 
+// The `.cvmfscatalog` entry ApplyDirtab creates: a regular file, 0644,
+// stamped now, in the repository's hash algorithm and compression.
+cvmfs::DirectoryEntry DirtabMarker(cvmfs::HashAlgorithm hash_algorithm,
+                                   cvmfs::Compression compression);
+
 // Makes each directory of `dirs` that `dirtab` matches a nested catalog
 // root, with a `.cvmfscatalog` entry shaped like `marker` (mode, mtime, hash
 // algorithm, compression; owner of its directory; its content, the empty
 // file, goes through `pipeline`). Returns the new mountpoints, shallow first.
+// `empty_file`, if given, caches the empty file's hash between calls (it is
+// stored once, waiting for the pipeline); `markers_created`, if given,
+// receives the directories whose marker this call created.
 cvmfs::Result<std::vector<std::string>> ApplyDirtab(
     const Dirtab& dirtab, const std::vector<std::string>& dirs,
     const cvmfs::DirectoryEntry& marker, CatalogTree* tree,
-    IngestPipeline* pipeline);
+    IngestPipeline* pipeline,
+    std::optional<cvmfs::Digest>* empty_file = nullptr,
+    std::vector<std::string>* markers_created = nullptr);
 
 }  // namespace publisher
 

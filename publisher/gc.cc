@@ -89,6 +89,9 @@ Status ReachableObjects::MarkCatalogContents(cvmfs::Catalog* catalog) {
           Mark(c.hash, ObjectSuffix::kPartial);
         return Status::Ok();
       }));
+  // Bundles of the directories this catalog holds (doc/format-bundles.md).
+  CVMFS_ASSIGN_OR_RETURN(auto bundles, catalog->AllBundles());
+  for (const cvmfs::BundleRef& b : bundles) Mark(b.hash, ObjectSuffix::kBundle);
   CVMFS_ASSIGN_OR_RETURN(auto nested, catalog->NestedCatalogs());
   for (const cvmfs::NestedCatalogRef& ref : nested) {
     Status st = MarkCatalog(ref.hash);
@@ -200,9 +203,9 @@ std::optional<ObjectSuffix> ReflogSuffix(int type) {
 // Removes the entries of unmarked objects from the reflog and stores it
 // (unless a dry run). A repository without reflog is collected all the
 // same: the candidates come from listing data/.
-Status PruneReflog(cvmfs::LocalObjectStore* store,
-                   const ReachableObjects& marks, const std::string& temp_dir,
-                   bool dry_run, GcReport* report) {
+Status PruneReflog(cvmfs::ObjectStore* store, const ReachableObjects& marks,
+                   const std::string& temp_dir, bool dry_run,
+                   GcReport* report) {
   auto bytes = store->Get(std::string(cvmfs::kReflogName));
   if (!bytes.ok() && bytes.status().IsNotFound()) {
     report->warnings.push_back("the repository has no reflog (.cvmfsreflog)");
@@ -239,7 +242,7 @@ struct Condemned {
 };
 
 // Every object under data/ that is not marked.
-Result<std::vector<Condemned>> FindGarbage(cvmfs::LocalObjectStore* store,
+Result<std::vector<Condemned>> FindGarbage(cvmfs::ObjectStore* store,
                                            const ReachableObjects& marks,
                                            GcReport* report,
                                            cvmfs::ProgressCounters* progress) {
@@ -255,18 +258,14 @@ Result<std::vector<Condemned>> FindGarbage(cvmfs::LocalObjectStore* store,
       continue;
     }
     if (marks.Contains(parsed->digest, parsed->suffix)) continue;
-    struct stat st;
-    const std::string path = store->root() + "/" + name;
-    if (::lstat(path.c_str(), &st) != 0)
-      return Status::FromErrno(errno, "stat " + path);
-    garbage.push_back({name, static_cast<uint64_t>(st.st_size)});
+    CVMFS_ASSIGN_OR_RETURN(uint64_t size, store->Size(name));
+    garbage.push_back({name, size});
   }
   return garbage;
 }
 
-Status Sweep(cvmfs::LocalObjectStore* store,
-             const std::vector<Condemned>& garbage, const GcOptions& options,
-             GcReport* report) {
+Status Sweep(cvmfs::ObjectStore* store, const std::vector<Condemned>& garbage,
+             const GcOptions& options, GcReport* report) {
   if (options.progress)
     options.progress->StartPhase("objects deleted", garbage.size());
   for (const Condemned& c : garbage) {

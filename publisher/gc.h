@@ -7,7 +7,8 @@
 //   mark:  the current revision, the revisions before it that the policy
 //          keeps (walking the root catalogs' previous_revision chain), and
 //          every tag of the history database; for each, every catalog of its
-//          tree and every object those catalogs name; plus the certificate,
+//          tree and every object those catalogs name (their bundles too,
+//          doc/format-bundles.md); plus the certificate,
 //          history and metainfo the current manifest names
 //   sweep: every object under data/ that is not marked; reflog entries of
 //          objects that are not marked are removed from .cvmfsreflog
@@ -163,7 +164,7 @@ cvmfs::Result<GcReport> CollectGarbage(Repository* repo,
 // caller holds whatever lock keeps writers out and has checked that the
 // storage may be collected.
 struct GcStorage {
-  cvmfs::LocalObjectStore* store = nullptr;
+  cvmfs::ObjectStore* store = nullptr;
   cvmfs::Manifest manifest;
   std::string temp_dir;
 };

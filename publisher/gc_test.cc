@@ -44,13 +44,19 @@ std::string RandomBytes(size_t n, unsigned seed) {
   return s;
 }
 
-// Object names a revision references, by a plain walk of all its catalogs.
+// Object names a revision references (its bundles too), by a plain walk of
+// all its catalogs.
 Names ReferencedBy(cvmfs::ObjectStore* store, const cvmfs::Digest& root,
                    const std::string& tmp) {
   Names names;
   cvmfs::CatalogWalker walker(store, tmp);
   cvmfs::Status st = walker.Walk(root, [&](const cvmfs::CatalogVisit& v) {
     names.insert(ObjectPath(v.hash, ObjectSuffix::kCatalog));
+    auto bundles = v.catalog->AllBundles();
+    EXPECT_TRUE(bundles.ok());
+    if (bundles.ok())
+      for (const cvmfs::BundleRef& b : *bundles)
+        names.insert(ObjectPath(b.hash, ObjectSuffix::kBundle));
     return cvmfs::CatalogWalker::ForEachPath(
         v.catalog,
         [&](const std::string& path, const cvmfs::DirectoryEntry& e) {

@@ -11,6 +11,16 @@ void PendingFile::Wait() {
   while (outstanding_ != 0) l.Wait(&cv_);
 }
 
+std::shared_ptr<PendingFile> PendingFile::Stored(
+    uint64_t size, std::vector<cvmfs::FileChunk> chunks) {
+  auto file = std::make_shared<PendingFile>();
+  cvmfs::MutexLock l(&file->mu_);
+  file->outstanding_ = 0;
+  file->size_ = size;
+  file->chunks_ = std::move(chunks);
+  return file;
+}
+
 bool PendingFile::Ready() {
   cvmfs::MutexLock l(&mu_);
   return outstanding_ == 0;
@@ -198,7 +208,8 @@ void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor,
   }
   const bool compress = options_.compression == cvmfs::Compression::kZlib;
   std::optional<ContentIndex::Key> key;
-  if (options_.content_index && compress) {
+  if (options_.content_index && compress &&
+      piece.data.size() >= ContentIndex::kMinIndexedSize) {
     key = ContentIndex::KeyOf(piece.data, options_.compression,
                               options_.hash_algorithm);
     if (Recognize(piece, *key)) {

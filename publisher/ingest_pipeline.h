@@ -75,6 +75,10 @@ class ByteSource {
 // The outcome of one submitted file, filled in by the workers.
 class PendingFile {
  public:
+  // Content already stored (e.g. a file of the tree being built): `chunks`
+  // holds one piece, the bulk object, or the chunks of a chunked file.
+  static std::shared_ptr<PendingFile> Stored(
+      uint64_t size, std::vector<cvmfs::FileChunk> chunks);
   // Blocks until every piece is stored (or failed).
   void Wait();
   bool Ready();

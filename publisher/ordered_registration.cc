@@ -22,6 +22,7 @@ OrderedRegistration::OrderedRegistration(size_t max_pending, CatalogTree* tree)
 
 Status OrderedRegistration::Add(PendingRegistration file) {
   queue_.push_back(std::move(file));
+  ++added_;
   return FlushReady();
 }
 

@@ -60,6 +60,11 @@ class OrderedRegistration {
   cvmfs::Status FlushAll();
 
   size_t pending() const { return queue_.size(); }
+  // How many files were added, and how many of them (the first ones, in
+  // order) are registered: file number n (counting from 0 at its Add) is in
+  // the tree once registered() > n.
+  uint64_t added() const { return added_; }
+  uint64_t registered() const { return added_ - queue_.size(); }
 
  private:
   cvmfs::Status Flush(bool wait_all);
@@ -67,6 +72,7 @@ class OrderedRegistration {
   const size_t max_pending_;
   const RegisterFn register_file_;
   std::deque<PendingRegistration> queue_;  // in the order of Add
+  uint64_t added_ = 0;
 };
 
 }  // namespace publisher

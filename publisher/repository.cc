@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <chrono>
 #include <ctime>
+#include <set>
 
 #include "cvmfs/catalog/reflog_db.h"
 #include "cvmfs/compression.h"
@@ -13,6 +15,9 @@
 #include "cvmfs/object_name.h"
 #include "cvmfs/time_format.h"
 #include "publisher/auto_tags.h"
+#include "publisher/bundle_writer.h"
+#include "publisher/object_store_factory.h"
+#include "publisher/s3_config.h"
 #include "publisher/spool_layout.h"
 #include "publisher/stale_temporaries.h"
 #include "publisher/status_json.h"
@@ -51,8 +56,9 @@ Status ValidateFqrn(const std::string& fqrn) {
   return Status::Ok();
 }
 
-Repository::Repository(const cvmfs::SystemPaths& paths, ServerConfig config)
-    : paths_(paths), config_(std::move(config)), store_(config_.storage_dir) {}
+Repository::Repository(const cvmfs::SystemPaths& paths, ServerConfig config,
+                       std::unique_ptr<cvmfs::ObjectStore> store)
+    : paths_(paths), config_(std::move(config)), store_(std::move(store)) {}
 
 Repository::~Repository() {
   if (!temp_dir_.empty()) (void)cvmfs::RemoveTree(temp_dir_);
@@ -63,17 +69,25 @@ Result<std::unique_ptr<Repository>> Repository::Open(
     const cvmfs::SystemPaths& paths, const std::string& fqrn) {
   CVMFS_RETURN_IF_ERROR(ValidateFqrn(fqrn));
   CVMFS_ASSIGN_OR_RETURN(ServerConfig config, ServerConfig::Load(paths, fqrn));
-  std::unique_ptr<Repository> repo(new Repository(paths, std::move(config)));
+  CVMFS_ASSIGN_OR_RETURN(std::unique_ptr<cvmfs::ObjectStore> store,
+                         OpenObjectStore(config));
+  std::unique_ptr<Repository> repo(
+      new Repository(paths, std::move(config), std::move(store)));
   CVMFS_RETURN_IF_ERROR(repo->LoadKeys());
   return repo;
 }
 
 Status Repository::LoadKeys() {
   KeyFiles keys = KeyFiles::In(config_.keys_dir, config_.fqrn);
+  // A publisher machine of a gateway has the certificate, not the key: the
+  // gateway signs.
   auto key_pem = cvmfs::ReadFile(keys.repo_key);
-  if (!key_pem.ok()) return key_pem.status().Annotate("repository key");
-  CVMFS_ASSIGN_OR_RETURN(auto key, cvmfs::PrivateKey::FromPem(*key_pem));
-  repo_key_.emplace(std::move(key));
+  if (!key_pem.ok() && !config_.on_gateway())
+    return key_pem.status().Annotate("repository key");
+  if (key_pem.ok()) {
+    CVMFS_ASSIGN_OR_RETURN(auto key, cvmfs::PrivateKey::FromPem(*key_pem));
+    repo_key_.emplace(std::move(key));
+  }
   auto crt_pem = cvmfs::ReadFile(keys.repo_crt);
   if (!crt_pem.ok()) return crt_pem.status().Annotate("repository certificate");
   CVMFS_ASSIGN_OR_RETURN(auto crt, cvmfs::Certificate::FromPem(*crt_pem));
@@ -129,8 +143,11 @@ Status Repository::RefuseDuringTransaction(const PublishOptions& options) {
 
 // Under the lock no other publish runs; what a killed one left is garbage.
 Status Repository::RemoveStaleTemporaries() {
-  for (const std::string& dir :
-       {config_.spool_dir + "/tmp", store_.root() + "/data/txn"}) {
+  std::vector<std::string> dirs = {config_.spool_dir + "/tmp"};
+  // S3 has no temporaries: a PUT is atomic in the bucket.
+  if (!config_.on_s3() && !config_.on_gateway())
+    dirs.push_back(config_.storage_dir + "/data/txn");
+  for (const std::string& dir : dirs) {
     CVMFS_ASSIGN_OR_RETURN(size_t n, publisher::RemoveStaleTemporaries(dir));
     stale_temporaries_removed_ += n;
   }
@@ -138,7 +155,7 @@ Status Repository::RemoveStaleTemporaries() {
 }
 
 Result<cvmfs::SignedManifest> Repository::CurrentManifest() {
-  auto text = store_.Get(std::string(cvmfs::kManifestName));
+  auto text = store_->Get(std::string(cvmfs::kManifestName));
   if (!text.ok()) return text.status().Annotate("manifest of " + config_.fqrn);
   auto manifest = cvmfs::Manifest::Parse(*text);
   if (!manifest.ok())
@@ -150,13 +167,13 @@ Result<cvmfs::SignedManifest> Repository::CurrentManifest() {
 
 Result<cvmfs::SignedWhitelist> Repository::CurrentWhitelist() {
   CVMFS_ASSIGN_OR_RETURN(std::string text,
-                         store_.Get(std::string(cvmfs::kWhitelistName)));
+                         store_->Get(std::string(cvmfs::kWhitelistName)));
   return cvmfs::Whitelist::Parse(text);
 }
 
 Result<Digest> Repository::StoreCompressed(const std::string& data,
                                            cvmfs::ObjectSuffix suffix) {
-  return cvmfs::StoreObject(&store_, data, suffix, config_.hash_algorithm);
+  return cvmfs::StoreObject(store_.get(), data, suffix, config_.hash_algorithm);
 }
 
 Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(
@@ -173,7 +190,7 @@ Result<std::unique_ptr<cvmfs::HistoryDb>> Repository::OpenHistory(
     return cvmfs::HistoryDb::Create(file, config_.fqrn);
   CVMFS_ASSIGN_OR_RETURN(
       std::string raw,
-      cvmfs::ReadVerifiedObject(&store_, *manifest.manifest.history,
+      cvmfs::ReadVerifiedObject(store_.get(), *manifest.manifest.history,
                                 cvmfs::ObjectSuffix::kHistory));
   CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(file, raw, 0600));
   if (writable) return cvmfs::HistoryDb::OpenForWriting(file);
@@ -201,7 +218,7 @@ Status Repository::WriteManifest(cvmfs::Manifest manifest,
   std::string reflog_file = temp_dir_ + "/reflog.db";
   (void)::unlink(reflog_file.c_str());
   std::unique_ptr<cvmfs::ReflogDb> reflog;
-  auto existing = store_.Get(std::string(cvmfs::kReflogName));
+  auto existing = store_->Get(std::string(cvmfs::kReflogName));
   if (existing.ok()) {
     CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(reflog_file, *existing, 0600));
     CVMFS_ASSIGN_OR_RETURN(reflog,
@@ -230,13 +247,19 @@ Status Repository::WriteManifest(cvmfs::Manifest manifest,
                          cvmfs::ReadFile(reflog_file));
   manifest.reflog = cvmfs::HashString(config_.hash_algorithm, reflog_bytes);
   CVMFS_RETURN_IF_ERROR(
-      store_.Put(std::string(cvmfs::kReflogName), reflog_bytes)
+      store_->Put(std::string(cvmfs::kReflogName), reflog_bytes)
           .Annotate("storing the reflog"));
 
+  if (!repo_key_)
+    return Status::NotSupported(
+        config_.fqrn + " is published through the gateway " +
+        config_.gateway_url +
+        ": this machine has no repository key and changes the repository "
+        "only by cvmfs_server transaction and publish");
   CVMFS_ASSIGN_OR_RETURN(std::string signed_manifest,
                          cvmfs::SignManifest(manifest, *repo_key_));
   // The commit point: after this rename clients see the new revision.
-  return store_.Put(std::string(cvmfs::kManifestName), signed_manifest)
+  return store_->Put(std::string(cvmfs::kManifestName), signed_manifest)
       .Annotate("storing the manifest");
 }
 
@@ -248,7 +271,8 @@ Result<CommitResult> Repository::CommitVirtualDir(
   const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl,
                                         work};
   CVMFS_ASSIGN_OR_RETURN(
-      auto tree, CatalogTree::Open(&store_, built.root_hash, tree_options));
+      auto tree,
+      CatalogTree::Open(store_.get(), built.root_hash, tree_options));
   VirtualDirOptions options;
   options.hash_algorithm = config_.hash_algorithm;
   options.now = ::time(nullptr);
@@ -357,8 +381,28 @@ Result<PublishStats> Repository::CommitRevision(CatalogTree* tree,
   return stats;
 }
 
+IngestOptions Repository::PipelineOptions() const {
+  IngestOptions ingest;
+  ingest.hash_algorithm = config_.hash_algorithm;
+  ingest.compression = config_.compression;
+  ingest.use_chunking = config_.use_chunking;
+  ingest.chunking = config_.chunking;
+  ingest.workers = config_.num_workers;
+  return ingest;
+}
+
+Status Repository::RefuseOnGateway(const std::string& what) const {
+  if (!config_.on_gateway()) return Status::Ok();
+  return Status::NotSupported(
+      what + " is not possible on a publisher machine of a gateway (" +
+      config_.fqrn + " is published through " + config_.gateway_url +
+      "): use cvmfs_server transaction and publish, or run it on the "
+      "gateway's machine");
+}
+
 Result<PublishStats> Repository::Publish(const BuildFn& build,
                                          const PublishOptions& options) {
+  CVMFS_RETURN_IF_ERROR(RefuseOnGateway("this publish"));
   CVMFS_RETURN_IF_ERROR(Lock());
   CVMFS_RETURN_IF_ERROR(RefuseDuringTransaction(options));
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
@@ -368,14 +412,9 @@ Result<PublishStats> Repository::Publish(const BuildFn& build,
   const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl,
                                         work};
   CVMFS_ASSIGN_OR_RETURN(
-      auto tree,
-      CatalogTree::Open(&store_, current.manifest.root_catalog, tree_options));
-  IngestOptions ingest;
-  ingest.hash_algorithm = config_.hash_algorithm;
-  ingest.compression = config_.compression;
-  ingest.use_chunking = config_.use_chunking;
-  ingest.chunking = config_.chunking;
-  ingest.workers = config_.num_workers;
+      auto tree, CatalogTree::Open(store_.get(), current.manifest.root_catalog,
+                                   tree_options));
+  IngestOptions ingest = PipelineOptions();
   ingest.progress = options.progress;
   std::vector<std::string> warnings;
   auto index = ContentIndex::Open(
@@ -386,7 +425,7 @@ Result<PublishStats> Repository::Publish(const BuildFn& build,
     warnings.push_back("content index unusable, every file is compressed: " +
                        index.status().ToString());
   }
-  IngestPipeline pipeline(&store_, ingest);
+  IngestPipeline pipeline(store_.get(), ingest);
   Status built = build(tree.get(), &pipeline);
   pipeline.Drain();
   if (index.ok()) {
@@ -396,9 +435,32 @@ Result<PublishStats> Repository::Publish(const BuildFn& build,
   }
   CVMFS_RETURN_IF_ERROR(built);
 
+  BundleWriter bundles(store_.get(), config_.hash_algorithm);
+  const auto bundles_start = std::chrono::steady_clock::now();
+  if (options.bundle_all_directories) {
+    if (!config_.bundles)
+      return Status::InvalidArgument(
+          "CVMFS_BUNDLES is false in the configuration of " + config_.fqrn +
+          ": no bundles are written");
+    CVMFS_ASSIGN_OR_RETURN(std::set<std::string> all,
+                           AllDirectories(tree.get()));
+    CVMFS_RETURN_IF_ERROR(UpdateBundles(tree.get(), all, true, &bundles));
+  } else {
+    CVMFS_RETURN_IF_ERROR(UpdateBundles(tree.get(), tree->changed_file_dirs(),
+                                        config_.bundles, &bundles));
+  }
+  const double bundle_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                    bundles_start)
+          .count();
+
   CVMFS_ASSIGN_OR_RETURN(
       PublishStats stats,
       CommitRevision(tree.get(), current.manifest.revision + 1, options));
+  stats.bundle_directories = bundles.stats().directories;
+  stats.bundles_written = bundles.stats().bundles_written;
+  stats.bundle_bytes = bundles.stats().bytes_written;
+  stats.bundle_seconds = bundle_seconds;
   const IngestStats& is = pipeline.stats();
   stats.files = is.files;
   stats.bytes_in = is.bytes_in;
@@ -413,6 +475,7 @@ Result<PublishStats> Repository::Publish(const BuildFn& build,
 
 Result<PublishStats> Repository::PublishOldRoot(const Digest& old_root,
                                                 const PublishOptions& options) {
+  CVMFS_RETURN_IF_ERROR(RefuseOnGateway("a rollback"));
   CVMFS_RETURN_IF_ERROR(Lock());
   CVMFS_RETURN_IF_ERROR(RefuseDuringTransaction(options));
   CVMFS_ASSIGN_OR_RETURN(auto current, CurrentManifest());
@@ -420,8 +483,8 @@ Result<PublishStats> Repository::PublishOldRoot(const Digest& old_root,
   cvmfs::ScopedRemoveTree cleanup(work);
   const CatalogTreeOptions tree_options{config_.hash_algorithm, config_.ttl,
                                         work};
-  CVMFS_ASSIGN_OR_RETURN(auto tree,
-                         CatalogTree::Open(&store_, old_root, tree_options));
+  CVMFS_ASSIGN_OR_RETURN(
+      auto tree, CatalogTree::Open(store_.get(), old_root, tree_options));
   // Touch the root so that it is re-committed with the new revision number.
   CVMFS_ASSIGN_OR_RETURN(auto root, tree->Lookup(""));
   if (!root) return Status::Corruption("root catalog without root entry");
@@ -470,7 +533,7 @@ Result<std::string> Repository::Metainfo() {
   if (!current.manifest.metainfo)
     return Status::NotFound("the manifest of " + config_.fqrn +
                             " names no meta information");
-  return cvmfs::ReadVerifiedObject(&store_, *current.manifest.metainfo,
+  return cvmfs::ReadVerifiedObject(store_.get(), *current.manifest.metainfo,
                                    cvmfs::ObjectSuffix::kMetainfo);
 }
 
@@ -499,13 +562,13 @@ Status Repository::Resign(int days) {
   CVMFS_ASSIGN_OR_RETURN(
       std::string bytes,
       cvmfs::SignWhitelist(wl, master, config_.hash_algorithm));
-  return store_.Put(std::string(cvmfs::kWhitelistName), bytes);
+  return store_->Put(std::string(cvmfs::kWhitelistName), bytes);
 }
 
 Status Repository::ResignManifest() {
   CVMFS_RETURN_IF_ERROR(Lock());
   CVMFS_ASSIGN_OR_RETURN(std::string text,
-                         store_.Get(std::string(cvmfs::kManifestName)));
+                         store_->Get(std::string(cvmfs::kManifestName)));
   auto old = cvmfs::Manifest::Parse(text);
   if (!old.ok()) return old.status().Annotate("manifest of " + config_.fqrn);
   return WriteManifest(old->manifest, nullptr);
@@ -522,7 +585,17 @@ ServerConfig MkfsConfig(const cvmfs::SystemPaths& paths,
   config.stratum0_url = options.stratum0_url.empty()
                             ? "http://localhost/cvmfs/" + options.fqrn
                             : options.stratum0_url;
-  config.storage_dir = paths.Storage(options.fqrn);
+  if (!options.gateway_url.empty()) {
+    config.gateway_url = options.gateway_url;
+  } else if (options.s3_config_file.empty()) {
+    config.storage_dir = paths.Storage(options.fqrn);
+  } else {
+    config.s3_config_file = options.s3_config_file;
+    config.s3_prefix = options.fqrn;
+    // -w plus the repository name, as in CVMFS (Mkfs checked -w).
+    auto url = S3RepositoryUrl(options.stratum0_url, options.fqrn, "mkfs");
+    if (url.ok()) config.stratum0_url = *url;
+  }
   config.spool_dir = paths.Spool(options.fqrn);
   config.keys_dir = paths.KeysDir();
   config.hash_algorithm = options.hash_algorithm;
@@ -614,8 +687,10 @@ Result<MkfsKeys> CreateKeys(const ServerConfig& config) {
 
 // The storage layout, the spool, the replication marker and the whitelist.
 Status CreateStorage(const ServerConfig& config, const MkfsKeys& keys,
-                     int whitelist_days, cvmfs::LocalObjectStore* store) {
-  CVMFS_RETURN_IF_ERROR(store->CreateLayout());
+                     int whitelist_days, cvmfs::ObjectStore* store) {
+  if (!config.on_s3())
+    CVMFS_RETURN_IF_ERROR(
+        cvmfs::LocalObjectStore(config.storage_dir).CreateLayout());
   // The spool is 0755 (the read-only mount's client, running as
   // CVMFS_USER, passes it); its tmp/ is private.
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir, 0755));
@@ -635,7 +710,7 @@ Status CreateStorage(const ServerConfig& config, const MkfsKeys& keys,
 // CVMFS's template of the repository's meta information, stored as an
 // object.
 Result<Digest> StoreMetainfo(const ServerConfig& config,
-                             cvmfs::LocalObjectStore* store) {
+                             cvmfs::ObjectStore* store) {
   std::string metainfo =
       "{\n  \"administrator\" : \"Your Name\",\n  \"email\"         : "
       "\"you@organisation.org\",\n"
@@ -655,7 +730,7 @@ Result<Digest> StoreMetainfo(const ServerConfig& config,
 Result<Digest> StoreFirstHistory(const ServerConfig& config,
                                  const CommitResult& commit, int64_t now,
                                  const std::string& tmp,
-                                 cvmfs::LocalObjectStore* store) {
+                                 cvmfs::ObjectStore* store) {
   std::string history_file = tmp + "/history.db";
   CVMFS_ASSIGN_OR_RETURN(auto history,
                          cvmfs::HistoryDb::Create(history_file, config.fqrn));
@@ -675,25 +750,87 @@ Result<Digest> StoreFirstHistory(const ServerConfig& config,
 
 }  // namespace
 
+// mkfs -u gw,...: the keys a publisher machine of a gateway needs, copied
+// from -k (kept if the same are there), and the repository as served.
+Status MkfsGatewayPublisher(const cvmfs::SystemPaths& paths,
+                            const ServerConfig& config,
+                            const MkfsOptions& options) {
+  if (options.import_keys_dir.empty())
+    return Status::InvalidArgument(
+        "mkfs -u gw,... needs -k <dir> with the repository's " + config.fqrn +
+        ".pub, .crt and .gw from the gateway machine");
+  if (options.stratum0_url.empty())
+    return Status::InvalidArgument(
+        "mkfs -u gw,... needs -w <stratum 0 URL>: the repository is read "
+        "from there");
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.keys_dir));
+  for (const char* ext : {".pub", ".crt", ".gw"}) {
+    const std::string from = options.import_keys_dir + "/" + config.fqrn + ext;
+    const std::string to = config.keys_dir + "/" + config.fqrn + ext;
+    auto bytes = cvmfs::ReadFile(from);
+    if (!bytes.ok()) return bytes.status().Annotate("importing keys (-k)");
+    auto there = cvmfs::ReadFile(to);
+    if (there.ok() && *there != *bytes)
+      return Status::AlreadyExists("importing keys from " +
+                                   options.import_keys_dir +
+                                   " would overwrite " + to);
+    if (!there.ok())
+      CVMFS_RETURN_IF_ERROR(cvmfs::WriteFileAtomic(
+          to, *bytes, std::string(ext) == ".gw" ? 0600 : 0444));
+  }
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir, 0755));
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir + "/tmp", 0700));
+  const std::string config_file = config.ConfigFile(paths);
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(paths.ServerConfigDir(config.fqrn)));
+  CVMFS_RETURN_IF_ERROR(
+      cvmfs::WriteFileAtomic(config_file, config.ToKeyValues().Serialize()));
+  // The repository must be there, signed by the certificate we got.
+  auto repo = Repository::Open(paths, config.fqrn);
+  auto served = repo.ok() ? (*repo)->CurrentManifest()
+                          : Result<cvmfs::SignedManifest>(repo.status());
+  if (!served.ok()) {
+    (void)cvmfs::RemoveTree(paths.ServerConfigDir(config.fqrn));
+    return served.status().Annotate("reading " + config.fqrn + " from " +
+                                    config.stratum0_url);
+  }
+  // Objects and catalogs are named with the repository's hash algorithm,
+  // whatever -a said.
+  const cvmfs::HashAlgorithm algorithm =
+      served->manifest.root_catalog.algorithm;
+  if (algorithm == config.hash_algorithm) return Status::Ok();
+  ServerConfig adjusted = config;
+  adjusted.hash_algorithm = algorithm;
+  return cvmfs::WriteFileAtomic(config_file,
+                                adjusted.ToKeyValues().Serialize());
+}
+
 Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
   CVMFS_RETURN_IF_ERROR(ValidateFqrn(options.fqrn));
+  if (!options.s3_config_file.empty())
+    CVMFS_RETURN_IF_ERROR(
+        S3RepositoryUrl(options.stratum0_url, options.fqrn, "mkfs").status());
   ServerConfig config = MkfsConfig(paths, options);
   std::string config_file = config.ConfigFile(paths);
   if (cvmfs::PathExists(config_file))
     return Status::AlreadyExists("repository " + options.fqrn +
                                  " already exists (" + config_file +
                                  "); remove it first with cvmfs_server rmfs");
-  if (cvmfs::PathExists(config.storage_dir + "/.cvmfspublished"))
-    return Status::AlreadyExists("storage " + config.storage_dir +
-                                 " already holds a repository");
+  if (config.on_gateway()) return MkfsGatewayPublisher(paths, config, options);
+  CVMFS_ASSIGN_OR_RETURN(std::unique_ptr<cvmfs::ObjectStore> store,
+                         OpenObjectStore(config));
+  if (store->Exists(std::string(cvmfs::kManifestName)))
+    return Status::AlreadyExists(
+        "storage " +
+        (config.on_s3() ? "S3 " + config.s3_prefix + "@" + config.s3_config_file
+                        : config.storage_dir) +
+        " already holds a repository");
 
   CVMFS_ASSIGN_OR_RETURN(MkfsKeys keys,
                          options.import_keys_dir.empty()
                              ? CreateKeys(config)
                              : ImportKeys(config, options.import_keys_dir));
-  cvmfs::LocalObjectStore store(config.storage_dir);
   CVMFS_RETURN_IF_ERROR(
-      CreateStorage(config, keys, options.whitelist_days, &store));
+      CreateStorage(config, keys, options.whitelist_days, store.get()));
 
   // Revision 1: an empty root directory, its history and the manifest.
   std::string tmp = TempDirTemplate(config.spool_dir + "/tmp", "mkfs");
@@ -706,11 +843,11 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
   root.mtime = ::time(nullptr);
   root.linkcount = 2;
   CatalogTreeOptions tree_options{config.hash_algorithm, config.ttl, tmp};
-  CVMFS_ASSIGN_OR_RETURN(auto tree,
-                         CatalogTree::CreateEmpty(&store, root, tree_options));
+  CVMFS_ASSIGN_OR_RETURN(
+      auto tree, CatalogTree::CreateEmpty(store.get(), root, tree_options));
   const int64_t now = ::time(nullptr);
   CVMFS_ASSIGN_OR_RETURN(CommitResult commit, tree->Commit(1, now));
-  CVMFS_ASSIGN_OR_RETURN(Digest meta_hash, StoreMetainfo(config, &store));
+  CVMFS_ASSIGN_OR_RETURN(Digest meta_hash, StoreMetainfo(config, store.get()));
 
   // Write the configuration last: until then the repository does not exist.
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(paths.ServerConfigDir(options.fqrn)));
@@ -724,8 +861,9 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
   manifest.catalog_size = commit.root_size;
   manifest.revision = 1;
   manifest.metainfo = meta_hash;
-  CVMFS_ASSIGN_OR_RETURN(Digest history_hash,
-                         StoreFirstHistory(config, commit, now, tmp, &store));
+  CVMFS_ASSIGN_OR_RETURN(
+      Digest history_hash,
+      StoreFirstHistory(config, commit, now, tmp, store.get()));
   return repo->WriteManifest(manifest, &history_hash);
 }
 

@@ -52,6 +52,9 @@ struct PublishOptions {
   // publish -X (true) / -N (false): new files external or not in this
   // publish, whatever CVMFS_EXTERNAL_DATA says.
   std::optional<bool> external_data;
+  // `cvmfs_server bundle`: every directory's bundles are computed, not only
+  // those of the directories this publish changed (doc/format-bundles.md).
+  bool bundle_all_directories = false;
 };
 
 struct PublishStats {
@@ -60,7 +63,11 @@ struct PublishStats {
   size_t catalogs_written = 0;
   uint64_t files = 0, bytes_in = 0, objects_stored = 0, objects_existing = 0,
            bytes_stored = 0;
-  uint64_t objects_recognized = 0;       // reused through the content index
+  uint64_t objects_recognized = 0;  // reused through the content index
+  // Bundles (publisher/bundle_writer.h): directories whose bundles were
+  // computed, bundle objects stored anew and their bytes.
+  uint64_t bundle_directories = 0, bundles_written = 0, bundle_bytes = 0;
+  double bundle_seconds = 0;             // spent computing and writing them
   size_t stale_temporaries_removed = 0;  // left by killed publishes
   std::vector<std::string> warnings;     // e.g. the content index was unusable
 };
@@ -78,11 +85,15 @@ class Repository {
   ~Repository();
 
   const ServerConfig& config() const { return config_; }
-  cvmfs::LocalObjectStore* store() { return &store_; }
+  cvmfs::ObjectStore* store() { return store_.get(); }
 
   // The manifest clients see now (signature verified).
   cvmfs::Result<cvmfs::SignedManifest> CurrentManifest();
   cvmfs::Result<cvmfs::SignedWhitelist> CurrentWhitelist();
+
+  // The ingest pipeline's options as the configuration sets them (no
+  // content index, no progress counters).
+  IngestOptions PipelineOptions() const;
 
   using BuildFn = std::function<cvmfs::Status(CatalogTree*, IngestPipeline*)>;
   // Builds and publishes a new revision; `build` changes the tree and feeds
@@ -131,9 +142,12 @@ class Repository {
  private:
   friend cvmfs::Status Mkfs(const cvmfs::SystemPaths& paths,
                             const struct MkfsOptions& options);
-  Repository(const cvmfs::SystemPaths& paths, ServerConfig config);
+  Repository(const cvmfs::SystemPaths& paths, ServerConfig config,
+             std::unique_ptr<cvmfs::ObjectStore> store);
   cvmfs::Status LoadKeys();
   cvmfs::Status RefuseDuringTransaction(const PublishOptions& options);
+  // NotSupported naming `what` on a publisher machine of a gateway.
+  cvmfs::Status RefuseOnGateway(const std::string& what) const;
   cvmfs::Status RemoveStaleTemporaries();
   cvmfs::Result<PublishStats> CommitRevision(CatalogTree* tree,
                                              uint64_t revision,
@@ -153,7 +167,7 @@ class Repository {
 
   cvmfs::SystemPaths paths_;
   ServerConfig config_;
-  cvmfs::LocalObjectStore store_;
+  std::unique_ptr<cvmfs::ObjectStore> store_;  // from OpenObjectStore
   std::optional<cvmfs::PrivateKey> repo_key_;
   std::optional<cvmfs::Certificate> certificate_;
   int lock_fd_ = -1;
@@ -177,6 +191,14 @@ struct MkfsOptions {
   // directory instead of generating them; they are copied into the keys
   // directory, whose own keys for <fqrn> must not differ from them.
   std::string import_keys_dir;
+  // -s: the repository lives in S3 under the key prefix <fqrn>, per this
+  // S3 configuration file (doc/s3.md); "" is local storage.
+  std::string s3_config_file;
+  // -u gw,<tmp>,<URL>: a publisher machine of the existing repository the
+  // gateway at this API URL stores (doc/gateway.md, "Publisher machines"):
+  // no storage and no signing keys; the keys directory of -k must hold
+  // <fqrn>.pub, .crt and .gw, and the repository is read from stratum0_url.
+  std::string gateway_url;
 };
 cvmfs::Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options);
 

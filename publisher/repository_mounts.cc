@@ -140,9 +140,9 @@ Result<std::string> RepositoryMounts::ClientBinary() {
 }
 
 Status RepositoryMounts::WriteClientConfig(
-    const std::string& storage_dir, const std::string& public_key) const {
+    const std::string& server_url, const std::string& public_key) const {
   KeyValueFile kv;
-  kv.Set("CVMFS_SERVER_URL", "file://" + storage_dir);
+  kv.Set("CVMFS_SERVER_URL", server_url);
   kv.Set("CVMFS_HTTP_PROXY", "DIRECT");
   kv.Set("CVMFS_CACHE_BASE", layout_.client_cache);
   kv.Set("CVMFS_SHARED_CACHE", "no");

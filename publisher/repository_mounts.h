@@ -49,7 +49,7 @@ class RepositoryMounts {
   static cvmfs::Result<std::string> ClientBinary();
 
   // Writes spool/client.conf for the rdonly mount.
-  cvmfs::Status WriteClientConfig(const std::string& storage_dir,
+  cvmfs::Status WriteClientConfig(const std::string& server_url,
                                   const std::string& public_key) const;
   bool HasClientConfig() const;
 

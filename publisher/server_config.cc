@@ -6,6 +6,7 @@
 #include "cvmfs/config/options_manager.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/text.h"
+#include "publisher/s3_config.h"
 
 namespace publisher {
 
@@ -77,6 +78,20 @@ static Result<uint64_t> ParseUint(const std::string& key,
   return *n;
 }
 
+Result<std::string> ParseGatewayUpstream(const std::string& upstream) {
+  // gw,<tmp dir>,<URL>: the URL is everything after the second comma.
+  size_t second = upstream.find(',', 3);
+  std::string url =
+      second == std::string::npos ? "" : upstream.substr(second + 1);
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+    return Status::InvalidArgument(
+        "CVMFS_UPSTREAM_STORAGE=" + upstream +
+        ": expected gw,<tmp dir>,<gateway URL>, the URL as "
+        "http://<host>:4929/api/v1");
+  return url;
+}
+
 Result<ServerConfig> ServerConfig::FromKeyValues(const KeyValueFile& kv) {
   ServerConfig c;
   c.fqrn = kv.Get("CVMFS_REPOSITORY_NAME");
@@ -87,15 +102,31 @@ Result<ServerConfig> ServerConfig::FromKeyValues(const KeyValueFile& kv) {
   c.spool_dir = kv.Get("CVMFS_SPOOL_DIR");
   c.keys_dir = kv.Get("CVMFS_KEYS_DIR");
   std::string upstream = kv.Get("CVMFS_UPSTREAM_STORAGE");
-  if (upstream.rfind("local,", 0) != 0)
-    return Status::InvalidArgument(
-        "CVMFS_UPSTREAM_STORAGE=" + upstream +
-        ": only local,<tmp dir>,<storage dir> is supported");
-  size_t second = upstream.find(',', 6);
-  if (second == std::string::npos)
+  if (upstream.rfind("S3,", 0) == 0) {
+    auto s3 = ParseS3Upstream(upstream);
+    if (!s3.ok()) return s3.status();
+    c.s3_config_file = s3->config_file;
+    c.s3_prefix = s3->prefix;
+  } else if (upstream.rfind("gw,", 0) == 0) {
+    auto gw = ParseGatewayUpstream(upstream);
+    if (!gw.ok()) return gw.status();
+    c.gateway_url = *gw;
+    if (c.stratum0_url.empty())
+      return Status::InvalidArgument(
+          "CVMFS_STRATUM0 is not set: a publisher through a gateway reads "
+          "the repository from its stratum 0 URL");
+  } else if (upstream.rfind("local,", 0) != 0) {
     return Status::InvalidArgument("CVMFS_UPSTREAM_STORAGE=" + upstream +
-                                   ": expected local,<tmp>,<dir>");
-  c.storage_dir = upstream.substr(second + 1);
+                                   ": expected local,<tmp dir>,<storage dir>, "
+                                   "S3,<tmp dir>,<prefix>@<S3 config file> or "
+                                   "gw,<tmp dir>,<gateway URL>");
+  } else {
+    size_t second = upstream.find(',', 6);
+    if (second == std::string::npos)
+      return Status::InvalidArgument("CVMFS_UPSTREAM_STORAGE=" + upstream +
+                                     ": expected local,<tmp>,<dir>");
+    c.storage_dir = upstream.substr(second + 1);
+  }
 
   auto algo = cvmfs::ParseAlgorithmName(kv.Get("CVMFS_HASH_ALGORITHM", "sha1"));
   if (!algo.ok()) return algo.status().Annotate("CVMFS_HASH_ALGORITHM");
@@ -119,7 +150,8 @@ Result<ServerConfig> ServerConfig::FromKeyValues(const KeyValueFile& kv) {
         BoolParam{"CVMFS_IGNORE_SPECIAL_FILES", "false",
                   &c.ignore_special_files},
         BoolParam{"CVMFS_EXTERNAL_DATA", "false", &c.external_data},
-        BoolParam{"CVMFS_VIRTUAL_DIR", "false", &c.virtual_dir}}) {
+        BoolParam{"CVMFS_VIRTUAL_DIR", "false", &c.virtual_dir},
+        BoolParam{"CVMFS_BUNDLES", "true", &c.bundles}}) {
     auto v = ParseBool(p.key, kv.Get(p.key, p.def));
     if (!v.ok()) return v.status();
     *p.out = *v;
@@ -159,7 +191,10 @@ KeyValueFile ServerConfig::ToKeyValues() const {
   kv.Set("CVMFS_SPOOL_DIR", spool_dir);
   kv.Set("CVMFS_KEYS_DIR", keys_dir);
   kv.Set("CVMFS_UPSTREAM_STORAGE",
-         "local," + spool_dir + "/tmp," + storage_dir);
+         on_s3()
+             ? "S3," + spool_dir + "/tmp," + s3_prefix + "@" + s3_config_file
+         : on_gateway() ? "gw," + spool_dir + "/tmp," + gateway_url
+                        : "local," + spool_dir + "/tmp," + storage_dir);
   kv.Set("CVMFS_HASH_ALGORITHM",
          std::string(cvmfs::AlgorithmName(hash_algorithm)));
   kv.Set("CVMFS_COMPRESSION_ALGORITHM",
@@ -180,6 +215,7 @@ KeyValueFile ServerConfig::ToKeyValues() const {
   kv.Set("CVMFS_IGNORE_SPECIAL_FILES", ignore_special_files ? "true" : "false");
   kv.Set("CVMFS_EXTERNAL_DATA", external_data ? "true" : "false");
   if (virtual_dir) kv.Set("CVMFS_VIRTUAL_DIR", "true");
+  kv.Set("CVMFS_BUNDLES", bundles ? "true" : "false");
   return kv;
 }
 

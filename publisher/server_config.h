@@ -41,8 +41,19 @@ struct ServerConfig {
   std::string owner = "root";
   std::string stratum0_url;  // CVMFS_STRATUM0
   std::string storage_dir;   // from CVMFS_UPSTREAM_STORAGE=local,<tmp>,<dir>
-  std::string spool_dir;     // CVMFS_SPOOL_DIR
-  std::string keys_dir;      // where <fqrn>.key/.crt/.pub live
+  // CVMFS_UPSTREAM_STORAGE=S3,<tmp>,<prefix>@<file> (doc/s3.md): the S3
+  // configuration file and the key prefix; storage_dir is then empty.
+  std::string s3_config_file;
+  std::string s3_prefix;
+  bool on_s3() const { return !s3_config_file.empty(); }
+  // CVMFS_UPSTREAM_STORAGE=gw,<tmp>,<gateway API URL> (doc/gateway.md,
+  // "Publisher machines"): a publisher machine of a repository the
+  // gateway stores. It reads the repository from stratum0_url and sends its
+  // changes to the gateway; storage_dir is empty.
+  std::string gateway_url;
+  bool on_gateway() const { return !gateway_url.empty(); }
+  std::string spool_dir;  // CVMFS_SPOOL_DIR
+  std::string keys_dir;   // where <fqrn>.key/.crt/.pub live
   cvmfs::HashAlgorithm hash_algorithm = cvmfs::HashAlgorithm::kSha1;
   cvmfs::Compression compression = cvmfs::Compression::kZlib;
   bool use_chunking = true;
@@ -61,6 +72,10 @@ struct ServerConfig {
   // CVMFS_VIRTUAL_DIR: every publish maintains /.cvmfs/snapshots/<tag>
   // (publisher/virtual_dir.h); turned off, the next publish removes it.
   bool virtual_dir = false;
+  // CVMFS_BUNDLES (ours): a publish writes the bundles of small files of
+  // the directories it changes (doc/format-bundles.md,
+  // publisher/bundle_writer.h); false: changed directories lose theirs.
+  bool bundles = true;
   int num_workers = 0;  // 0: one per core
 
   static cvmfs::Result<ServerConfig> Load(const cvmfs::SystemPaths& paths,
@@ -69,6 +84,10 @@ struct ServerConfig {
   KeyValueFile ToKeyValues() const;
   std::string ConfigFile(const cvmfs::SystemPaths& paths) const;
 };
+
+// The gateway's API URL of CVMFS_UPSTREAM_STORAGE=gw,<tmp>,<URL> (no
+// trailing '/'); InvalidArgument unless it is an http(s) URL.
+cvmfs::Result<std::string> ParseGatewayUpstream(const std::string& upstream);
 
 // Parses yes/no, true/false, on/off, 1/0.
 cvmfs::Result<bool> ParseBool(const std::string& key, const std::string& value);

@@ -27,6 +27,7 @@ SpoolLayout SpoolLayout::For(const cvmfs::SystemPaths& paths,
   l.publishing = spool_dir + "/publishing";
   l.content_index = spool_dir + "/content_index.db";
   l.lock = spool_dir + "/is_publishing.lock";
+  l.session_token = spool_dir + "/session_token";
   l.union_mount = paths.MountRoot() + "/" + fqrn;
   return l;
 }

@@ -16,6 +16,8 @@
 //     content_index.db   uncompressed content -> stored object
 //     (content_index.h) is_publishing.lock flock()ed by whoever changes the
 //     repository
+//     session_token      the gateway lease of the open transaction (CVMFS's
+//     name and content: the token alone, mode 0600; gateway_session.h)
 //   cvmfs/<fqrn>         the union mount (overlayfs) release managers edit
 //
 // Thread safety: plain values.
@@ -45,6 +47,7 @@ struct SpoolLayout {
   std::string publishing;
   std::string content_index;
   std::string lock;
+  std::string session_token;
   std::string union_mount;
 
   // `spool_dir` is the repository's CVMFS_SPOOL_DIR.

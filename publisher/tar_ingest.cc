@@ -30,6 +30,11 @@ namespace {
 constexpr size_t kMaxNameLength = 255;
 // How many files may wait for the pipeline before registration blocks.
 constexpr size_t kMaxPending = 4096;
+// How many non-directory members are remembered in memory: beyond it, what
+// is queued is registered and forgotten, and later questions about those
+// members (a hardlink target, a path replaced again) are answered by the
+// catalog tree, so memory does not grow with the number of files.
+constexpr size_t kMemberWindow = 2 * kMaxPending;
 
 class TarIngester {
  public:
@@ -47,6 +52,8 @@ class TarIngester {
   Status ProcessMember(TarStream* stream, archive_entry* e);
   Status PlaceMember(TarStream* stream, archive_entry* e,
                      const std::string& path, DirectoryEntry entry);
+  Status PlaceMemberOfType(TarStream* stream, archive_entry* e,
+                           const std::string& path, DirectoryEntry entry);
   Status PlaceHardlink(const std::string& path, const std::string& link,
                        DirectoryEntry entry);
   Status CheckLimits(archive_entry* e, const std::string& path) const;
@@ -56,22 +63,44 @@ class TarIngester {
   Status Replace(const std::string& path, bool is_directory);
   void ForgetBelow(const std::string& dir);
   void LeaveHardlinkGroup(const std::string& path);
+  // A replaced .cvmfscatalog no longer marks its directory.
+  void ForgetCatalogMarker(const std::string& path);
   Result<DirectoryEntry> BaseEntry(archive_entry* e) const;
   Status ReadXattrs(archive_entry* e, DirectoryEntry* entry) const;
   Status RegisterHardlinkGroups();
+  // Registers what is queued and forgets the members the tree now holds
+  // (all but hardlink group members), once the window is full.
+  Status ForgetRegistered();
+  // The content of the regular file at `target`: this tarball's (queued or
+  // not) or the tree's; null if it is not a regular file.
+  Result<std::shared_ptr<PendingFile>> ContentOf(const std::string& target);
   Status CreateNestedCatalogs();
+  // Records that the tarball creates or touches directory `dir`; a new one
+  // that the dirtab matches becomes a nested catalog at once, so that its
+  // entries are written there and never moved (dirtab_catalogs.h).
+  Status Touch(const std::string& dir);
+  // The dirtab as the tree has it now (after a /.cvmfsdirtab member).
+  Status ReloadDirtab();
+  cvmfs::DirectoryEntry MarkerEntry() const;
+  // Eager catalogs the final dirtab no longer matches are merged back.
+  Status UndoUnmatchedEagerCatalogs(const std::optional<Dirtab>& dirtab);
 
   const TarIngestOptions& options_;
   CatalogTree* tree_;
   IngestPipeline* pipeline_;
   std::string base_;
   std::set<std::string> known_dirs_;
-  // Non-directory members so far, by path: their file type (AE_IF*).
+  // Recent non-directory members (the window, kMemberWindow) and hardlink
+  // group members, by path: their file type (AE_IF*).
   std::map<std::string, unsigned> non_dirs_;
+  // Of those, the files queued for registration: their number in pending_
+  // (OrderedRegistration::added() when queued).
+  std::map<std::string, uint64_t> queued_at_;
   // Directories the tarball creates or touches (for the dirtab).
   std::set<std::string> touched_dirs_;
   OrderedRegistration pending_;  // file members, registered in tar order
-  // Content of file members by path, for hardlinks to refer to.
+  // Content of recent file members by path, for hardlinks to refer to (older
+  // ones are in the tree).
   std::map<std::string, std::shared_ptr<PendingFile>> contents_;
   // Hardlink groups (same directory): their member paths, the first being
   // the regular file the others link to; and each member's group.
@@ -80,6 +109,16 @@ class TarIngester {
   // Hardlink group members, registered last.
   std::map<std::string, PendingRegistration> deferred_;
   std::vector<std::string> catalog_markers_;
+  // The dirtab in effect while members are read (nullopt: none, or one
+  // that does not load; the final pass reports that), and the nested
+  // catalogs it made at once.
+  std::optional<Dirtab> dirtab_;
+  struct EagerCatalog {
+    std::string dir;
+    bool marker_created;  // its .cvmfscatalog is ours, not the tarball's
+  };
+  std::vector<EagerCatalog> eager_catalogs_;
+  std::optional<cvmfs::Digest> empty_file_;  // the marker's content
 };
 
 const char* TypeName(unsigned type) {
@@ -217,8 +256,35 @@ Status TarIngester::EnsureDirectory(const std::string& path) {
   d.hash_algorithm = options_.hash_algorithm;
   CVMFS_RETURN_IF_ERROR(tree_->Put(path, d));
   known_dirs_.insert(path);
-  touched_dirs_.insert(path);
+  return Touch(path);
+}
+
+Status TarIngester::Touch(const std::string& dir) {
+  if (!touched_dirs_.insert(dir).second) return Status::Ok();
+  if (!dirtab_ || dir.empty() || !dirtab_->IsMatching(dir)) return Status::Ok();
+  if (tree_->IsNestedCatalogRoot(dir)) return Status::Ok();
+  // Whatever is queued for the directory lands in the new catalog.
+  std::vector<std::string> markers;
+  CVMFS_ASSIGN_OR_RETURN(std::vector<std::string> created,
+                         ApplyDirtab(*dirtab_, {dir}, MarkerEntry(), tree_,
+                                     pipeline_, &empty_file_, &markers));
+  for (const std::string& c : created)
+    eager_catalogs_.push_back(
+        {c, std::find(markers.begin(), markers.end(), c) != markers.end()});
   return Status::Ok();
+}
+
+Status TarIngester::ReloadDirtab() {
+  dirtab_.reset();
+  if (!options_.apply_dirtab) return Status::Ok();
+  CVMFS_RETURN_IF_ERROR(pending_.FlushAll());  // the tree has the member
+  auto dirtab = LoadDirtab(tree_);
+  if (dirtab.ok()) dirtab_ = std::move(*dirtab);
+  return Status::Ok();
+}
+
+DirectoryEntry TarIngester::MarkerEntry() const {
+  return DirtabMarker(options_.hash_algorithm, options_.compression);
 }
 
 // Forgets what is known of the tarball's entries strictly below `dir`.
@@ -231,6 +297,7 @@ void TarIngester::ForgetBelow(const std::string& dir) {
   for (const std::string& p : linked) LeaveHardlinkGroup(p);
   EraseWithPrefix(&known_dirs_, prefix);
   EraseWithPrefix(&non_dirs_, prefix);
+  EraseWithPrefix(&queued_at_, prefix);
   EraseWithPrefix(&touched_dirs_, prefix);
   EraseWithPrefix(&contents_, prefix);
   catalog_markers_.erase(
@@ -255,26 +322,34 @@ Status TarIngester::Replace(const std::string& path, bool is_directory) {
   const bool was_member = non_dirs_.count(path) > 0;
   const bool was_dir = known_dirs_.count(path) > 0;
   // (What the tarball knows below a directory of the published tree is in
-  // known_dirs_ with that directory.)
-  if (!was_member && !was_dir) return Status::Ok();
+  // known_dirs_ with that directory. A member forgotten by ForgetRegistered
+  // is in the tree and in no hardlink group: the Put replaces it.)
+  if (!was_member && !was_dir) {
+    ForgetCatalogMarker(path);
+    return Status::Ok();
+  }
   if (was_dir && is_directory) return Status::Ok();
   // Registrations keep the tarball's order: what was queued for this path
   // lands before the member that replaces it.
   CVMFS_RETURN_IF_ERROR(pending_.FlushAll());
   LeaveHardlinkGroup(path);
   non_dirs_.erase(path);
+  queued_at_.erase(path);
   contents_.erase(path);
   if (was_dir) {
     ForgetBelow(path);
     known_dirs_.erase(path);
   }
-  if (cvmfs::BaseName(path) == ".cvmfscatalog") {
-    std::string dir(cvmfs::ParentPath(path));
-    catalog_markers_.erase(
-        std::remove(catalog_markers_.begin(), catalog_markers_.end(), dir),
-        catalog_markers_.end());
-  }
+  ForgetCatalogMarker(path);
   return Status::Ok();
+}
+
+void TarIngester::ForgetCatalogMarker(const std::string& path) {
+  if (cvmfs::BaseName(path) != ".cvmfscatalog") return;
+  std::string dir(cvmfs::ParentPath(path));
+  catalog_markers_.erase(
+      std::remove(catalog_markers_.begin(), catalog_markers_.end(), dir),
+      catalog_markers_.end());
 }
 
 Status TarIngester::CheckLimits(archive_entry* e,
@@ -330,12 +405,12 @@ Status TarIngester::PlaceHardlink(const std::string& path,
                                   DirectoryEntry entry) {
   CVMFS_ASSIGN_OR_RETURN(std::string target_rel, NormalizeRepoPath(link));
   const std::string target = base_ + target_rel;
-  auto content = contents_.find(target);
-  if (content == contents_.end())
+  CVMFS_ASSIGN_OR_RETURN(std::shared_ptr<PendingFile> shared,
+                         ContentOf(target));
+  if (!shared)
     return Status::InvalidArgument(
         "hardlink " + path + " refers to " + target +
         ", which is not a regular file earlier in the archive");
-  std::shared_ptr<PendingFile> shared = content->second;
   if (path == target) return Status::Ok();  // a link to itself
   CVMFS_RETURN_IF_ERROR(Replace(path, false));
   entry.mode = (entry.mode & 07777) | S_IFREG;
@@ -344,6 +419,7 @@ Status TarIngester::PlaceHardlink(const std::string& path,
   non_dirs_[path] = AE_IFREG;
   if (cvmfs::ParentPath(target) != cvmfs::ParentPath(path)) {
     // CVMFS keeps only same-directory groups: this one is a separate copy.
+    queued_at_[path] = pending_.added();
     return pending_.Add(std::move(p));
   }
   auto g = group_of_.find(target);
@@ -364,7 +440,19 @@ Status TarIngester::PlaceHardlink(const std::string& path,
 Status TarIngester::PlaceMember(TarStream* stream, archive_entry* e,
                                 const std::string& path, DirectoryEntry entry) {
   const std::string parent(cvmfs::ParentPath(path));
-  touched_dirs_.insert(parent);
+  CVMFS_RETURN_IF_ERROR(Touch(parent));
+  if (path == kDirtabPath) {
+    // The rules change with this member, whatever it is.
+    CVMFS_RETURN_IF_ERROR(PlaceMemberOfType(stream, e, path, std::move(entry)));
+    return ReloadDirtab();
+  }
+  return PlaceMemberOfType(stream, e, path, std::move(entry));
+}
+
+Status TarIngester::PlaceMemberOfType(TarStream* stream, archive_entry* e,
+                                      const std::string& path,
+                                      DirectoryEntry entry) {
+  const std::string parent(cvmfs::ParentPath(path));
   if (const char* link = archive_entry_hardlink(e))
     return PlaceHardlink(path, link, std::move(entry));
 
@@ -375,8 +463,7 @@ Status TarIngester::PlaceMember(TarStream* stream, archive_entry* e,
       entry.size = 4096;
       CVMFS_RETURN_IF_ERROR(tree_->Put(path, entry));
       known_dirs_.insert(path);
-      touched_dirs_.insert(path);
-      return Status::Ok();
+      return Touch(path);
     case AE_IFREG: {
       CVMFS_RETURN_IF_ERROR(Replace(path, false));
       std::optional<uint64_t> size;
@@ -386,10 +473,13 @@ Status TarIngester::PlaceMember(TarStream* stream, archive_entry* e,
       auto content = pipeline_->Submit(source.get(), size);
       contents_[path] = content;
       non_dirs_[path] = AE_IFREG;
+      queued_at_[path] = pending_.added();
       if (cvmfs::BaseName(path) == ".cvmfscatalog")
         catalog_markers_.push_back(parent);
       entry.external = options_.external_data;
-      return pending_.Add(PendingRegistration{path, entry, content});
+      CVMFS_RETURN_IF_ERROR(
+          pending_.Add(PendingRegistration{path, entry, content}));
+      return ForgetRegistered();
     }
     case AE_IFLNK: {
       CVMFS_RETURN_IF_ERROR(Replace(path, false));
@@ -445,8 +535,12 @@ Status TarIngester::Run() {
     CVMFS_RETURN_IF_ERROR(RefuseVirtualDir(path).Annotate("-d"));
     CVMFS_RETURN_IF_ERROR(tree_->Remove(path));
   }
+  if (options_.apply_dirtab) {
+    auto dirtab = LoadDirtab(tree_);
+    if (dirtab.ok()) dirtab_ = std::move(*dirtab);
+  }
   CVMFS_RETURN_IF_ERROR(EnsureDirectory(base_).Annotate("-b " + base_));
-  touched_dirs_.insert(base_);
+  CVMFS_RETURN_IF_ERROR(Touch(base_));
 
   Status st = ReadMembers(stream.get());
   if (!st.ok()) {
@@ -474,7 +568,9 @@ Status TarIngester::RegisterHardlinkGroups() {
         if (members.size() == 1) continue;  // registered as it was
         CVMFS_ASSIGN_OR_RETURN(auto entry, tree_->Lookup(m));
         if (!entry) continue;
-        p = PendingRegistration{m, *entry, contents_[m]};
+        CVMFS_ASSIGN_OR_RETURN(auto content, ContentOf(m));
+        if (!content) continue;
+        p = PendingRegistration{m, *entry, content};
       }
       p.entry.hardlink_group = group;
       p.entry.linkcount = static_cast<uint32_t>(members.size());
@@ -482,6 +578,48 @@ Status TarIngester::RegisterHardlinkGroups() {
     }
   }
   return Status::Ok();
+}
+
+Status TarIngester::ForgetRegistered() {
+  if (non_dirs_.size() < kMemberWindow) return Status::Ok();
+  // Only what is registered is forgotten: waiting for everything queued
+  // would leave the pipeline's workers idle until the reader caught up.
+  // What stays queued is at most kMaxPending (+1) files, so the next pass
+  // comes after at least as many new members.
+  CVMFS_RETURN_IF_ERROR(pending_.FlushReady());
+  const uint64_t registered = pending_.registered();
+  for (auto it = non_dirs_.begin(); it != non_dirs_.end();) {
+    auto queued = queued_at_.find(it->first);
+    const bool in_tree =
+        queued == queued_at_.end() || queued->second < registered;
+    if (!in_tree || group_of_.count(it->first)) {
+      ++it;
+      continue;
+    }
+    contents_.erase(it->first);
+    if (queued != queued_at_.end()) queued_at_.erase(queued);
+    it = non_dirs_.erase(it);
+  }
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<PendingFile>> TarIngester::ContentOf(
+    const std::string& target) {
+  auto content = contents_.find(target);
+  if (content != contents_.end()) return content->second;
+  // Not queued (contents_ holds everything queued): the tree's row is
+  // current. Hardlinks resolve there as tar extraction does on disk.
+  CVMFS_ASSIGN_OR_RETURN(auto entry, tree_->Lookup(target));
+  if (!entry || !entry->IsRegular()) return std::shared_ptr<PendingFile>();
+  std::vector<cvmfs::FileChunk> chunks;
+  if (entry->chunked) {
+    CVMFS_ASSIGN_OR_RETURN(chunks, tree_->Chunks(target));
+  } else if (entry->content_hash) {
+    chunks.push_back(cvmfs::FileChunk{0, entry->size, *entry->content_hash});
+  } else {
+    return std::shared_ptr<PendingFile>();
+  }
+  return PendingFile::Stored(entry->size, std::move(chunks));
 }
 
 // `.cvmfscatalog` members first, then the dirtab's rules; shallow first.
@@ -496,14 +634,34 @@ Status TarIngester::CreateNestedCatalogs() {
   }
   if (!options_.apply_dirtab) return Status::Ok();
   CVMFS_ASSIGN_OR_RETURN(auto dirtab, LoadDirtab(tree_));
+  CVMFS_RETURN_IF_ERROR(UndoUnmatchedEagerCatalogs(dirtab));
   if (!dirtab) return Status::Ok();
-  DirectoryEntry marker;
-  marker.mode = S_IFREG | 0644;
-  marker.mtime = ::time(nullptr);
-  marker.hash_algorithm = options_.hash_algorithm;
-  marker.compression = options_.compression;
   std::vector<std::string> dirs(touched_dirs_.begin(), touched_dirs_.end());
-  return ApplyDirtab(*dirtab, dirs, marker, tree_, pipeline_).status();
+  return ApplyDirtab(*dirtab, dirs, MarkerEntry(), tree_, pipeline_).status();
+}
+
+// A later /.cvmfsdirtab member changed the rules: what the earlier rules
+// made, and the final ones do not match (nor a .cvmfscatalog member),
+// becomes part of its parent catalog again, without its marker.
+Status TarIngester::UndoUnmatchedEagerCatalogs(
+    const std::optional<Dirtab>& dirtab) {
+  // Deepest first, so that each merges into the catalog that stays.
+  std::sort(eager_catalogs_.begin(), eager_catalogs_.end(),
+            [](const EagerCatalog& x, const EagerCatalog& y) {
+              return x.dir.size() > y.dir.size();
+            });
+  for (const EagerCatalog& c : eager_catalogs_) {
+    if (dirtab && dirtab->IsMatching(c.dir)) continue;
+    if (std::find(catalog_markers_.begin(), catalog_markers_.end(), c.dir) !=
+        catalog_markers_.end())
+      continue;
+    if (!tree_->IsNestedCatalogRoot(c.dir)) continue;
+    CVMFS_RETURN_IF_ERROR(tree_->RemoveNestedCatalog(c.dir));
+    if (c.marker_created)
+      CVMFS_RETURN_IF_ERROR(tree_->Remove(c.dir + "/.cvmfscatalog"));
+  }
+  eager_catalogs_.clear();
+  return Status::Ok();
 }
 
 Status IngestTar(const TarIngestOptions& options, CatalogTree* tree,

@@ -334,6 +334,79 @@ TEST_F(TarIngestTest, ALaterMemberReplacesAnEarlierOne) {
   }
 }
 
+// Beyond the 8,192 members the ingester remembers, older members are
+// answered by the catalogs: a hardlink to one (and to a file of the
+// published tree, as tar extraction links to what is on disk) shares its
+// content, a later member at its path replaces it, and a file is still no
+// parent.
+TEST_F(TarIngestTest, MembersBeyondTheWindowAreResolvedInTheTree) {
+  std::vector<Member> members = {File("old", "old\n"), File("gone", "x\n"),
+                                 File("h", "h\n"), Dir("fill")};
+  for (int i = 0; i < 9000; ++i)
+    members.push_back(File("fill/" + std::to_string(i), "f\n"));
+  members.push_back(Hardlink("old2", "old"));
+  members.push_back(Hardlink("h2", "h"));
+  members.push_back(Dir("gone"));
+  members.push_back(File("gone/in", "in\n"));
+  Ingest(members, "r");
+  ASSERT_TRUE(last_.ok()) << last_.ToString();
+  auto l = Published();
+  auto sha = [](const std::string& s) { return cvmfs::testing::Sha256Hex(s); };
+  EXPECT_EQ(l["r/old2"].content, sha("old\n"));
+  EXPECT_EQ(l["r/old"].linkcount, "2");
+  EXPECT_EQ(l["r/old2"].linkcount, "2");
+  EXPECT_EQ(l["r/h2"].content, sha("h\n"));
+  EXPECT_EQ(l["r/gone"].type, 'd');
+  EXPECT_EQ(l["r/gone/in"].content, sha("in\n"));
+  EXPECT_EQ(l["r/fill/8999"].content, sha("f\n"));
+
+  // A hardlink to a file of the published tree, in another directory (a
+  // separate copy).
+  Ingest({Dir("x"), Hardlink("x/h3", "h")}, "r");
+  ASSERT_TRUE(last_.ok()) << last_.ToString();
+  l = Published();
+  EXPECT_EQ(l["r/x/h3"].content, sha("h\n"));
+  EXPECT_EQ(l["r/x/h3"].linkcount, "1");
+}
+
+TEST_F(TarIngestTest, AFileBeyondTheWindowIsNoParent) {
+  std::vector<Member> members = {File("old", "old\n"), Dir("fill")};
+  for (int i = 0; i < 9000; ++i)
+    members.push_back(File("fill/" + std::to_string(i), "f\n"));
+  members.push_back(File("old/in"));
+  Ingest(members, "s");
+  ExpectRefused("parent /s/old is a regular file");
+}
+
+// A dirtab in the tarball makes its directories nested catalogs as they
+// arrive; a later dirtab member that no longer matches one of them merges
+// it back into its parent, without the marker it had been given.
+TEST_F(TarIngestTest, DirtabRulesApplyAsTheTarballChangesThem) {
+  Ingest({File(".cvmfsdirtab", "/a\n/b\n"), Dir("a"), File("a/f", "f\n"),
+          Dir("b"), File("b/g", "g\n"), Dir("c"),
+          File(".cvmfsdirtab", "/b\n/c\n"), File("c/h", "h\n")},
+         "");
+  ASSERT_TRUE(last_.ok()) << last_.ToString();
+  auto l = Published();
+  EXPECT_EQ(l["a/f"].content, cvmfs::testing::Sha256Hex("f\n"));
+  EXPECT_EQ(l.count("a/.cvmfscatalog"), 0u);
+  EXPECT_EQ(l.count("b/.cvmfscatalog"), 1u);
+  EXPECT_EQ(l.count("c/.cvmfscatalog"), 1u);
+  EXPECT_EQ(l["c/h"].content, cvmfs::testing::Sha256Hex("h\n"));
+  auto repo = Repository::Open(paths_, kFqrn);
+  ASSERT_TRUE(repo.ok());
+  auto m = (*repo)->CurrentManifest();
+  ASSERT_TRUE(m.ok());
+  auto tree =
+      CatalogTree::Open((*repo)->store(), m->manifest.root_catalog,
+                        {cvmfs::HashAlgorithm::kSha1, 240, work_.path()});
+  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
+  EXPECT_FALSE((*tree)->IsNestedCatalogRoot("/a"));
+  EXPECT_TRUE((*tree)->IsNestedCatalogRoot("/b"));
+  EXPECT_TRUE((*tree)->IsNestedCatalogRoot("/c"));
+  EXPECT_EQ((*tree)->List("/b").value().size(), 2u);
+}
+
 // GNU tar writes the sparse members (old GNU and pax 1.0 sparse formats).
 TEST_F(TarIngestTest, SparseMembersReadBackWithTheirHoles) {
   if (std::system("tar --version 2>/dev/null | grep -q 'GNU tar'") != 0)

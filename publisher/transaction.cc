@@ -6,6 +6,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/time_format.h"
 #include "publisher/hooks.h"
+#include "publisher/lease_path.h"
 #include "publisher/open_writers.h"
 
 namespace publisher {
@@ -91,8 +92,13 @@ Status Transaction::Mount(std::string* repaired) {
     CVMFS_RETURN_IF_ERROR(RepositoryMounts::CheckSupport());
     CVMFS_RETURN_IF_ERROR(layout_.CreateDirectories());
     const ServerConfig& c = repo_->config();
+    // Local storage is read directly; S3 through the bucket's HTTP
+    // endpoint, a gateway's repository from its stratum 0: the stratum 0
+    // URL (mkfs -w).
     CVMFS_RETURN_IF_ERROR(mounts_.WriteClientConfig(
-        c.storage_dir, KeyFiles::In(c.keys_dir, c.fqrn).master_pub));
+        c.on_s3() || c.on_gateway() ? c.stratum0_url
+                                    : "file://" + c.storage_dir,
+        KeyFiles::In(c.keys_dir, c.fqrn).master_pub));
     *repaired += "wrote " + layout_.client_config + "; ";
   }
   CVMFS_ASSIGN_OR_RETURN(auto state,
@@ -112,6 +118,10 @@ Status Transaction::Mount(std::string* repaired) {
 // (the manifest names the root recorded in `publishing`). Fails when the
 // repository moved away from the transaction's base some other way.
 Result<bool> Transaction::CommittedBefore(const TransactionState& state) {
+  // Through a gateway, other publishers' commits move the repository on
+  // while the transaction is open; a commit of ours ends the lease, and
+  // its publish forgets the lease before it cleans up.
+  if (repo_->config().on_gateway()) return false;
   CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
   const Digest& root = current.manifest.root_catalog;
   if (root == state.base_root) return false;
@@ -127,8 +137,24 @@ Result<bool> Transaction::CommittedBefore(const TransactionState& state) {
       repo_->config().fqrn + ")");
 }
 
-Status Transaction::Open() {
+Status Transaction::Open(const std::string& lease_path) {
   const std::string& fqrn = repo_->config().fqrn;
+  const bool gateway = repo_->config().on_gateway();
+  if (!gateway && !lease_path.empty() && lease_path != "/")
+    return Status::InvalidArgument(
+        "a path in the transaction (" + fqrn + "/" + lease_path +
+        ") is for publisher machines of a gateway; " + fqrn +
+        " is not published through one");
+  std::string leased;  // "/" or "/a/b"
+  if (gateway) {
+    const size_t start = lease_path.find_first_not_of('/');
+    CVMFS_ASSIGN_OR_RETURN(
+        auto lease,
+        ParseLeasePath(
+            fqrn + "/" +
+            (start == std::string::npos ? "" : lease_path.substr(start))));
+    leased = lease.path;
+  }
   CVMFS_RETURN_IF_ERROR(repo_->Lock());
   CVMFS_ASSIGN_OR_RETURN(auto state,
                          TransactionState::Load(layout_.in_transaction));
@@ -144,16 +170,39 @@ Status Transaction::Open() {
                                     ? h.Problems(layout_)
                                     : layout_.client_config + " is missing") +
                                "; run cvmfs_server mount " + fqrn);
+  if (!gateway) return OpenOnCurrent("");
+  // The lease first: then no commit into the path can come between the
+  // revision read below and the transaction.
+  CVMFS_RETURN_IF_ERROR(OpenLease(leased));
+  Status opened = OpenOnCurrent(leased);
+  if (!opened.ok()) {
+    std::string note;
+    (void)DropLease(&note);
+  }
+  return opened;
+}
+
+// Open() once the repository is locked and ready (and the path leased).
+Status Transaction::OpenOnCurrent(const std::string& leased) {
   CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
+  if (!leased.empty())
+    CVMFS_RETURN_IF_ERROR(
+        CheckLeaseParent(current.manifest.root_catalog, leased));
   CVMFS_RETURN_IF_ERROR(
       RemoveStateFile(layout_.publishing));  // of a finished publish
+  CVMFS_ASSIGN_OR_RETURN(MountHealth h, mounts_.Health());
   if (h.rdonly_root != current.manifest.root_catalog)
     CVMFS_RETURN_IF_ERROR(RemountAt(current.manifest.root_catalog));
   CVMFS_RETURN_IF_ERROR(Hook("transaction_before_hook"));
   TransactionState s{current.manifest.root_catalog, current.manifest.revision,
-                     ::time(nullptr)};
+                     ::time(nullptr), leased};
   CVMFS_RETURN_IF_ERROR(s.Store(layout_.in_transaction));
-  CVMFS_RETURN_IF_ERROR(mounts_.RemountUnion(true));
+  Status writable = mounts_.RemountUnion(true);
+  if (!writable.ok() && !leased.empty()) {
+    // Open() drops the lease: no transaction is left open either.
+    (void)RemoveStateFile(layout_.in_transaction);
+  }
+  CVMFS_RETURN_IF_ERROR(writable);
   return Hook("transaction_after_hook")
       .Annotate("the transaction is open, but");
 }
@@ -184,9 +233,8 @@ Status Transaction::FinishCommitted(const Digest& root) {
   return RemoveStateFile(layout_.publishing);
 }
 
-Result<PublishStats> Transaction::BuildAndCommit(
-    const TransactionState& state, const PublishOptions& options,
-    TransactionPublishResult* result) {
+UpperApplyOptions Transaction::ApplyOptions(
+    const PublishOptions& options) const {
   const ServerConfig& c = repo_->config();
   UpperApplyOptions apply;
   apply.hash_algorithm = c.hash_algorithm;
@@ -194,6 +242,13 @@ Result<PublishStats> Transaction::BuildAndCommit(
   apply.ignore_special_files = c.ignore_special_files;
   apply.external_data = options.external_data.value_or(c.external_data);
   apply.scan.include_xattrs = c.include_xattrs;
+  return apply;
+}
+
+Result<PublishStats> Transaction::BuildAndCommit(
+    const TransactionState& state, const PublishOptions& options,
+    TransactionPublishResult* result) {
+  const UpperApplyOptions apply = ApplyOptions(options);
   PublishOptions opts = options;
   opts.from_transaction = true;
   opts.before_commit = [this, &state](const Digest& root,
@@ -243,7 +298,9 @@ Result<TransactionPublishResult> Transaction::Publish(
   CVMFS_RETURN_IF_ERROR(Hook("publish_before_hook"));
   // Nothing may change underneath while the upper layer is read.
   CVMFS_RETURN_IF_ERROR(mounts_.RemountUnion(false));
-  auto stats = BuildAndCommit(*state, options, &result);
+  auto stats = repo_->config().on_gateway()
+                   ? BuildAndSend(*state, options, &result)
+                   : BuildAndCommit(*state, options, &result);
   if (!stats.ok()) {
     (void)RemoveStateFile(
         layout_.publishing);  // names a root that was never committed
@@ -275,10 +332,15 @@ Status Transaction::Abort(bool* finished_interrupted) {
   if (!state)
     return Status::InvalidArgument("no transaction is open on " + fqrn);
   CVMFS_RETURN_IF_ERROR(Hook("abort_before_hook"));
-  CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
   auto committed = CommittedBefore(*state);
   if (committed.ok() && *committed) *finished_interrupted = true;
   CVMFS_RETURN_IF_ERROR(RefuseOpenWriters());
+  if (repo_->config().on_gateway()) {
+    std::string note;
+    CVMFS_RETURN_IF_ERROR(DropLease(&note).Annotate(
+        "dropping the lease on the gateway (the transaction stays open)"));
+  }
+  CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
   CVMFS_RETURN_IF_ERROR(FinishCommitted(current.manifest.root_catalog));
   return Hook("abort_after_hook").Annotate("the transaction was aborted, but");
 }

@@ -62,7 +62,10 @@ class Transaction {
   // Re-establishes what is missing (first the spool area and client.conf
   // of a repository created without mounts); `repaired` says what was done.
   cvmfs::Status Mount(std::string* repaired);
-  cvmfs::Status Open();
+  // `lease_path` ("/a/b"; "" or "/" for the whole repository) is for a
+  // publisher machine of a gateway (ServerConfig::on_gateway): the path is
+  // leased from the gateway (gateway_session.h) before anything else.
+  cvmfs::Status Open(const std::string& lease_path = "");
   cvmfs::Result<TransactionPublishResult> Publish(
       const PublishOptions& options);
   // `finished_interrupted` is set when the transaction had in fact been
@@ -88,6 +91,18 @@ class Transaction {
   cvmfs::Result<PublishStats> BuildAndCommit(const TransactionState& state,
                                              const PublishOptions& options,
                                              TransactionPublishResult* result);
+  // The gateway mode's parts (transaction_gateway.cc): the lease of Open,
+  // the build sent to the gateway of Publish, the lease dropped by Abort.
+  cvmfs::Status OpenOnCurrent(const std::string& leased);
+  cvmfs::Status OpenLease(const std::string& lease_path);
+  // As CVMFS: the parent of the leased path is a directory of `root`.
+  cvmfs::Status CheckLeaseParent(const cvmfs::Digest& root,
+                                 const std::string& lease_path);
+  cvmfs::Result<PublishStats> BuildAndSend(const TransactionState& state,
+                                           const PublishOptions& options,
+                                           TransactionPublishResult* result);
+  cvmfs::Status DropLease(std::string* note);
+  UpperApplyOptions ApplyOptions(const PublishOptions& options) const;
 
   cvmfs::SystemPaths paths_;
   Repository* repo_;  // not owned; outlives this object

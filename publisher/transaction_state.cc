@@ -72,6 +72,7 @@ Result<std::optional<TransactionState>> TransactionState::Load(
                          ParseNumber(*kv, "BASE_REVISION", file));
   CVMFS_ASSIGN_OR_RETURN(uint64_t opened, ParseNumber(*kv, "OPENED_AT", file));
   s.opened_at = static_cast<int64_t>(opened);
+  s.lease_path = kv->Get("LEASE_PATH");
   return std::optional<TransactionState>(s);
 }
 
@@ -80,6 +81,7 @@ Status TransactionState::Store(const std::string& file) const {
   kv.Set("BASE_ROOT_HASH", base_root.ToString());
   kv.Set("BASE_REVISION", std::to_string(base_revision));
   kv.Set("OPENED_AT", std::to_string(opened_at));
+  if (!lease_path.empty()) kv.Set("LEASE_PATH", lease_path);
   return StoreDurably(file, kv);
 }
 

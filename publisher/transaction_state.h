@@ -4,6 +4,9 @@
 //
 //   in_transaction  BASE_ROOT_HASH, BASE_REVISION, OPENED_AT: a transaction
 //                   is open; its scratch area was made on top of that base.
+//                   LEASE_PATH ("/" or "/a/b") on a publisher machine of a
+//                   gateway: the path the transaction leased, whose token
+//                   is in session_token (gateway_session.h).
 //   publishing      NEW_ROOT_HASH, NEW_REVISION: a publish of the open
 //                   transaction wrote everything but the manifest. If the
 //                   manifest now names NEW_ROOT_HASH, the publish committed
@@ -31,7 +34,8 @@ namespace publisher {
 struct TransactionState {
   cvmfs::Digest base_root;
   uint64_t base_revision = 0;
-  int64_t opened_at = 0;  // seconds since the epoch
+  int64_t opened_at = 0;   // seconds since the epoch
+  std::string lease_path;  // gateway mode only: "/" or "/a/b"
 
   // nullopt when the file does not exist; Corruption for a damaged file.
   static cvmfs::Result<std::optional<TransactionState>> Load(

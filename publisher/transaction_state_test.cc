@@ -22,13 +22,20 @@ TEST(TransactionStateTest, RoundTripsAndRemoves) {
   TempDir dir;
   const std::string file = dir.Sub("in_transaction");
   TransactionState s{cvmfs::HashString(cvmfs::HashAlgorithm::kShake128, "root"),
-                     42, 1700000000};
+                     42, 1700000000, ""};
   ASSERT_TRUE(s.Store(file).ok());
   auto loaded = TransactionState::Load(file);
   ASSERT_TRUE(loaded.ok() && *loaded) << loaded.status().ToString();
   EXPECT_EQ((*loaded)->base_root, s.base_root);
   EXPECT_EQ((*loaded)->base_revision, 42u);
   EXPECT_EQ((*loaded)->opened_at, 1700000000);
+  EXPECT_EQ((*loaded)->lease_path, "");
+  // A publisher machine of a gateway records the leased path.
+  s.lease_path = "/a/b";
+  ASSERT_TRUE(s.Store(file).ok());
+  loaded = TransactionState::Load(file);
+  ASSERT_TRUE(loaded.ok() && *loaded);
+  EXPECT_EQ((*loaded)->lease_path, "/a/b");
   ASSERT_TRUE(RemoveStateFile(file).ok());
   EXPECT_FALSE(cvmfs::PathExists(file));
 

@@ -181,12 +181,7 @@ Status Applier::Start(const std::string& upper_dir) {
 }
 
 DirectoryEntry Applier::MarkerEntry() const {
-  DirectoryEntry marker;
-  marker.mode = S_IFREG | 0644;
-  marker.mtime = ::time(nullptr);
-  marker.hash_algorithm = options_.hash_algorithm;
-  marker.compression = options_.compression;
-  return marker;
+  return DirtabMarker(options_.hash_algorithm, options_.compression);
 }
 
 // A directory the dirtab makes a catalog root becomes one as soon as it is

@@ -59,6 +59,11 @@ std::map<std::string, std::string> HttpTestServer::last_headers() {
   return last_headers_;
 }
 
+std::vector<std::string> HttpTestServer::request_order() {
+  MutexLock lock(&mu_);
+  return order_;
+}
+
 std::string HttpTestServer::last_target() {
   MutexLock lock(&mu_);
   return last_target_;
@@ -66,8 +71,15 @@ std::string HttpTestServer::last_target() {
 
 void HttpTestServer::OnConnection(void* cls, MHD_Connection*, void**,
                                   MHD_ConnectionNotificationCode code) {
+  auto* server = static_cast<HttpTestServer*>(cls);
   if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-    static_cast<HttpTestServer*>(cls)->connections_++;
+    server->connections_++;
+    const int now = ++server->open_;
+    int seen = server->max_open_.load();
+    while (now > seen && !server->max_open_.compare_exchange_weak(seen, now)) {
+    }
+  } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+    server->open_--;
   }
 }
 
@@ -143,6 +155,7 @@ MHD_Response* HttpTestServer::MakeResponse(MHD_Connection* c,
                                            unsigned* code) {
   MutexLock lock(&mu_);
   per_path_[path]++;
+  order_.push_back(path);
   last_target_ = target;
   last_headers_.clear();
   MHD_get_connection_values(c, MHD_HEADER_KIND, &CollectHeader, &last_headers_);

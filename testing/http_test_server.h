@@ -55,6 +55,10 @@ class HttpTestServer {
   int connections() const { return connections_; }
   int requests() const { return requests_; }
   int max_concurrent() const { return max_concurrent_; }
+  // Most TCP connections open at once.
+  int max_open_connections() const { return max_open_; }
+  // Paths in the order their requests arrived.
+  std::vector<std::string> request_order();
   int requests_for(const std::string& rel);
   std::map<std::string, std::string> last_headers();
   std::string last_target();
@@ -88,6 +92,7 @@ class HttpTestServer {
   std::atomic<int> delay_ms_{0};
   std::atomic<int> connections_{0}, requests_{0};
   std::atomic<int> in_flight_{0}, max_concurrent_{0};
+  std::atomic<int> open_{0}, max_open_{0};
   Mutex mu_;  // guards the members below; leaf lock
   std::map<std::string, std::string> files_ GUARDED_BY(mu_);
   std::map<std::string, Break> broken_ GUARDED_BY(mu_);
@@ -95,6 +100,7 @@ class HttpTestServer {
   std::map<std::string, int> per_path_ GUARDED_BY(mu_);
   std::map<std::string, std::string> last_headers_ GUARDED_BY(mu_);
   std::string last_target_ GUARDED_BY(mu_);
+  std::vector<std::string> order_ GUARDED_BY(mu_);
 };
 
 // A port on 127.0.0.1 where nothing listens (connections are refused).

@@ -21,6 +21,7 @@
 #include "client/daemon_log.h"
 #include "client/fuse/fuse_adapter.h"
 #include "client/magic_xattrs.h"
+#include "client/notification_follower.h"
 #include "client/proxy_autoconfig.h"
 #include "client/repository_lock.h"
 #include "client/repository_mount.h"
@@ -94,7 +95,9 @@ MountConfig ToMountConfig(const ClientSettings& s) {
   c.fs.uid = ::getuid();
   c.fs.gid = ::getgid();
   c.fs.kcache_timeout = s.kcache_timeout_s;
+  c.fs.memcache_bytes = static_cast<size_t>(s.memcache_size_mb) << 20;
   c.fs.prefetch = PrefetchOptionsFrom(s);
+  c.fs.bundles = s.bundles;
   c.fs.magic_xattrs_visibility = s.magic_xattrs_visibility;
   c.fs.xattr_protection = s.xattr_protection;
   for (const std::string& key : s.public_keys) {
@@ -424,6 +427,7 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
     mount_config.fs.uid = (*user)->uid;
     mount_config.fs.gid = (*user)->gid;
     mount_config.cache.manager_user = settings->user;
+    mount_config.cache.owner = **user;
   }
   mount_config.blacklist_file = paths.EtcCvmfs() + "/blacklist";
   if (auto etc = options.ConfigRepositoryEtc(cl.fqrn, paths))
@@ -457,6 +461,7 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
     DropAfterMount(**user, cl.mountpoint, &log, &fuse);
   }
   std::unique_ptr<TalkServer> talk;  // from the mount to the unmount
+  std::unique_ptr<NotificationFollower> follower;  // the same
   fuse.on_mounted = [&](const Status& s) {
     if (!s.ok()) {
       log.Error(s.message());
@@ -467,6 +472,14 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
     }
     log.Info("mounted " + cl.fqrn + " on " + cl.mountpoint);
     (*mount)->StartUpdater();
+    if (!settings->notification_server.empty()) {
+      follower = std::make_unique<NotificationFollower>(
+          settings->notification_server, cl.fqrn,
+          std::string("cvmfs Fuse ") + kClientVersion, mount->get(),
+          log.AsEventLog());
+      follower->Start();
+      log.Info("following notifications from " + settings->notification_server);
+    }
     talk = StartTalk(mount->get(), *settings, options, cl.mountpoint, pac_http,
                      &log);
     if (report_fd >= 0) {
@@ -477,10 +490,12 @@ int RunMountDaemon(const MountDaemonOptions& cl) {
   };
   fuse.on_stopping = [&] {
     talk.reset();
+    follower.reset();  // before the updater it wakes
     (*mount)->StopUpdater();
   };
   const Status st = RunFuseSession((*mount)->file_system(), fuse);
   talk.reset();  // if the session ended without on_stopping
+  follower.reset();
   log.Info("unmounted " + cl.fqrn + (st.ok() ? "" : ": " + st.message()));
   return st.ok() ? 0 : 1;
 }

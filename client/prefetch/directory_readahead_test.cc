@@ -23,6 +23,18 @@ std::vector<size_t> Positions(const std::vector<ObjectRequest>& batch) {
   return out;
 }
 
+// A reader that picks a file here and there in many directories leaves
+// their listings behind: at most kMaxFiles files are held in all.
+TEST(DirectoryReadaheadTest, ListingsHeldAreBoundedInFiles) {
+  DirectoryReadahead r;
+  for (size_t d = 0; d < 1000; ++d) {
+    const std::string dir = "/d" + std::to_string(d);
+    EXPECT_TRUE(r.Start(dir, Files(100, dir), dir + "/f7").empty());
+    EXPECT_LE(r.files(), DirectoryReadahead::kMaxFiles);
+  }
+  EXPECT_GT(r.files(), 0u);
+}
+
 // A reader going through the directory in order (tar) gets a window at
 // its third file, which doubles each time the reader reaches it, until
 // everything is queued; the next directory it reads gets its first window
@@ -39,7 +51,7 @@ TEST(DirectoryReadaheadTest, SequentialReaderGrowsTheWindow) {
   EXPECT_TRUE(r.Opened("/d", "/d/f6").empty());
   EXPECT_EQ(16u, r.Opened("/d", "/d/f7").size());  // 15..30
   EXPECT_EQ(9u, r.Opened("/d", "/d/f15").size());  // 31..39: the rest
-  EXPECT_EQ(0u, r.directories());                  // done: forgotten
+  EXPECT_EQ(0u, r.directories());                  // done
   EXPECT_TRUE(r.Opened("/d", "/d/f30").empty());
   EXPECT_EQ((std::vector<size_t>{1, 2, 3, 4}),
             Positions(r.Start("/e", Files(40, "/e"), "/e/f0")));
@@ -105,6 +117,26 @@ TEST(DirectoryReadaheadTest, StartFromAnUnknownFileBeginsAtTheTop) {
   EXPECT_EQ((std::vector<size_t>{0, 1}),
             Positions(r.Start("/d", Files(2), "/elsewhere")));
   EXPECT_EQ(1u, r.directories());  // /d is done, /c is not
+}
+
+// A tree reader: a run of kTreeRun reads in listing order, carried from
+// directory to directory (tar reads a few files in each small directory).
+// One read out of order ends it.
+TEST(DirectoryReadaheadTest, ATreeReaderReadsInOrderAcrossDirectories) {
+  DirectoryReadahead r;
+  size_t reads = 0;
+  for (const std::string dir : {"/a", "/b", "/c", "/d"}) {
+    r.Start(dir, Files(3, dir), dir + "/f0");
+    r.Opened(dir, dir + "/f1");
+    r.Opened(dir, dir + "/f2");
+    reads += 2;
+    EXPECT_EQ(reads >= DirectoryReadahead::kTreeRun, r.TreeReader()) << dir;
+  }
+  // Reads of a directory done are still followed.
+  r.Start("/e", Files(20, "/e"), "/e/f5");
+  EXPECT_TRUE(r.TreeReader());
+  r.Opened("/e", "/e/f1");  // back, out of order and out of the window
+  EXPECT_FALSE(r.TreeReader());
 }
 
 }  // namespace

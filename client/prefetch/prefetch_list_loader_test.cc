@@ -80,6 +80,9 @@ class PrefetchListTest : public ::testing::Test {
     MountConfig c;
     c.fs.prefetch.max_objects = max_objects;
     c.fs.prefetch.enabled = prefetch;
+    // These tests count the requests of single objects; the publisher
+    // writes bundles, which a cold read would fetch instead.
+    c.fs.bundles = false;
     c.fqrn = fqrn_;
     c.cache.dir = work_.Sub(cache);
     c.cache.quota_limit = 256 << 20;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "cache/posix_cache.h"
+#include "client/bundle_index.h"
 #include "client/inode_table.h"
 #include "client/object_fetcher.h"
 #include "client/prefetch/directory_readahead.h"
@@ -47,10 +48,11 @@ class PrefetchTriggers {
 
   // `objects` and `cache` are borrowed and outlive the triggers.
   // `readahead_threads` fetch chunks ahead of a stream while prefetch is
-  // off (with it on, the engine does).
+  // off (with it on, the engine does). `bundles` (borrowed, outlives the
+  // triggers; null: bundles off) names the bundles of the files planned.
   PrefetchTriggers(const PrefetchOptions& options, ObjectFetcher* objects,
                    cache::PosixCache* cache, int readahead_threads,
-                   InodeLookup lookup);
+                   InodeLookup lookup, BundleIndex* bundles = nullptr);
   ~PrefetchTriggers();
   PrefetchTriggers(const PrefetchTriggers&) = delete;
   PrefetchTriggers& operator=(const PrefetchTriggers&) = delete;
@@ -90,9 +92,15 @@ class PrefetchTriggers {
   void PlanDirectory(const InodeInfo& dir, bool files_queued,
                      const std::string& opened) EXCLUDES(planned_mu_);
 
+  // The requests of `files` that name a bundle, one per bundle (looked up
+  // now: call on the planner thread).
+  static std::vector<ObjectRequest> OnePerBundle(
+      std::vector<ObjectRequest> files);
+
   const PrefetchOptions options_;
   ObjectFetcher* const objects_;  // borrowed
   const InodeLookup lookup_;
+  BundleIndex* const bundles_;  // borrowed, may be null
   std::unique_ptr<Prefetcher> engine_;
   TaskQueue planner_;        // catalog queries of the plans
   TaskQueue readahead_;      // chunks ahead while prefetch is off

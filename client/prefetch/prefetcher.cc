@@ -369,7 +369,9 @@ void Prefetcher::Run() {
     // speculation costs no I/O.
     if (cache_->Contains(item.request.digest)) {
       uint64_t size = item.request.size_hint();
-      if (item.priority == PrefetchPriority::kNext) {
+      // (Not what this cache stored a moment ago: it is in memory still.)
+      if (item.priority == PrefetchPriority::kNext &&
+          !cache_->RecentlyStored(item.request.digest)) {
         auto cached = cache_->ReadAhead(item.request.digest);
         if (cached.ok()) size = *cached;
       }

@@ -14,9 +14,10 @@
 //     leaves the queue (the reader fetches it now, on its own thread and
 //     connection); an object in flight is waited for by the reader through
 //     ObjectFetcher's collapsing.
-//   * At most `parallel` prefetches are in flight; the HTTP fetcher is
-//     configured with more connections than that (CVMFS_MAX_CONNECTIONS),
-//     so a demand request never queues behind prefetches for a connection.
+//   * At most `parallel` prefetches are in flight; they are speculative
+//     requests, background transfers for the HTTP fetcher
+//     (DownloadRequest::background), which starts them only when no demand
+//     request waits for a connection and on at most half of its limit.
 //   * kNext work goes before everything queued and displaces kLater work
 //     from the back of the queue when the budget is full.
 //

@@ -62,6 +62,7 @@ PrefetchPlan PlanDirectoryPrefetch(const CatalogSet& set,
       if (full()) break;
       auto request = WholeFileRequest(child, e, limits.max_object_size);
       if (!request) continue;
+      if (limits.attach && !limits.attach(&*request)) continue;
       bytes += request->size_hint();
       out.push_back(std::move(*request));
     }

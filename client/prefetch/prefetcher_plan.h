@@ -40,6 +40,9 @@ struct PrefetchPlanLimits {
   // Asked before each directory: true ends the plan there (prefetch is
   // held back; listing more would only take CPU from the readers).
   std::function<bool()> stop;
+  // Called for each file's request planned (bundle_index.h); false leaves
+  // the file out (its bundle comes with another file of the plan).
+  std::function<bool(ObjectRequest*)> attach;
 };
 
 struct PrefetchPlan {

@@ -366,7 +366,14 @@ std::string TalkCommands::InternalAffairs() {
       {"cvmfs.n_fs_open_dirs", stats.open_dirs, "directories open now"},
       {"cvmfs.n_io_error", stats.io_errors,
        "I/O errors reported to the kernel"},
-      {"inode_tracker.n_known", stats.known_inodes, "inodes the kernel holds"},
+      {"inode_tracker.n_known", stats.known_inodes,
+       "inodes remembered (at most CVMFS_MEMCACHE_SIZE of them)"},
+      {"inode_tracker.sz_bytes", stats.inode_bytes,
+       "estimated memory of the inodes remembered"},
+      {"inode_tracker.n_evicted", stats.inode_evictions,
+       "inodes dropped for room (the kernel may still hold them)"},
+      {"inode_tracker.n_rebuilt", stats.inode_rebuilds,
+       "dropped inodes rebuilt from their number"},
       {"inode_tracker.inode_max", stats.inode_max,
        "highest inode number handed out"},
       {"catalog_mgr.n_loaded", stats.catalogs, "catalogs attached"},
@@ -377,6 +384,19 @@ std::string TalkCommands::InternalAffairs() {
       {"fetch.n_io_errors", fetch.io_errors, "object requests that failed"},
       {"fetch.sz_transferred_bytes", fetch.bytes_downloaded,
        "bytes received (compressed)"},
+      {"fetch.n_bundles", fetch.bundles.fetched, "bundles downloaded"},
+      {"fetch.sz_bundle_bytes", fetch.bundles.bytes,
+       "bytes of bundles received"},
+      {"fetch.n_bundle_members_stored", fetch.bundles.members_stored,
+       "objects taken from bundles into the cache"},
+      {"fetch.n_bundle_members_skipped", fetch.bundles.members_skipped,
+       "bundle members that were cached already"},
+      {"fetch.n_bundle_members_failed", fetch.bundles.members_failed,
+       "bundle members that did not verify (dropped)"},
+      {"fetch.n_bundle_errors", fetch.bundles.errors,
+       "bundles that failed (missing, corrupted, unreachable)"},
+      {"fetch.n_bundle_fallbacks", fetch.bundles.fallbacks,
+       "objects fetched on their own after their bundle"},
       {"cache.sz_size", usage.size, "bytes in the cache"},
       {"cache.sz_pinned", usage.pinned, "bytes pinned (loaded catalogs, pin)"},
       {"cache.sz_limit", usage.limit, "quota limit in bytes"},
@@ -397,6 +417,10 @@ std::string TalkCommands::InternalAffairs() {
         {"download.n_failovers", http.failovers, "host or proxy switches"});
     counters.push_back(
         {"download.n_errors", http.errors, "requests failed after all routes"});
+    counters.push_back({"download.n_connection_limit", http.connection_limit,
+                        "transfers allowed in flight now"});
+    counters.push_back({"download.n_connections_peak", http.connections_peak,
+                        "most transfers in flight at once"});
   }
   std::string out =
       "Inode Generation:\n  next inode: " + std::to_string(stats.inode_max) +
@@ -442,6 +466,10 @@ std::string TalkCommands::MetricsPrometheus() {
                       std::chrono::system_clock::now().time_since_epoch())
                       .count();
   m.sqlite = SqliteMemory();
+  const auto n = context_.mount->notification_counters();
+  m.notifications.received = n.received;
+  m.notifications.ignored = n.ignored;
+  m.notifications.triggered = n.triggered;
   return FormatPrometheusMetrics(m);
 }
 

@@ -234,6 +234,24 @@ void AddCacheAndFetch(const MountMetrics& m, MountPage* p) {
   p->Add("cvmfs_fetch_download_seconds_total", kCounter,
          "Time the object downloads took, summed over all of them.",
          static_cast<double>(f.download_ns) / 1e9);
+  const BundleCounters& b = f.bundles;
+  p->Add("cvmfs_fetch_bundles_total", kCounter,
+         "Bundles of small objects downloaded.", b.fetched);
+  p->Add("cvmfs_fetch_bundle_bytes_total", kCounter,
+         "Bytes of bundles received.", b.bytes);
+  p->Add("cvmfs_fetch_bundle_members_stored_total", kCounter,
+         "Objects taken from bundles into the cache.", b.members_stored);
+  p->Add("cvmfs_fetch_bundle_members_skipped_total", kCounter,
+         "Bundle members found in the cache already.", b.members_skipped);
+  p->Add("cvmfs_fetch_bundle_members_failed_total", kCounter,
+         "Bundle members that did not verify (dropped, never cached).",
+         b.members_failed);
+  p->Add("cvmfs_fetch_bundle_errors_total", kCounter,
+         "Bundles that failed (missing, corrupted, unreachable).", b.errors);
+  p->Add("cvmfs_fetch_bundle_fallbacks_total", kCounter,
+         "Objects fetched on their own after their bundle did not bring "
+         "them.",
+         b.fallbacks);
 }
 
 void AddDownloads(const MountMetrics::Network& n, MountPage* p) {
@@ -248,6 +266,12 @@ void AddDownloads(const MountMetrics::Network& n, MountPage* p) {
   p->Add("cvmfs_download_errors_total", kCounter,
          "Downloads that failed after every host and proxy was tried.",
          c.errors);
+  p->Add("cvmfs_download_connection_limit", kGauge,
+         "Transfers (connections) the adaptive limit allows in flight now.",
+         c.connection_limit);
+  p->Add("cvmfs_download_connections_peak", kGauge,
+         "Most transfers in flight at once since the mount.",
+         c.connections_peak);
   const std::vector<double> bounds(RouteStatistics::kBucketBounds.begin(),
                                    RouteStatistics::kBucketBounds.end());
   for (const RouteStatistics::Counters& r : n.routes) {
@@ -318,6 +342,15 @@ std::string FormatPrometheusMetrics(const MountMetrics& m) {
   AddCacheAndFetch(m, &page);
   if (m.network) AddDownloads(*m.network, &page);
   AddPrefetch(m.stats.prefetch, &page);
+  page.Add("cvmfs_notifications_received_total", kCounter,
+           "Notifications of a new revision received.",
+           m.notifications.received);
+  page.Add("cvmfs_notifications_ignored_total", kCounter,
+           "Notifications ignored (manifest not verified, not newer, pinned).",
+           m.notifications.ignored);
+  page.Add("cvmfs_notifications_switches_total", kCounter,
+           "Notifications that started a switch to a newer revision.",
+           m.notifications.triggered);
   return page.Render();
 }
 

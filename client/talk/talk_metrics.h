@@ -45,6 +45,12 @@ struct MountMetrics {
   std::optional<double> cpu_user_s, cpu_system_s;
   int64_t now_epoch_s = 0;  // wall-clock time of the snapshot
   std::optional<SqliteMemoryStatus> sqlite;
+  // Notifications (doc/notifications.md): announcements received, ignored
+  // (unverifiable, not newer, pinned), and those that woke the updater.
+  struct Notifications {
+    uint64_t received = 0, ignored = 0, triggered = 0;
+  };
+  Notifications notifications;
 };
 
 std::string FormatPrometheusMetrics(const MountMetrics& m);

@@ -30,7 +30,7 @@ MountMetrics Sample() {
   m.now_epoch_s = 1'000'000;
   m.pid = 4711;
   MountMetrics::Network n;
-  n.counters = {5, 4096, 1, 1, 0};
+  n.counters = {5, 4096, 1, 1, 0, 12, 16};
   n.proxy_groups = {{"http://p1:3128", "http://p2:3128"}, {"DIRECT"}};
   n.active_proxy = "http://p1:3128";
   n.timeout_s = 5;
@@ -101,6 +101,9 @@ TEST(TalkMetricsTest, PerHostCountersAndHistogram) {
       "repo=\"atlas.cern.ch\",host=\"http://s1/cvmfs/atlas.cern.ch\","
       "proxy=\"http://p1:3128\"";
   EXPECT_EQ(s.at("cvmfs_host_requests_total{" + route + "}"), "5");
+  const std::string repo = "{repo=\"atlas.cern.ch\"}";
+  EXPECT_EQ(s.at("cvmfs_download_connection_limit" + repo), "12");
+  EXPECT_EQ(s.at("cvmfs_download_connections_peak" + repo), "16");
   EXPECT_EQ(s.at("cvmfs_host_errors_total{" + route + "}"), "1");
   EXPECT_EQ(s.at("cvmfs_host_received_bytes_total{" + route + "}"), "4096");
   EXPECT_EQ(s.at("cvmfs_host_request_duration_seconds_bucket{" + route +

@@ -86,6 +86,11 @@ Status Catalog::Init() {
           "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
           "name = 'bind_mountpoints';"));
   has_bind_mountpoints_ = bind_tables > 0;
+  CVMFS_ASSIGN_OR_RETURN(
+      int64_t bundle_tables,
+      db_->QueryInt64("SELECT count(*) FROM sqlite_master WHERE type = "
+                      "'table' AND name = 'bundles';"));
+  has_bundles_ = bundle_tables > 0;
   entry_columns_ = std::string("hash, size, mode, mtime, ") +
                    (has_mtimens ? "mtimens" : "NULL") +
                    ", flags, name, symlink, uid, gid, hardlinks, " +
@@ -98,11 +103,19 @@ void Catalog::FinalizeStatements() {
   list_stmt_ = SqliteStatement();
   chunks_stmt_ = SqliteStatement();
   find_nested_stmt_ = SqliteStatement();
+  bundles_stmt_ = SqliteStatement();
+  row_by_id_stmt_ = SqliteStatement();
+  row_by_key_stmt_ = SqliteStatement();
 }
 
 void Catalog::CloseDb() {
   FinalizeStatements();
   db_.reset();
+}
+
+Status Catalog::LimitPageCache(int kib) {
+  CVMFS_RETURN_IF_ERROR(CheckOpen());
+  return db_->Exec("PRAGMA cache_size = -" + std::to_string(kib) + ";");
 }
 
 Status Catalog::CheckOpen() const {
@@ -244,6 +257,44 @@ Result<std::optional<DirectoryEntry>> Catalog::LookupByKey(
   return std::optional<DirectoryEntry>(std::move(entry).value());
 }
 
+Result<std::optional<CatalogRow>> Catalog::ReadRow(SqliteStatement* stmt) {
+  CVMFS_ASSIGN_OR_RETURN(bool row, stmt->Step());
+  if (!row) {
+    stmt->Reset();
+    return std::optional<CatalogRow>();
+  }
+  CatalogRow out;
+  out.key = PathHash{stmt->ColumnInt64(0), stmt->ColumnInt64(1)};
+  out.parent = PathHash{stmt->ColumnInt64(2), stmt->ColumnInt64(3)};
+  auto entry = ReadEntry(*stmt, 4);
+  stmt->Reset();
+  if (!entry.ok()) return entry.status();
+  out.entry = std::move(entry).value();
+  return std::optional<CatalogRow>(std::move(out));
+}
+
+Result<std::optional<CatalogRow>> Catalog::RowById(int64_t rowid) {
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement * stmt,
+      Cached(&row_by_id_stmt_,
+             "SELECT md5path_1, md5path_2, parent_1, "
+             "parent_2, " +
+                 entry_columns_ + " FROM catalog WHERE rowid = ?1;"));
+  stmt->BindInt64(1, rowid);
+  return ReadRow(stmt);
+}
+
+Result<std::optional<CatalogRow>> Catalog::RowByKey(const PathHash& key) {
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement * stmt,
+      Cached(&row_by_key_stmt_,
+             "SELECT md5path_1, md5path_2, parent_1, parent_2, " +
+                 entry_columns_ +
+                 " FROM catalog WHERE md5path_1 = ?1 AND md5path_2 = ?2;"));
+  stmt->BindInt64(1, key.md5_1).BindInt64(2, key.md5_2);
+  return ReadRow(stmt);
+}
+
 Result<std::vector<DirectoryEntry>> Catalog::List(std::string_view dir_path) {
   return ListByKey(HashPath(dir_path));
 }
@@ -328,6 +379,52 @@ Result<std::vector<NestedCatalogRef>> Catalog::BindMountpoints() {
   if (!has_bind_mountpoints_) return std::vector<NestedCatalogRef>();
   return ReadRefs(
       "SELECT path, sha1, size FROM bind_mountpoints ORDER BY path;");
+}
+
+Result<std::vector<BundleRef>> Catalog::ReadBundles(SqliteStatement* stmt) {
+  std::vector<BundleRef> rows;
+  while (true) {
+    Result<bool> row = stmt->Step();
+    if (!row.ok() || !*row) {
+      stmt->Reset();
+      if (!row.ok()) return row.status();
+      break;
+    }
+    BundleRef ref;
+    ref.path = stmt->ColumnText(0);
+    ref.first_name = stmt->ColumnText(1);
+    auto digest = Digest::Parse(stmt->ColumnText(2));
+    if (!digest.ok()) {
+      stmt->Reset();
+      return digest.status().Annotate(file_ + ": bundle of '" + ref.path + "'");
+    }
+    ref.hash = *digest;
+    ref.size = static_cast<uint64_t>(stmt->ColumnInt64(3));
+    ref.members = static_cast<uint32_t>(stmt->ColumnInt64(4));
+    rows.push_back(std::move(ref));
+  }
+  return rows;
+}
+
+Result<std::vector<BundleRef>> Catalog::Bundles(std::string_view dir_path) {
+  if (!has_bundles_) return std::vector<BundleRef>();
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement * stmt,
+      Cached(&bundles_stmt_,
+             "SELECT path, first_name, hash, size, members FROM bundles "
+             "WHERE path = ?1 ORDER BY first_name;"));
+  stmt->BindText(1, dir_path);
+  return ReadBundles(stmt);
+}
+
+Result<std::vector<BundleRef>> Catalog::AllBundles() {
+  if (!has_bundles_) return std::vector<BundleRef>();
+  CVMFS_RETURN_IF_ERROR(CheckOpen());
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db_->Prepare("SELECT path, first_name, hash, size, members FROM bundles "
+                   "ORDER BY path, first_name;"));
+  return ReadBundles(&stmt);
 }
 
 Result<std::optional<NestedCatalogRef>> Catalog::FindNested(

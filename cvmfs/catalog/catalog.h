@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cvmfs/bundle.h"
 #include "cvmfs/catalog/dirent.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/path_hash.h"
@@ -35,6 +36,12 @@
 namespace cvmfs {
 
 inline constexpr uint64_t kDefaultCatalogTtl = 240;  // seconds
+
+// A row with its keys: the MD5 of its path and of its parent's path.
+struct CatalogRow {
+  PathHash key, parent;
+  DirectoryEntry entry;
+};
 
 class Catalog {
  public:
@@ -55,6 +62,10 @@ class Catalog {
   // nullopt if the catalog has no row for `path`.
   Result<std::optional<DirectoryEntry>> Lookup(std::string_view path);
   Result<std::optional<DirectoryEntry>> LookupByKey(const PathHash& key);
+  // The row with this rowid, or the row keyed `key`, with its keys (the
+  // client rebuilds an entry's path from its inode: rowid, then parents).
+  Result<std::optional<CatalogRow>> RowById(int64_t rowid);
+  Result<std::optional<CatalogRow>> RowByKey(const PathHash& key);
   // Rows whose parent is `dir_path`, sorted by name (bytewise). Hidden
   // entries are included; nested catalog contents are not (they live in the
   // nested catalog).
@@ -67,6 +78,12 @@ class Catalog {
   Result<std::optional<NestedCatalogRef>> FindNested(std::string_view path);
   // Rows of bind_mountpoints (empty for catalogs older than revision 4).
   Result<std::vector<NestedCatalogRef>> BindMountpoints();
+  // Rows of the `bundles` table (doc/format-bundles.md) for the directory
+  // `dir_path`, sorted by first_name; all rows (sorted by path, first_name)
+  // with AllBundles. Empty when the catalog has no such table.
+  Result<std::vector<BundleRef>> Bundles(std::string_view dir_path);
+  Result<std::vector<BundleRef>> AllBundles();
+  bool has_bundles() const { return has_bundles_; }
 
   // Properties, as read at Open (or set since, for a WritableCatalog).
   uint64_t revision() const;
@@ -81,6 +98,9 @@ class Catalog {
   int schema_revision() const;
   std::optional<std::string> Property(std::string_view key) const;
   const std::string& file() const { return file_; }
+  // Caps SQLite's page cache of this connection at `kib` KiB (SQLite's
+  // default is 2 MiB per connection).
+  Status LimitPageCache(int kib);
 
   // The statistics table; missing rows read as 0.
   Result<CatalogCounters> ReadCounters();
@@ -105,6 +125,7 @@ class Catalog {
   Status CheckOpen() const;
   SqliteDb* db() { return db_.get(); }
   void SetCachedProperty(std::string_view key, std::string_view value);
+  void MarkHasBundles() { has_bundles_ = true; }
   // Prepares `sql` into *slot on first use and resets it for reuse.
   Result<SqliteStatement*> Cached(SqliteStatement* slot,
                                   const std::string& sql);
@@ -113,7 +134,9 @@ class Catalog {
   Result<DirectoryEntry> ReadEntry(const SqliteStatement& stmt,
                                    int first_col) const;
   Result<std::vector<DirectoryEntry>> ReadEntries(SqliteStatement* stmt);
+  Result<std::optional<CatalogRow>> ReadRow(SqliteStatement* stmt);
   Result<std::vector<NestedCatalogRef>> ReadRefs(const std::string& sql);
+  Result<std::vector<BundleRef>> ReadBundles(SqliteStatement* stmt);
 
   std::unique_ptr<SqliteDb> db_;
   std::string file_;
@@ -123,11 +146,15 @@ class Catalog {
   // schema revisions lack (mtimens < 7, xattr < 2).
   std::string entry_columns_;
   bool has_bind_mountpoints_ = true;
+  bool has_bundles_ = false;
   // Cached statements; destroyed (finalized) before db_.
   SqliteStatement lookup_stmt_;
   SqliteStatement list_stmt_;
   SqliteStatement chunks_stmt_;
   SqliteStatement find_nested_stmt_;
+  SqliteStatement bundles_stmt_;
+  SqliteStatement row_by_id_stmt_;
+  SqliteStatement row_by_key_stmt_;
 };
 
 }  // namespace cvmfs

@@ -4,6 +4,8 @@
 #ifndef CVMFS_CATALOG_CATALOG_TEST_UTIL_H_
 #define CVMFS_CATALOG_CATALOG_TEST_UTIL_H_
 
+#include <sys/stat.h>
+
 #include <map>
 #include <string>
 #include <utility>
@@ -97,6 +99,16 @@ inline Result<std::vector<UnpackedCatalog>> UnpackAllCatalogs(
     out.push_back({todo[i].first, todo[i].second, file});
   }
   return out;
+}
+
+// A directory entry as a publisher writes one (0755, 4096 bytes, 2 links).
+inline DirectoryEntry DirEntry() {
+  DirectoryEntry e;
+  e.mode = S_IFDIR | 0755;
+  e.size = 4096;
+  e.mtime = 1700000000;
+  e.linkcount = 2;
+  return e;
 }
 
 }  // namespace cvmfs::catalog_test

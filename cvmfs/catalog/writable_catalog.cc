@@ -105,7 +105,7 @@ WritableCatalog::~WritableCatalog() {
 
 Status WritableCatalog::Begin() {
   CVMFS_RETURN_IF_ERROR(
-      db()->Exec("PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;"));
+      db()->Exec("PRAGMA synchronous = OFF; PRAGMA cache_size = -8192;"));
   CVMFS_RETURN_IF_ERROR(db()->Exec("BEGIN;"));
   in_transaction_ = true;
   return Status::Ok();
@@ -389,6 +389,47 @@ Status WritableCatalog::RemoveBindMountpoint(std::string_view path) {
   return DeleteReference("bind_mountpoints", "bind mountpoint", path);
 }
 
+Status WritableCatalog::SetBundles(std::string_view dir_path,
+                                   const std::vector<BundleRef>& rows) {
+  CVMFS_RETURN_IF_ERROR(CheckOpen());
+  if (!has_bundles()) {
+    if (rows.empty()) return Status::Ok();
+    CVMFS_RETURN_IF_ERROR(db()->Exec(std::string(kBundlesTableSql)));
+    MarkHasBundles();
+  }
+  {
+    CVMFS_ASSIGN_OR_RETURN(
+        SqliteStatement del,
+        db()->Prepare("DELETE FROM bundles WHERE path = ?1;"));
+    del.BindText(1, dir_path);
+    CVMFS_RETURN_IF_ERROR(del.Run());
+  }
+  CVMFS_ASSIGN_OR_RETURN(
+      SqliteStatement insert,
+      db()->Prepare("INSERT INTO bundles (path, first_name, hash, size, "
+                    "members) VALUES (?1, ?2, ?3, ?4, ?5);"));
+  for (const BundleRef& row : rows) {
+    if (row.path != dir_path) {
+      return Status::InvalidArgument(file() + ": bundle row of '" + row.path +
+                                     "' given for '" + std::string(dir_path) +
+                                     "'");
+    }
+    insert.Reset();
+    insert.BindText(1, row.path)
+        .BindText(2, row.first_name)
+        .BindText(3, row.hash.ToString())
+        .BindInt64(4, static_cast<int64_t>(row.size))
+        .BindInt64(5, static_cast<int64_t>(row.members));
+    Status s = insert.Run();
+    if (s.code() == Status::Code::kAlreadyExists) {
+      return Status::AlreadyExists(file() + ": two bundles of '" + row.path +
+                                   "' start at '" + row.first_name + "'");
+    }
+    CVMFS_RETURN_IF_ERROR(s);
+  }
+  return Status::Ok();
+}
+
 Status WritableCatalog::RemoveNestedCatalog(std::string_view path) {
   return DeleteReference("nested_catalogs", "nested catalog", path);
 }
@@ -399,6 +440,12 @@ Status WritableCatalog::SetProperty(std::string_view key,
   CVMFS_RETURN_IF_ERROR(WriteProperty(db(), key, value));
   SetCachedProperty(key, value);
   return Status::Ok();
+}
+
+Status WritableCatalog::SetCacheSize(size_t bytes) {
+  CVMFS_RETURN_IF_ERROR(CheckOpen());
+  const size_t kib = std::max<size_t>(bytes >> 10, 64);
+  return db()->Exec("PRAGMA cache_size = -" + std::to_string(kib) + ";");
 }
 
 Status WritableCatalog::SetSubtreeCounters(const CounterSet& subtree) {

@@ -68,6 +68,16 @@ class WritableCatalog : public Catalog {
   // NotFound as for nested catalogs.
   Status AddBindMountpoint(const NestedCatalogRef& ref);
   Status RemoveBindMountpoint(std::string_view path);
+  // Replaces the `bundles` rows of the directory `dir_path` with `rows`
+  // (doc/format-bundles.md; each row's path must be `dir_path`); an empty
+  // vector removes them. The table is created on first use.
+  Status SetBundles(std::string_view dir_path,
+                    const std::vector<BundleRef>& rows);
+
+  // The SQLite page cache of this catalog (8 MiB until set): what a large
+  // change keeps of the file in memory; the rest is read back from the
+  // kernel's page cache.
+  Status SetCacheSize(size_t bytes);
 
   Status SetProperty(std::string_view key, std::string_view value);
   Status SetSubtreeCounters(const CounterSet& subtree);

@@ -71,6 +71,9 @@ struct DownloadRequest {
   // external server stores whole); range_size 0 asks for the whole file.
   uint64_t range_offset = 0;
   uint64_t range_size = 0;
+  // A background transfer (prefetch): it waits for a free connection behind
+  // every demand request, and takes at most half of the connections.
+  bool background = false;
 };
 
 struct DownloadResult {

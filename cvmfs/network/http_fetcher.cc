@@ -125,6 +125,7 @@ DownloadResult HttpFetcher::Fetch(const DownloadRequest& request,
   n_requests_++;
   RefreshProxyAddresses();
   Transfer transfer(request, sink);
+  transfer.bodies = &bodies_;
   if (!io_->Submit(&transfer)) {
     n_errors_++;
     DownloadResult result;
@@ -135,6 +136,7 @@ DownloadResult HttpFetcher::Fetch(const DownloadRequest& request,
   RunSink(&transfer, sink);
   // The I/O thread is done with it; the lock is for the annotations.
   MutexLock lock(&transfer.mu);
+  bodies_.Give(std::move(transfer.body));
   return std::move(transfer.result);
 }
 
@@ -150,6 +152,7 @@ void HttpFetcher::RunSink(Transfer* t, DownloadSink* sink) {
     }
     if (t->resets == 0 && t->body.empty()) break;
     const int resets = std::exchange(t->resets, 0);
+    if (chunk.capacity() < bodies_.capacity()) chunk = bodies_.Take();
     chunk.clear();
     chunk.swap(t->body);
     const bool resume = std::exchange(t->paused, false);
@@ -168,6 +171,7 @@ void HttpFetcher::RunSink(Transfer* t, DownloadSink* sink) {
     lock.Lock();
     if (!st.ok()) t->sink_status = std::move(st);
   }
+  bodies_.Give(std::move(chunk));
   // The sink may have failed on the last bytes, after the I/O thread ended
   // the transfer well.
   if (!t->sink_status.ok() && t->result.status.ok()) {
@@ -177,8 +181,9 @@ void HttpFetcher::RunSink(Transfer* t, DownloadSink* sink) {
 }
 
 HttpFetcher::Counters HttpFetcher::counters() const {
-  return Counters{n_requests_.load(), n_bytes_.load(), n_retries_.load(),
-                  n_failovers_.load(), n_errors_.load()};
+  return Counters{n_requests_.load(),  n_bytes_.load(),  n_retries_.load(),
+                  n_failovers_.load(), n_errors_.load(), n_limit_.load(),
+                  n_peak_.load()};
 }
 
 std::string HttpFetcher::CurrentHost() const { return failover_.CurrentHost(); }

@@ -2,10 +2,14 @@
 //
 // One I/O thread drives a curl multi handle. Fetch() enqueues the request,
 // wakes the thread (curl_multi_wakeup) and blocks on a condition variable
-// until the transfer is finished. Transfers run in parallel up to
-// max_connections (CURLMOPT_MAX_TOTAL_CONNECTIONS, more wait inside curl);
-// easy handles are pooled and connections kept alive in the multi handle's
-// connection cache, so sequential requests reuse one TCP connection.
+// until the transfer is finished. Transfers run in parallel up to an
+// adaptive limit (connection_limit.h) of at most max_connections; the
+// others wait on the I/O thread, demand requests before background ones
+// (DownloadRequest::background), which take at most half of the limit.
+// curl never opens more than max_connections connections (in total, per
+// host or proxy, kept idle); easy handles are pooled and connections kept
+// alive in the multi handle's connection cache, so sequential requests
+// reuse one TCP connection.
 //
 // Request headers as CVMFS sends them: "Connection: Keep-Alive", an empty
 // "Pragma:" (stops curl from adding "Pragma: no-cache" for proxies), the
@@ -59,6 +63,7 @@
 
 #include "cvmfs/clock.h"
 #include "cvmfs/mutex.h"
+#include "cvmfs/network/buffer_pool.h"
 #include "cvmfs/network/dns_resolver.h"
 #include "cvmfs/network/failover_state.h"
 #include "cvmfs/network/fetcher.h"
@@ -98,11 +103,10 @@ struct HttpFetcherOptions {
   // Time source of the reset timers; borrowed, must outlive the fetcher.
   // Null means SteadyClock(). Tests pass a ManualClock.
   const Clock* clock = nullptr;
-  // Parallel transfers in flight (CURLMOPT_MAX_TOTAL_CONNECTIONS; no
-  // per-host limit). Transfers beyond it wait inside curl in arrival
-  // order, so the client keeps prefetches to at most half of it
-  // (CVMFS_PREFETCH_PARALLEL): demand reads never queue behind them.
-  int max_connections = 128;
+  // Connections and parallel transfers at most (CVMFS_MAX_CONNECTIONS; as
+  // CVMFS, 16). The adaptive limit stays below it; transfers beyond the
+  // limit wait on the I/O thread, demand requests first.
+  int max_connections = 16;
   std::string user_agent = "cvmfs Fuse 2.12.0";  // CVMFS clients send this
   // Told of every switch of the global proxy or host after a failed
   // attempt (not of the administrative switches), in CVMFS's words:
@@ -121,6 +125,8 @@ class HttpFetcher : public Fetcher {
     uint64_t failovers;  // switches of the global host or proxy, also
                          // those made through SwitchHost/SwitchProxy
     uint64_t errors;     // Fetch calls that ended neither ok nor NotFound
+    uint64_t connection_limit;  // transfers allowed in flight now (gauge)
+    uint64_t connections_peak;  // most transfers in flight at once
   };
 
   // Checks the options (InvalidArgument names the bad value), initializes
@@ -194,8 +200,12 @@ class HttpFetcher : public Fetcher {
   std::atomic<int> timeout_s_;
   std::atomic<int> timeout_direct_s_;
   std::atomic<uint64_t> n_requests_{0}, n_bytes_{0}, n_retries_{0},
-      n_failovers_{0}, n_errors_{0};
+      n_failovers_{0}, n_errors_{0}, n_limit_{0}, n_peak_{0};
   RouteStatistics routes_;  // written by the I/O thread
+  // Buffers of large bodies on their way to the callers (buffer_pool.h):
+  // two per transfer in flight, those of four transfers kept.
+  static constexpr size_t kBodyBuffer = (512 + 64) * 1024;
+  BufferPool bodies_{kBodyBuffer, 8};
   std::unique_ptr<IoLoop> io_;
 };
 

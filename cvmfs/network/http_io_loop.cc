@@ -77,7 +77,9 @@ CurlSlistPtr MakeHeaders(bool no_cache) {
 }  // namespace
 
 HttpFetcher::IoLoop::IoLoop(HttpFetcher* owner)
-    : owner_(owner), prng_(std::random_device{}()) {}
+    : owner_(owner),
+      limit_(owner->options_.max_connections, owner->clock_),
+      prng_(std::random_device{}()) {}
 
 HttpFetcher::IoLoop::~IoLoop() { Stop(); }
 
@@ -99,11 +101,16 @@ Status HttpFetcher::IoLoop::Start() {
   if (!multi_ || !headers_ || !headers_no_cache_) {
     return Status::Unavailable("cannot initialize libcurl (out of memory)");
   }
+  // Admission keeps the transfers below the adaptive limit; these bound
+  // what curl itself may open, also to one proxy or host, and keep as many
+  // idle connections as may be busy, for keep-alive.
   const long max_connections = owner_->options_.max_connections;
   curl_multi_setopt(multi_.get(), CURLMOPT_MAX_TOTAL_CONNECTIONS,
                     max_connections);
-  // Keep as many idle connections as may be busy, for keep-alive.
+  curl_multi_setopt(multi_.get(), CURLMOPT_MAX_HOST_CONNECTIONS,
+                    max_connections);
   curl_multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, max_connections);
+  owner_->n_limit_ = static_cast<uint64_t>(limit_.limit());
   thread_ = std::thread(&IoLoop::Run, this);
   return Status::Ok();
 }
@@ -132,7 +139,7 @@ void HttpFetcher::IoLoop::Run() {
   while (!TakeIncoming(&fresh, &resumed)) {
     for (Transfer* t : resumed) Unpause(t);
     resumed.clear();
-    for (Transfer* t : fresh) StartAttempt(t);
+    for (Transfer* t : fresh) Admit(t, /*front=*/false);
     fresh.clear();
     StartDueRetries();
     int running = 0;
@@ -159,6 +166,80 @@ void HttpFetcher::IoLoop::Unpause(Transfer* t) {
   if (in_flight_.count(t) == 0) return;
   // May deliver the held data to OnBody right here.
   curl_easy_pause(t->curl, CURLPAUSE_CONT);
+}
+
+void HttpFetcher::IoLoop::Admit(Transfer* t, bool front) {
+  std::deque<Transfer*>& queue =
+      t->request.background ? waiting_background_ : waiting_demand_;
+  if (front) {
+    queue.push_front(t);
+  } else {
+    queue.push_back(t);
+  }
+  StartWaiting();
+}
+
+void HttpFetcher::IoLoop::StartWaiting() {
+  for (;;) {
+    const int limit = limit_.limit();
+    if (in_flight_.size() >= static_cast<size_t>(limit)) break;
+    std::deque<Transfer*>* queue = nullptr;
+    if (!waiting_demand_.empty()) {
+      queue = &waiting_demand_;
+    } else if (!waiting_background_.empty() &&
+               background_in_flight_ < std::max(1, limit / 2)) {
+      queue = &waiting_background_;
+    } else {
+      break;
+    }
+    Transfer* t = queue->front();
+    queue->pop_front();
+    StartAttempt(t);
+  }
+  owner_->n_limit_ = static_cast<uint64_t>(limit_.limit());
+  if (in_flight_.size() > owner_->n_peak_.load())
+    owner_->n_peak_ = in_flight_.size();
+}
+
+void HttpFetcher::IoLoop::RecordConnection(const Transfer& t, CURL* curl,
+                                           CURLcode code, bool in_use) {
+  ConnectionLimit::Sample s;
+  s.started = t.admitted;
+  s.in_use = in_use;
+  s.in_flight = t.admitted_in_flight;
+  if (IsFileUrl(t.url)) {  // no connection: always healthy
+    limit_.Record(s);
+    owner_->n_limit_ = static_cast<uint64_t>(limit_.limit());
+    return;
+  }
+  long connects = 0;
+  curl_off_t lookup_us = 0, connect_us = 0, pre_us = 0, start_us = 0;
+  curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
+  curl_easy_getinfo(curl, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
+  curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us);
+  curl_easy_getinfo(curl, CURLINFO_PRETRANSFER_TIME_T, &pre_us);
+  curl_easy_getinfo(curl, CURLINFO_STARTTRANSFER_TIME_T, &start_us);
+  s.new_connection = connects > 0;
+  if (s.new_connection && connect_us > lookup_us)
+    s.connect = std::chrono::microseconds(connect_us - lookup_us);
+  if (start_us > pre_us)
+    s.first_byte = std::chrono::microseconds(start_us - pre_us);
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:     // refused
+    case CURLE_OPERATION_TIMEDOUT:  // connect or low-speed timeout
+    case CURLE_SEND_ERROR:          // reset
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:   // closed without a response
+    case CURLE_PARTIAL_FILE:  // closed in the middle of the body
+      s.failed = true;
+      break;
+    default:
+      break;
+  }
+  // An overloaded server or proxy says so.
+  if (t.http_code == 429 || t.http_code == 503) s.failed = true;
+  limit_.Record(s);
+  owner_->n_limit_ = static_cast<uint64_t>(limit_.limit());
 }
 
 void HttpFetcher::IoLoop::StartAttempt(Transfer* t) {
@@ -197,7 +278,10 @@ void HttpFetcher::IoLoop::StartAttempt(Transfer* t) {
     return;
   }
   t->curl = curl;
+  t->admitted = owner_->clock_->Now();
   in_flight_.insert(t);
+  t->admitted_in_flight = static_cast<int>(in_flight_.size());
+  if (t->request.background) ++background_in_flight_;
 }
 
 CURLcode HttpFetcher::IoLoop::Configure(Transfer* t, CURL* curl) {
@@ -306,6 +390,8 @@ size_t HttpFetcher::IoLoop::OnBody(char* data, size_t size, size_t n,
     t->paused = true;
     return CURL_WRITEFUNC_PAUSE;  // curl delivers `data` again on Resume
   }
+  if (t->bodies != nullptr && t->body.capacity() < t->bodies->capacity())
+    t->body = t->bodies->Take();
   const size_t before = t->body.size();
   t->body.append(data, len);
   if (before < kWakeBody && t->body.size() >= kWakeBody) t->cv.notify_one();
@@ -318,22 +404,31 @@ void HttpFetcher::IoLoop::ReapFinished() {
   while (CURLMsg* msg = curl_multi_info_read(multi_.get(), &left)) {
     if (msg->msg == CURLMSG_DONE) OnDone(msg->easy_handle, msg->data.result);
   }
+  StartWaiting();  // the slots freed, or a changed limit
 }
 
 void HttpFetcher::IoLoop::OnDone(CURL* curl, CURLcode code) {
   void* priv = nullptr;
   curl_easy_getinfo(curl, CURLINFO_PRIVATE, &priv);
   auto* t = static_cast<Transfer*>(priv);
-  curl_multi_remove_handle(multi_.get(), curl);
-  ReleaseHandle(curl);
-  t->curl = nullptr;
-  in_flight_.erase(t);
-  owner_->n_bytes_ += t->bytes;
   Status sink_status;
   {
     MutexLock lock(&t->mu);
     sink_status = t->sink_status;
   }
+  // A sink error says nothing about the connection.
+  if (sink_status.ok()) {
+    const bool in_use =
+        in_flight_.size() >= static_cast<size_t>(limit_.limit()) ||
+        !waiting_demand_.empty() || !waiting_background_.empty();
+    RecordConnection(*t, curl, code, in_use);
+  }
+  curl_multi_remove_handle(multi_.get(), curl);
+  ReleaseHandle(curl);
+  t->curl = nullptr;
+  in_flight_.erase(t);
+  if (t->request.background) --background_in_flight_;
+  owner_->n_bytes_ += t->bytes;
   const auto elapsed = Clock::now() - t->started;
   if (!sink_status.ok()) {
     owner_->routes_.Record(t->route.host, t->route.proxy, elapsed, true,
@@ -485,7 +580,7 @@ void HttpFetcher::IoLoop::Restart(Transfer* t) {
   } else {
     t->sink->Reset();
   }
-  StartAttempt(t);
+  Admit(t, /*front=*/true);
 }
 
 int HttpFetcher::IoLoop::PollTimeoutMs() const {
@@ -517,6 +612,12 @@ void HttpFetcher::IoLoop::FailAll() {
     t->curl = nullptr;
   }
   in_flight_.clear();
+  background_in_flight_ = 0;
+  pending.insert(pending.end(), waiting_demand_.begin(), waiting_demand_.end());
+  pending.insert(pending.end(), waiting_background_.begin(),
+                 waiting_background_.end());
+  waiting_demand_.clear();
+  waiting_background_.clear();
   for (const auto& timer : retry_timers_) pending.push_back(timer.second);
   retry_timers_.clear();
   {

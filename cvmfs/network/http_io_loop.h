@@ -3,13 +3,20 @@
 //
 // Life of a Transfer (one Fetch call):
 //
-//   Submit ──► incoming_ ──► StartAttempt ──► in flight (multi handle)
-//                                ▲                 │ done
-//                                │                 ▼
-//                  retry timer ◄─┴── Decide: retry / failover / Finish
-//                  (backoff)                          │
-//                                                     ▼
+//   Submit ──► incoming_ ──► Admit ──► waiting_ ──► StartAttempt ──► in flight
+//                              ▲   (demand first;    (multi handle)      │
+//                              │    at most limit_       done ──────────┘
+//                              │    in flight)            ▼
+//                  retry timer ◄── Decide: retry / failover / Finish
+//                  (backoff)                               │
+//                                                          ▼
 //                                     result handed to the waiting caller
+//
+// Admission: at most limit_.limit() attempts are in flight (each holds one
+// connection); a background request starts only while fewer than half of
+// the limit are background ones. Every finished attempt tells limit_ how
+// its connect and first byte went (connection_limit.h). A restarted
+// attempt (retry, failover) goes to the front of its queue.
 //
 // A large body (Content-Length above kWakeBody) goes from the I/O thread to
 // the caller through Transfer::body: OnBody copies what curl delivers into
@@ -37,6 +44,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -45,6 +53,8 @@
 #include <vector>
 
 #include "cvmfs/mutex.h"
+#include "cvmfs/network/buffer_pool.h"
+#include "cvmfs/network/connection_limit.h"
 #include "cvmfs/network/curl_handles.h"
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/network/transfer_fault.h"
@@ -65,6 +75,8 @@ struct HttpFetcher::Transfer {
   // Per attempt:
   Route route;
   std::chrono::steady_clock::time_point started;
+  cvmfs::Clock::TimePoint admitted;  // by the fetcher's clock, for limit_
+  int admitted_in_flight = 0;        // transfers in flight then, with it
   std::string url;
   CURL* curl = nullptr;  // borrowed from the pool while in flight
   int http_code = 0;
@@ -81,8 +93,10 @@ struct HttpFetcher::Transfer {
   // waits on cv for IoLoop::kWakeBody bytes of body, resets or done.
   Mutex mu;
   std::condition_variable cv;
-  // Received, not yet given to the sink.
+  // Received, not yet given to the sink (a buffer of `bodies`, taken at
+  // the first byte handed over).
   std::string body GUARDED_BY(mu);
+  BufferPool* bodies = nullptr;  // borrowed
   // Sink Reset() calls owed before `body` (retries).
   int resets GUARDED_BY(mu) = 0;
   // OnBody paused the transfer: `body` is full.
@@ -122,7 +136,14 @@ class HttpFetcher::IoLoop {
   bool TakeIncoming(std::vector<Transfer*>* fresh,
                     std::vector<Transfer*>* resumed) EXCLUDES(mu_);
   void Unpause(Transfer* t);
+  // Queues `t` for a connection (in front after a failed attempt) and
+  // starts what the limit allows.
+  void Admit(Transfer* t, bool front);
+  void StartWaiting();
   void StartAttempt(Transfer* t);
+  // Tells limit_ how the finished attempt on `curl` went.
+  void RecordConnection(const Transfer& t, CURL* curl, CURLcode code,
+                        bool in_use);
   CURLcode Configure(Transfer* t, CURL* curl);
   void ReapFinished();
   void OnDone(CURL* curl, CURLcode code);
@@ -164,6 +185,9 @@ class HttpFetcher::IoLoop {
   // I/O thread only.
   std::vector<CurlEasyPtr> idle_handles_;
   std::set<Transfer*> in_flight_;
+  int background_in_flight_ = 0;
+  std::deque<Transfer*> waiting_demand_, waiting_background_;
+  ConnectionLimit limit_;
   std::multimap<Clock::time_point, Transfer*> retry_timers_;
   std::mt19937 prng_;  // backoff jitter
 };

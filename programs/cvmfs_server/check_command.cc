@@ -30,10 +30,12 @@
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/check.h"
 #include "publisher/gc.h"
+#include "publisher/object_store_factory.h"
 #include "publisher/reflog_repair.h"
 #include "publisher/repository.h"
 #include "publisher/server_config.h"
 #include "publisher/status_json.h"
+#include "server/replication/replica.h"
 #include "server/replication/replica_config.h"
 
 namespace cvmfs_server {
@@ -51,8 +53,10 @@ struct CheckArgs {
 
 // What a check needs of a repository, Stratum 0 or 1.
 struct CheckTarget {
+  // storage_dir: where .cvmfs_status.json lives; "" on S3 (not kept there).
   std::string name, fqrn, storage_dir, temp_base;
   std::vector<std::string> keys;
+  std::unique_ptr<cvmfs::ObjectStore> store;  // local or S3
 };
 
 cvmfs::Result<CheckTarget> TargetOf(const cvmfs::SystemPaths& paths,
@@ -60,15 +64,19 @@ cvmfs::Result<CheckTarget> TargetOf(const cvmfs::SystemPaths& paths,
   if (replication::IsReplica(paths, name)) {
     CVMFS_ASSIGN_OR_RETURN(auto c,
                            replication::ReplicaConfig::Load(paths, name));
-    return CheckTarget{name, c.fqrn, c.storage_dir, c.spool_dir + "/tmp",
-                       c.public_keys};
+    CVMFS_ASSIGN_OR_RETURN(auto store, replication::OpenReplicaStore(c));
+    return CheckTarget{name,          c.fqrn,
+                       c.storage_dir, c.spool_dir + "/tmp",
+                       c.public_keys, std::move(store)};
   }
   CVMFS_ASSIGN_OR_RETURN(auto c, publisher::ServerConfig::Load(paths, name));
+  CVMFS_ASSIGN_OR_RETURN(auto store, publisher::OpenObjectStore(c));
   return CheckTarget{name,
                      c.fqrn,
                      c.storage_dir,
                      c.spool_dir + "/tmp",
-                     {c.keys_dir + "/" + c.fqrn + ".pub"}};
+                     {c.keys_dir + "/" + c.fqrn + ".pub"},
+                     std::move(store)};
 }
 
 cvmfs::Result<cvmfs::Digest> TagRoot(cvmfs::ObjectStore* store,
@@ -102,7 +110,7 @@ int CheckOne(const cvmfs::SystemPaths& paths, const std::string& name,
              const CheckArgs& args) {
   auto target = TargetOf(paths, name);
   if (!target.ok()) return FailMessage(target.status());
-  cvmfs::LocalObjectStore store(target->storage_dir);
+  cvmfs::ObjectStore& store = *target->store;
   auto manifest = publisher::VerifyStoredTrustChain(
       &store, target->keys, target->fqrn, ::time(nullptr));
   if (!manifest.ok())
@@ -190,7 +198,7 @@ int CheckAll(const cvmfs::SystemPaths& paths, const CheckArgs& args) {
     std::fflush(stdout);
     int rc = CheckOne(paths, name, args);
     auto target = TargetOf(paths, name);
-    if (target.ok()) {
+    if (target.ok() && !target->storage_dir.empty()) {
       const std::string dir = target->storage_dir;
       Status st = publisher::UpdateStatusField(
           dir, "last_check", publisher::StatusTime(::time(nullptr)));
@@ -250,7 +258,7 @@ int RunCheck(const cvmfs::SystemPaths& paths, const CheckArgs& args) {
   int rc = CheckOne(paths, *name, args);
   if (rc != 0) return rc;
   auto target = TargetOf(paths, *name);
-  if (!target.ok()) return rc;
+  if (!target.ok() || target->storage_dir.empty()) return rc;
   auto last = publisher::ReadStatusField(target->storage_dir, "last_check");
   if (last.ok() && last->has_value()) {
     Status st =

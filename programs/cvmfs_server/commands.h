@@ -22,6 +22,8 @@ std::vector<Command> AddImportCommand(CLI::App& app, const Paths& paths);
 std::vector<Command> AddIngestCommand(CLI::App& app, const Paths& paths);
 std::vector<Command> AddTagCommand(CLI::App& app, const Paths& paths);
 std::vector<Command> AddRollbackCommand(CLI::App& app, const Paths& paths);
+// bundle_command.cc: every directory's bundles of small files.
+std::vector<Command> AddBundleCommand(CLI::App& app, const Paths& paths);
 std::vector<Command> AddResignCommand(CLI::App& app, const Paths& paths);
 std::vector<Command> AddInfoCommand(CLI::App& app, const Paths& paths);
 std::vector<Command> AddListCatalogsCommand(CLI::App& app, const Paths& paths);
@@ -51,6 +53,7 @@ inline constexpr AddCommandsFn kCommandFamilies[] = {
     AddListCommand,         AddReplicaCommands,     AddServeCommand,
     AddSquidConfigCommand,  AddGcCommand,           AddDiffCommand,
     AddTransactionCommands, AddPrefetchListCommand, AddImportCommand,
+    AddBundleCommand,
 };
 
 }  // namespace cvmfs_server

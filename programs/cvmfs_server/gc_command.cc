@@ -184,7 +184,9 @@ Status GcReplica(const cvmfs::SystemPaths& paths, const std::string& name,
                                        config, lock_policy));
     lock.emplace(std::move(l));
   }
-  cvmfs::LocalObjectStore store(config.storage_dir);
+  CVMFS_ASSIGN_OR_RETURN(auto replica_store,
+                         replication::OpenReplicaStore(config));
+  cvmfs::ObjectStore& store = *replica_store;
   auto text = store.Get(std::string(cvmfs::kManifestName));
   if (!text.ok() && text.status().IsNotFound()) {
     std::printf("Repository %s is empty, nothing to do\n", name.c_str());
@@ -210,7 +212,7 @@ Status GcReplica(const cvmfs::SystemPaths& paths, const std::string& name,
   progress->Finish();
   if (!report.ok()) return report.status();
   PrintReport(*report, args.dry_run);
-  if (args.dry_run) return Status::Ok();
+  if (args.dry_run || config.on_s3()) return Status::Ok();
   return publisher::UpdateStatusField(config.storage_dir, "last_gc",
                                       publisher::StatusTime(::time(nullptr)));
 }
@@ -249,7 +251,8 @@ Status GcOne(const cvmfs::SystemPaths& paths, const std::string& fqrn,
   progress->Finish();
   if (!report.ok()) return report.status();
   PrintReport(*report, args.dry_run);
-  if (args.dry_run) return Status::Ok();
+  // On S3 there is no storage directory to keep .cvmfs_status.json in.
+  if (args.dry_run || repo->config().on_s3()) return Status::Ok();
   return publisher::UpdateStatusField(repo->config().storage_dir, "last_gc",
                                       publisher::StatusTime(::time(nullptr)));
 }

@@ -66,7 +66,10 @@ void PrintInfo(publisher::Repository& repo, const cvmfs::Manifest& m) {
               m.garbage_collectable ? "yes" : "no",
               static_cast<unsigned long long>(m.ttl));
   std::printf("Storage: %s\nStratum0 URL: %s\n",
-              repo.config().storage_dir.c_str(),
+              repo.config().on_s3() ? ("S3 " + repo.config().s3_prefix + "@" +
+                                       repo.config().s3_config_file)
+                                          .c_str()
+                                    : repo.config().storage_dir.c_str(),
               repo.config().stratum0_url.c_str());
 }
 

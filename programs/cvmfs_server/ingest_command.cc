@@ -60,6 +60,12 @@ void PrintPublishStats(const publisher::PublishStats& s, double seconds) {
   std::printf("time: %.2f s, %.1f MB/s, %.0f files/s, peak RSS %ld MB\n",
               seconds, seconds > 0 ? mb / seconds : 0.0,
               seconds > 0 ? s.files / seconds : 0.0, PeakRssKb() / 1024);
+  if (s.bundle_directories > 0)
+    std::printf(
+        "bundles: %llu directories, %llu new bundles (%.1f MB), %.2f s\n",
+        static_cast<unsigned long long>(s.bundle_directories),
+        static_cast<unsigned long long>(s.bundles_written),
+        s.bundle_bytes / 1e6, s.bundle_seconds);
   if (s.stale_temporaries_removed > 0)
     std::printf("removed %zu temporaries left by killed publishes\n",
                 s.stale_temporaries_removed);

@@ -1,9 +1,12 @@
 // cvmfs_server add-replica and snapshot (server/replication/replica.h does
 // the work):
 //
-//   add-replica [-o owner] [-n alias] [-z] [-g group] STRATUM0_URL PUBKEY
+//   add-replica [-o owner] [-n alias] [-z] [-g group] [-s S3CONF -w URL]
+//               STRATUM0_URL PUBKEY
 //     -z  the replica may be garbage-collected (CVMFS_GARBAGE_COLLECTION)
 //     -g  its snapshot group (CVMFS_SNAPSHOT_GROUP)
+//     -s  the replica lives in the S3 bucket of S3CONF (doc/s3.md); -w is
+//         the bucket's URL for clients, the replica's name is appended
 //   snapshot [-t] [NAME]
 //     -t  fail at once if another snapshot (or gc) holds the replica's
 //         lock; without -t it waits, unless the holder is the initial
@@ -14,7 +17,7 @@
 //     (we never warn about logrotate); -s (separate logs in /var/log/cvmfs)
 //     is refused: not implemented. -a implies -t. Exit 0 (cron), failures
 //     are in the output.
-// A snapshot records last_snapshot in .cvmfs_status.json.
+// A snapshot records last_snapshot in .cvmfs_status.json (not on S3).
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -94,9 +97,10 @@ int SnapshotOne(const cvmfs::SystemPaths& paths, const std::string& name,
   (*progress)->Finish();
   if (!stats.ok()) return FailMessage(stats.status());
   PrintStats(name, *stats);
-  Status st =
-      publisher::UpdateStatusField(config->storage_dir, "last_snapshot",
-                                   publisher::StatusTime(::time(nullptr)));
+  Status st = config->on_s3() ? Status::Ok()
+                              : publisher::UpdateStatusField(
+                                    config->storage_dir, "last_snapshot",
+                                    publisher::StatusTime(::time(nullptr)));
   if (st.ok()) RunAutoGc(paths, name);  // the snapshot lock is released
   return ExitCode(st);
 }
@@ -107,10 +111,16 @@ int AddReplica(const cvmfs::SystemPaths& paths,
   if (!fetcher.ok()) return FailMessage(fetcher.status());
   auto config = replication::AddReplica(paths, options, fetcher->get());
   if (!config.ok()) return FailMessage(config.status());
+  const std::string storage = config->on_s3()
+                                  ? "S3 " + config->s3_prefix + "@" +
+                                        config->s3_config_file + ", read at " +
+                                        config->stratum1_url
+                                  : config->storage_dir;
   std::printf(
       "created replica %s of %s (storage %s); run cvmfs_server snapshot %s\n",
-      config->name.c_str(), config->fqrn.c_str(), config->storage_dir.c_str(),
+      config->name.c_str(), config->fqrn.c_str(), storage.c_str(),
       config->name.c_str());
+  if (config->on_s3()) return 0;  // served by the bucket, not by Apache
   // The same Apache snippet a Stratum 0 gets, for /cvmfs/<name>.
   auto apache = server::WriteApacheConfig(paths, config->name);
   if (!apache.ok())
@@ -136,8 +146,12 @@ int SnapshotAll(const cvmfs::SystemPaths& paths, const SnapshotArgs& args) {
       continue;
     }
     if (config->snapshot_group != args.group) continue;
-    auto last = cvmfs::ReadFile(config->storage_dir + "/" +
-                                replication::kLastSnapshotName);
+    auto store = replication::OpenReplicaStore(*config);
+    if (!store.ok()) {
+      FailMessage(store.status().Annotate(n));
+      continue;
+    }
+    auto last = (*store)->Get(replication::kLastSnapshotName);
     if (!last.ok() && args.skip_noninitial) continue;
     std::string when = "0";
     if (last.ok()) {
@@ -193,6 +207,12 @@ std::vector<Command> AddReplicaCommands(CLI::App& app, const Paths& paths) {
                 "enable garbage collection of the replica");
   add->add_option("-g", options->snapshot_group,
                   "snapshot group (snapshot -a -g GROUP)");
+  add->add_option("-s", options->s3_config_file,
+                  "S3 configuration file: the replica is stored in S3 "
+                  "(doc/s3.md)");
+  add->add_option("-w", options->stratum1_url,
+                  "with -s: the bucket's URL for clients (the replica's "
+                  "name is appended)");
   add->add_option("stratum0_url", options->stratum0_url,
                   "URL of the source repository")
       ->required();

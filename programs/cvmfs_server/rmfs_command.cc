@@ -61,7 +61,8 @@ Status RunRmfs(const cvmfs::SystemPaths& paths, const RmfsArgs& args) {
       TearDownTransactions(paths, args.fqrn, cfg.spool_dir, args.force));
   std::vector<std::string> dirs = {cfg.spool_dir,
                                    paths.ServerConfigDir(args.fqrn)};
-  if (!args.preserve) dirs.push_back(cfg.storage_dir);
+  if (!args.preserve && !cfg.storage_dir.empty())
+    dirs.push_back(cfg.storage_dir);  // none on S3 or behind a gateway
   for (const std::string& dir : dirs)
     CVMFS_RETURN_IF_ERROR(cvmfs::RemoveTree(dir));
   if (!args.preserve) CVMFS_RETURN_IF_ERROR(RemoveKeys(cfg));

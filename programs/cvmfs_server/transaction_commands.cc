@@ -17,6 +17,7 @@
 #include "programs/cvmfs_server/command_progress.h"
 #include "programs/cvmfs_server/commands.h"
 #include "publisher/diff.h"
+#include "publisher/lease_path.h"
 #include "publisher/tags.h"
 #include "publisher/transaction.h"
 
@@ -84,6 +85,12 @@ void PrintPublished(const TransactionPublishResult& r, double seconds) {
       s.bytes_in / 1e6, static_cast<unsigned long long>(s.objects_stored),
       s.bytes_stored / 1e6, static_cast<unsigned long long>(s.objects_existing),
       static_cast<unsigned long long>(s.objects_recognized));
+  if (s.bundle_directories > 0)
+    std::printf(
+        "bundles: %llu directories, %llu new bundles (%.1f MB), %.2f s\n",
+        static_cast<unsigned long long>(s.bundle_directories),
+        static_cast<unsigned long long>(s.bundles_written),
+        s.bundle_bytes / 1e6, s.bundle_seconds);
   std::printf(
       "time: %.2f s (upper layer and contents %.2f s, catalogs and commit %.2f "
       "s, "
@@ -219,12 +226,13 @@ Status RunMount(const cvmfs::SystemPaths& paths, const Args& args) {
 // is open, or another publish holds the lock) for `retry_timeout` seconds
 // (0: forever), with CVMFS's back-off (0.5 s doubling up to 5 s); no retry
 // when it is negative (no -t).
-Status OpenRetrying(Transaction& t, int retry_timeout) {
+Status OpenRetrying(Transaction& t, const std::string& lease,
+                    int retry_timeout) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::seconds(retry_timeout);
   std::chrono::milliseconds wait(500);
   while (true) {
-    Status st = t.Open();
+    Status st = t.Open(lease);
     if (st.code() != Status::Code::kBusy || retry_timeout < 0) return st;
     if (retry_timeout > 0 && Clock::now() >= deadline) return st;
     std::printf("repository busy, retrying\n");
@@ -240,14 +248,40 @@ Status OpenRetrying(Transaction& t, int retry_timeout) {
   }
 }
 
+// `transaction FQRN/PATH`: the repository name and the path to lease from
+// the gateway, as CVMFS takes them (one argument).
 Status RunOpen(const cvmfs::SystemPaths& paths, const Args& args) {
+  const size_t slash = args.fqrn.find('/');
+  const std::string fqrn = args.fqrn.substr(0, slash);
+  const std::string lease =
+      slash == std::string::npos ? "" : args.fqrn.substr(slash + 1);
+  if (slash != std::string::npos) {
+    // Both halves must be well-formed: no other repository (nor, with an
+    // empty name, the only one) may be reached by accident.
+    auto parsed = publisher::ParseLeasePath(args.fqrn);
+    if (!ValidateRepositoryName(fqrn).ok() || lease.empty() || !parsed.ok())
+      return Status::InvalidArgument(
+          "'" + args.fqrn +
+          "' is not a valid repository name, nor FQRN/PATH with a valid "
+          "repository name and a relative path without '.', '..' or empty "
+          "components");
+  }
   return WithTransaction(
-      paths, args.fqrn, [&](Repository& repo, Transaction& t) -> Status {
-        CVMFS_RETURN_IF_ERROR(OpenRetrying(t, args.retry_timeout));
+      paths, fqrn, [&](Repository& repo, Transaction& t) -> Status {
+        CVMFS_RETURN_IF_ERROR(OpenRetrying(t, lease, args.retry_timeout));
         std::printf(
             "transaction of %s opened: change %s, then cvmfs_server "
             "publish\n",
             repo.config().fqrn.c_str(), t.layout().union_mount.c_str());
+        if (repo.config().on_gateway()) {
+          auto state = t.State();
+          std::printf("leased %s%s from the gateway %s\n",
+                      repo.config().fqrn.c_str(),
+                      state.ok() && state->transaction
+                          ? state->transaction->lease_path.c_str()
+                          : "/",
+                      repo.config().gateway_url.c_str());
+        }
         return Status::Ok();
       });
 }
@@ -336,7 +370,10 @@ std::vector<Command> AddTransactionCommands(CLI::App& app, const Paths& paths) {
                    "templates are not implemented (see -T)", true);
   AddRefusedOption(txn, "-V,--template-to",
                    "templates are not implemented (see -T)", true);
-  txn->add_option("fqrn", args->fqrn, "repository name");
+  // Not "fqrn": FQRN/PATH is no repository name (RunOpen checks the name).
+  txn->add_option("repository", args->fqrn,
+                  "repository name; FQRN/PATH on a publisher machine of a "
+                  "gateway leases PATH only (doc/gateway.md)");
 
   auto* publish = app.add_subcommand(
       "publish", "publish the open transaction as a new revision");

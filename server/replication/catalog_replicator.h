@@ -4,9 +4,9 @@
 //   Replicate(C):  C in the replica? ─yes─► skip C and its whole subtree
 //                   │ no
 //                   ▼
-//   download C into data/txn, verify its hash, inflate into temp_dir, open it
+//   download C (staged), verify its hash, inflate into temp_dir, open it
 //   ─► queue its file and chunk objects (one batch) ─► Replicate(each nested)
-//   ─► wait for the batch ─► rename C into place
+//   ─► wait for the batch ─► commit C (link/rename, or upload to S3)
 //
 // So a catalog exists in the replica only once everything below it does,
 // which is why an existing catalog ends the descent, and why a snapshot
@@ -29,6 +29,7 @@
 #include "cvmfs/network/fetcher.h"
 #include "cvmfs/status.h"
 #include "server/replication/object_copier.h"
+#include "server/replication/snapshot_destination.h"
 
 namespace replication {
 
@@ -43,7 +44,7 @@ class CatalogReplicator {
   // Borrowed pointers must outlive the replicator; `temp_dir` exists and is
   // private to the caller (inflated catalogs live there briefly).
   CatalogReplicator(cvmfs::Fetcher* fetcher, ObjectCopier* copier,
-                    std::string storage_root, std::string temp_dir);
+                    SnapshotDestination* destination, std::string temp_dir);
 
   // Copies the catalog `root` (mounted at `mountpoint`, "" for a root
   // catalog), its nested catalogs and all their objects.
@@ -55,12 +56,15 @@ class CatalogReplicator {
  private:
   cvmfs::Result<std::unique_ptr<cvmfs::Catalog>> Inflate(
       const std::string& compressed_file, const std::string& what);
+  // Copies the catalog's bundles (and so their members) before the walk.
+  cvmfs::Status CopyBundles(cvmfs::Catalog* catalog,
+                            ObjectCopier::Batch* batch);
   cvmfs::Status QueueObjects(cvmfs::Catalog* catalog,
                              ObjectCopier::Batch* batch);
 
-  cvmfs::Fetcher* const fetcher_;  // not owned
-  ObjectCopier* const copier_;     // not owned
-  const std::string storage_root_;
+  cvmfs::Fetcher* const fetcher_;           // not owned
+  ObjectCopier* const copier_;              // not owned
+  SnapshotDestination* const destination_;  // not owned
   const std::string temp_dir_;
   int inflated_ = 0;  // names the temporary catalog files
   CatalogCounters counters_;

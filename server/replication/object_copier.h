@@ -13,7 +13,16 @@
 // batch shares that object's task and waits for it too, so the invariant
 // also holds for objects several catalogs reference.
 //
-// Objects already present in the storage are not downloaded (a stat()).
+// A bundle (doc/format-bundles.md: many small whole-file objects of one
+// directory in one object) is enqueued with EnqueueBundle: its task
+// downloads it (verified as a whole), stores each member as its own object,
+// each verified against its digest, and only then stores the bundle itself,
+// so a bundle present in the storage implies its members are. The members
+// become tasks that are already done: a later Enqueue of one of them
+// shares that task and downloads nothing.
+//
+// Objects already present in the destination are not downloaded (a stat()
+// of a local storage, a HEAD on S3: snapshot_destination.h).
 // After the first failure every queued task ends at once with a "snapshot
 // aborted" status and Wait() reports the first real error.
 //
@@ -38,6 +47,7 @@
 #include "cvmfs/object_name.h"
 #include "cvmfs/progress.h"
 #include "cvmfs/status.h"
+#include "server/replication/snapshot_destination.h"
 
 namespace replication {
 
@@ -45,6 +55,11 @@ struct CopyCounters {
   uint64_t copied = 0;           // objects downloaded and stored
   uint64_t bytes = 0;            // their size as stored
   uint64_t already_present = 0;  // found in the storage, not downloaded
+  uint64_t bundles = 0;          // bundles downloaded (also in copied)
+  uint64_t from_bundles = 0;     // members stored from them (also in copied)
+  // Bundles the source does not have (HTTP 404: removed by CVMFS's gc, say):
+  // skipped; their members are copied one by one, as CVMFS copies them.
+  uint64_t bundles_missing = 0;
 };
 
 class ObjectCopier {
@@ -60,18 +75,19 @@ class ObjectCopier {
     std::vector<std::shared_ptr<Task>> tasks_;
   };
 
-  // `fetcher` is borrowed and must outlive the copier; objects are stored
-  // below `storage_root` (which has data/txn).
+  // `fetcher` and `destination` are borrowed and must outlive the copier.
   // `progress` (not owned, may be null) counts each distinct object as
   // work to do when it is enqueued and as done when it is stored or found.
-  ObjectCopier(cvmfs::Fetcher* fetcher, std::string storage_root, int workers,
-               cvmfs::ProgressCounters* progress = nullptr);
+  ObjectCopier(cvmfs::Fetcher* fetcher, SnapshotDestination* destination,
+               int workers, cvmfs::ProgressCounters* progress = nullptr);
   ~ObjectCopier();  // cancels what is still queued and joins the workers
   ObjectCopier(const ObjectCopier&) = delete;
   ObjectCopier& operator=(const ObjectCopier&) = delete;
 
   void Enqueue(Batch* batch, const cvmfs::Digest& digest,
                cvmfs::ObjectSuffix suffix);
+  // The bundle object `digest` (suffix B) and, through it, its members.
+  void EnqueueBundle(Batch* batch, const cvmfs::Digest& digest);
   // Blocks until every task of `batch` ended; ok if all are stored.
   cvmfs::Status Wait(const Batch& batch);
   // Makes every queued task fail with `why`; the first error wins.
@@ -81,12 +97,15 @@ class ObjectCopier {
 
  private:
   void WorkerLoop() EXCLUDES(mu_);
+  void EnqueueTask(Batch* batch, const cvmfs::Digest& digest,
+                   cvmfs::ObjectSuffix suffix, bool bundle) EXCLUDES(mu_);
   cvmfs::Status Copy(const Task& task) EXCLUDES(mu_);
+  cvmfs::Status CopyBundle(const Task& task) EXCLUDES(mu_);
   void Complete(const std::shared_ptr<Task>& task, cvmfs::Status status)
       EXCLUDES(mu_);
 
-  cvmfs::Fetcher* const fetcher_;  // not owned
-  const std::string storage_root_;
+  cvmfs::Fetcher* const fetcher_;            // not owned
+  SnapshotDestination* const destination_;   // not owned
   cvmfs::ProgressCounters* const progress_;  // not owned; may be null
 
   // Guards everything below and Task::done, Task::status; leaf lock.

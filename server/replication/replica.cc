@@ -8,11 +8,15 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 
 #include "cvmfs/network/http_fetcher.h"
 #include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/trust_chain.h"
+#include "publisher/object_store_factory.h"
+#include "publisher/s3_config.h"
+#include "server/replication/snapshot_destination.h"
 #include "server/replication/source_verifier.h"
 
 namespace replication {
@@ -83,13 +87,13 @@ Status ChownTree(const std::string& owner,
 }
 
 Status CreateStorage(const ReplicaConfig& config) {
+  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir + "/tmp", 0700));
+  std::vector<std::string> dirs = {config.spool_dir, config.spool_dir + "/tmp"};
+  if (config.on_s3()) return ChownTree(config.owner, dirs);  // no storage dir
   cvmfs::LocalObjectStore store(config.storage_dir);
   CVMFS_RETURN_IF_ERROR(store.CreateLayout());
-  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.spool_dir + "/tmp", 0700));
-  std::vector<std::string> dirs = {config.storage_dir,
-                                   config.storage_dir + "/data",
-                                   config.storage_dir + "/data/txn",
-                                   config.spool_dir, config.spool_dir + "/tmp"};
+  for (const char* d : {"", "/data", "/data/txn"})
+    dirs.push_back(config.storage_dir + d);
   for (int i = 0; i < 256; ++i) {
     uint8_t b = static_cast<uint8_t>(i);
     dirs.push_back(config.storage_dir + "/data/" + cvmfs::ToHex(&b, 1));
@@ -107,24 +111,24 @@ Status EmptyDirectory(const std::string& dir) {
   return Status::Ok();
 }
 
-// The trust chain of a storage on this machine, for adopting it.
+// The trust chain of a replica's storage, for adopting it.
 class StoredChain : public cvmfs::TrustChainSource {
  public:
-  explicit StoredChain(const std::string& storage_dir) : store_(storage_dir) {}
+  explicit StoredChain(cvmfs::ObjectStore* store) : store_(store) {}
   Result<std::string> FetchWhitelist() override {
-    return store_.Get(std::string(cvmfs::kWhitelistName));
+    return store_->Get(std::string(cvmfs::kWhitelistName));
   }
   Result<std::string> FetchManifest() override {
-    return store_.Get(std::string(cvmfs::kManifestName));
+    return store_->Get(std::string(cvmfs::kManifestName));
   }
   Result<std::string> FetchCertificate(const cvmfs::Digest& digest,
                                        const std::string&) override {
-    return cvmfs::ReadVerifiedObject(&store_, digest,
+    return cvmfs::ReadVerifiedObject(store_, digest,
                                      cvmfs::ObjectSuffix::kCertificate);
   }
 
  private:
-  cvmfs::LocalObjectStore store_;
+  cvmfs::ObjectStore* const store_;  // not owned
 };
 
 // A storage that already holds a repository (an existing Stratum 1, e.g.
@@ -132,16 +136,35 @@ class StoredChain : public cvmfs::TrustChainSource {
 // manifest and whitelist name `fqrn` and verify with the master keys. The
 // whitelist may have expired (the next snapshot replaces it). The objects
 // it holds are kept; the first snapshot copies only what is missing.
-Status CheckAdoptable(const std::string& storage_dir, const std::string& fqrn,
+Status CheckAdoptable(cvmfs::ObjectStore* store, const std::string& where,
+                      const std::string& fqrn,
                       const std::vector<cvmfs::PublicKey>& master_keys) {
-  StoredChain chain(storage_dir);
+  StoredChain chain(store);
   auto verified = cvmfs::VerifyTrustChain(&chain, master_keys, fqrn, /*now=*/0);
   if (!verified.ok())
     return Status::AlreadyExists(
-        "storage " + storage_dir +
+        "storage " + where +
         " already holds a repository that is not a verifiable copy of " + fqrn +
         " (" + verified.status().ToString() + "); remove it first");
   return Status::Ok();
+}
+
+// Adopts what the storage of a new replica already holds (CheckAdoptable),
+// if anything. On S3 this is also the first request to the bucket: wrong
+// keys or an unreachable endpoint fail add-replica here.
+Status CheckStorage(const ReplicaConfig& config,
+                    const std::vector<cvmfs::PublicKey>& master_keys) {
+  const std::string where =
+      config.on_s3() ? "S3 " + config.s3_prefix + "@" + config.s3_config_file
+                     : config.storage_dir;
+  if (!config.on_s3() && !cvmfs::PathExists(config.storage_dir + "/" +
+                                            std::string(cvmfs::kManifestName)))
+    return Status::Ok();
+  CVMFS_ASSIGN_OR_RETURN(auto store, OpenReplicaStore(config));
+  auto manifest = store->Get(std::string(cvmfs::kManifestName));
+  if (!manifest.ok() && manifest.status().IsNotFound()) return Status::Ok();
+  if (!manifest.ok()) return manifest.status().Annotate(where);
+  return CheckAdoptable(store.get(), where, config.fqrn, master_keys);
 }
 
 }  // namespace
@@ -168,15 +191,25 @@ Result<ReplicaConfig> AddReplica(const cvmfs::SystemPaths& paths,
   config.garbage_collection = options.garbage_collection;
   config.snapshot_group = options.snapshot_group;
   config.stratum0_url = options.stratum0_url;
+  if (!options.s3_config_file.empty()) {
+    CVMFS_ASSIGN_OR_RETURN(
+        config.stratum1_url,
+        publisher::S3RepositoryUrl(options.stratum1_url, name, "add-replica"));
+    // Refuses a malformed file (unknown keys, ...) before anything is made.
+    CVMFS_RETURN_IF_ERROR(
+        publisher::S3Config::Load(options.s3_config_file).status());
+    config.s3_config_file = options.s3_config_file;
+    config.s3_prefix = name;
+    config.storage_dir.clear();
+  } else if (!options.stratum1_url.empty()) {
+    config.stratum1_url = options.stratum1_url;
+  }
   const std::string config_file = ReplicaConfig::ConfigFile(paths, name);
   if (cvmfs::PathExists(config_file))
     return Status::AlreadyExists(
         "repository " + name + " already exists here (" + config_file +
         "); choose another name with -n or remove it first");
-  if (cvmfs::PathExists(config.storage_dir + "/" +
-                        std::string(cvmfs::kManifestName)))
-    CVMFS_RETURN_IF_ERROR(
-        CheckAdoptable(config.storage_dir, fqrn, master_keys));
+  CVMFS_RETURN_IF_ERROR(CheckStorage(config, master_keys));
 
   CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(paths.KeysDir()));
   for (auto& k : keys) {
@@ -187,6 +220,15 @@ Result<ReplicaConfig> AddReplica(const cvmfs::SystemPaths& paths,
   CVMFS_RETURN_IF_ERROR(CreateStorage(config));
   CVMFS_RETURN_IF_ERROR(config.Save(paths));
   return config;
+}
+
+Result<std::unique_ptr<cvmfs::ObjectStore>> OpenReplicaStore(
+    const ReplicaConfig& config) {
+  if (config.on_s3())
+    return publisher::OpenS3ObjectStore(config.s3_config_file, config.s3_prefix,
+                                        /*peek_before_put=*/false);
+  return std::unique_ptr<cvmfs::ObjectStore>(
+      std::make_unique<cvmfs::LocalObjectStore>(config.storage_dir));
 }
 
 Result<std::unique_ptr<cvmfs::Fetcher>> MakeSourceFetcher(
@@ -231,7 +273,8 @@ Result<SnapshotLock> SnapshotLock::AcquireForReplica(
   if (lock.ok() || lock.status().code() != Status::Code::kBusy ||
       policy.abort_on_conflict)
     return lock;
-  if (!cvmfs::PathExists(config.storage_dir + "/" + kLastSnapshotName))
+  auto store = OpenReplicaStore(config);
+  if (store.ok() && !(*store)->Exists(kLastSnapshotName))
     return Status::Busy("another snapshot of " + config.name +
                         " is running, the initial one (lock " + lock_file +
                         ")");
@@ -256,10 +299,16 @@ Result<SnapshotStats> SnapshotReplica(const ReplicaConfig& config,
   CVMFS_ASSIGN_OR_RETURN(SnapshotLock lock,
                          SnapshotLock::AcquireForReplica(config, policy));
   // Under the lock nothing else writes here: what is left was interrupted.
-  CVMFS_RETURN_IF_ERROR(EmptyDirectory(config.storage_dir + "/data/txn"));
+  if (!config.on_s3()) {
+    CVMFS_RETURN_IF_ERROR(EmptyDirectory(config.storage_dir + "/data/txn"));
+    CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.storage_dir + "/data/txn"));
+  }
   CVMFS_RETURN_IF_ERROR(EmptyDirectory(tmp_base));
-  CVMFS_RETURN_IF_ERROR(cvmfs::MakeDirs(config.storage_dir + "/data/txn"));
   CVMFS_ASSIGN_OR_RETURN(auto keys, cvmfs::LoadMasterKeys(config.public_keys));
+  std::unique_ptr<cvmfs::ObjectStore> s3_store;
+  if (config.on_s3()) {
+    CVMFS_ASSIGN_OR_RETURN(s3_store, OpenReplicaStore(config));
+  }
 
   std::string temp_dir = tmp_base + "/snapshot.XXXXXX";
   if (!::mkdtemp(temp_dir.data()))
@@ -270,6 +319,21 @@ Result<SnapshotStats> SnapshotReplica(const ReplicaConfig& config,
   options.temp_dir = temp_dir;
   options.workers = config.num_workers;
   options.progress = progress;
+  // On S3 a download waits in the snapshot's scratch directory until it
+  // is uploaded.
+  std::optional<StoreDestination> s3;
+  if (s3_store) {
+    options.destination = &s3.emplace(s3_store.get(), temp_dir);
+    // A first snapshot (or the resumption of one) finds few objects there:
+    // one listing instead of a HEAD per object.
+    Status st = s3_store->Exists(std::string(cvmfs::kManifestName))
+                    ? Status::Ok()
+                    : s3->ListExisting();
+    if (!st.ok()) {
+      (void)cvmfs::RemoveTree(temp_dir);
+      return st.Annotate("listing the replica's objects");
+    }
+  }
   auto stats = RunSnapshot(fetcher, keys, options);
   (void)cvmfs::RemoveTree(temp_dir);
   return stats;

@@ -9,6 +9,10 @@
 //   var/spool/cvmfs/<name>/is_snapshotting.lock   flock() while a snapshot runs
 //   var/spool/cvmfs/<name>/tmp/                   scratch of running snapshots
 //
+// A replica on S3 (add-replica -s) has no storage directory: its files are
+// the objects <prefix>/.cvmfspublished, <prefix>/data/ab/... of the bucket
+// its S3 configuration file names, with the replica's name as <prefix>.
+//
 // Thread safety: free functions; SnapshotLock is a move-only RAII handle.
 #ifndef SERVER_REPLICATION_REPLICA_H_
 #define SERVER_REPLICATION_REPLICA_H_
@@ -19,6 +23,7 @@
 
 #include "cvmfs/file_util.h"
 #include "cvmfs/network/fetcher.h"
+#include "cvmfs/object_store.h"
 #include "cvmfs/progress.h"
 #include "cvmfs/status.h"
 #include "cvmfs/system_paths.h"
@@ -35,12 +40,23 @@ struct AddReplicaOptions {
   std::string owner = "root";
   bool garbage_collection = false;  // -z
   std::string snapshot_group;       // -g
+  // -s: the S3 configuration file of a replica stored in S3, and -w: the
+  // URL clients read that bucket at, without the replica's name (CVMFS
+  // appends it, as mkfs -s does).
+  std::string s3_config_file;
+  std::string stratum1_url;
 };
+
+// The replica's storage: its directory, or its prefix in the S3 bucket.
+cvmfs::Result<std::unique_ptr<cvmfs::ObjectStore>> OpenReplicaStore(
+    const ReplicaConfig& config);
 
 // Checks that the source allows replication and that its whitelist and
 // manifest verify with the key(s), learns the fqrn from the whitelist, then
 // copies the key(s) to etc/cvmfs/keys, creates the storage and spool and
-// writes server.conf (last: until then the replica does not exist).
+// writes server.conf (last: until then the replica does not exist). On S3
+// the bucket must answer (a replica's manifest already under the prefix is
+// adopted as a local storage would be) and -w is required.
 // `fetcher` talks to options.stratum0_url. AlreadyExists if the name is
 // taken or a different key already has the target key file name.
 cvmfs::Result<ReplicaConfig> AddReplica(const cvmfs::SystemPaths& paths,
@@ -78,8 +94,9 @@ class SnapshotLock {
   cvmfs::UniqueFd fd_;
 };
 
-// Takes the replica's lock, removes temporaries left in data/txn by an
-// interrupted snapshot and runs one snapshot (snapshot.h).
+// Takes the replica's lock, removes temporaries left in data/txn (and the
+// spool's tmp/) by an interrupted snapshot and runs one snapshot
+// (snapshot.h) into the replica's storage, local or S3.
 cvmfs::Result<SnapshotStats> SnapshotReplica(
     const ReplicaConfig& config, cvmfs::Fetcher* fetcher,
     const LockPolicy& lock = {}, cvmfs::ProgressCounters* progress = nullptr);

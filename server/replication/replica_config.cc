@@ -5,6 +5,7 @@
 #include "cvmfs/config/shell_source.h"
 #include "cvmfs/file_util.h"
 #include "cvmfs/text.h"
+#include "publisher/s3_config.h"
 
 namespace replication {
 
@@ -51,16 +52,26 @@ Status ParseInt(const std::map<std::string, std::string>& kv,
   return Status::Ok();
 }
 
-// The storage directory of CVMFS_UPSTREAM_STORAGE=local,<tmp>,<dir>.
-Result<std::string> LocalStorage(const std::string& upstream,
-                                 const std::string& file) {
+// The storage of CVMFS_UPSTREAM_STORAGE: local,<tmp>,<dir> or
+// S3,<tmp>,<prefix>@<S3 config file>.
+Status ParseUpstream(const std::string& upstream, const std::string& file,
+                     ReplicaConfig* c) {
+  if (upstream.rfind("S3,", 0) == 0) {
+    auto s3 = publisher::ParseS3Upstream(upstream);
+    if (!s3.ok()) return s3.status().Annotate(file);
+    c->s3_config_file = s3->config_file;
+    c->s3_prefix = s3->prefix;
+    return Status::Ok();
+  }
   size_t second = upstream.find(',', 6);
   if (upstream.rfind("local,", 0) != 0 || second == std::string::npos ||
       second + 1 == upstream.size())
     return Status::InvalidArgument(
         file + ": CVMFS_UPSTREAM_STORAGE=" + upstream +
-        ": only local,<tmp dir>,<storage dir> is supported");
-  return upstream.substr(second + 1);
+        ": expected local,<tmp dir>,<storage dir> or "
+        "S3,<tmp dir>,<prefix>@<S3 config file>");
+  c->storage_dir = upstream.substr(second + 1);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -105,8 +116,9 @@ Result<ReplicaConfig> ReplicaConfig::Load(const cvmfs::SystemPaths& paths,
     if (Get(kv, key).empty())
       return Status::InvalidArgument(file + ": " + key + " is not set");
   }
-  CVMFS_ASSIGN_OR_RETURN(c.storage_dir,
-                         LocalStorage(Get(kv, "CVMFS_UPSTREAM_STORAGE"), file));
+  CVMFS_RETURN_IF_ERROR(
+      ParseUpstream(Get(kv, "CVMFS_UPSTREAM_STORAGE"), file, &c));
+  c.stratum1_url = Get(kv, "CVMFS_STRATUM1");
   CVMFS_RETURN_IF_ERROR(
       ParseInt(kv, "CVMFS_HTTP_TIMEOUT", 1, 3600, file, &c.http_timeout_s));
   CVMFS_RETURN_IF_ERROR(
@@ -137,7 +149,10 @@ std::string ReplicaConfig::Serialize() const {
   line("CVMFS_USER", owner);
   line("CVMFS_SPOOL_DIR", spool_dir);
   line("CVMFS_STRATUM0", stratum0_url);
-  line("CVMFS_UPSTREAM_STORAGE", "local," + spool_dir + "/tmp," + storage_dir);
+  if (!stratum1_url.empty()) line("CVMFS_STRATUM1", stratum1_url);
+  line("CVMFS_UPSTREAM_STORAGE",
+       on_s3() ? "S3," + spool_dir + "/tmp," + s3_prefix + "@" + s3_config_file
+               : "local," + spool_dir + "/tmp," + storage_dir);
   line("CVMFS_PUBLIC_KEY", keys);
   line("CVMFS_HTTP_TIMEOUT", std::to_string(http_timeout_s));
   line("CVMFS_HTTP_RETRIES", std::to_string(http_retries));

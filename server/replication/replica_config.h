@@ -11,6 +11,11 @@
 //   in etc/cvmfs/keys CVMFS_HTTP_TIMEOUT=10  CVMFS_HTTP_RETRIES=3
 //   CVMFS_NUM_WORKERS=16
 //
+// A replica on S3 (add-replica -s <S3 config> -w <URL>; doc/s3.md) has
+//   CVMFS_UPSTREAM_STORAGE=S3,<spool>/tmp,<name>@<S3 config file>
+//   CVMFS_STRATUM1=<URL>/<name>          where clients read it
+// and no storage directory.
+//
 // <name> is the alias given to add-replica (-n) or else the fqrn, so that one
 // machine can hold replicas of two sources that serve the same repository.
 // The file is shell code like every CVMFS configuration file and is read by
@@ -37,8 +42,12 @@ struct ReplicaConfig {
   std::string owner = "root";
   std::string stratum0_url;
   std::vector<std::string> public_keys;  // files
-  std::string storage_dir;
+  std::string storage_dir;               // "" on S3
   std::string spool_dir;
+  // On S3: the S3 configuration file and the key prefix in its bucket.
+  std::string s3_config_file;
+  std::string s3_prefix;
+  std::string stratum1_url;  // CVMFS_STRATUM1 (written for S3 replicas)
   int http_timeout_s = 10;
   int http_retries = 3;
   int num_workers = 16;  // parallel downloads
@@ -47,6 +56,8 @@ struct ReplicaConfig {
   // CVMFS_SNAPSHOT_GROUP (add-replica -g): `snapshot -a -g GROUP` takes only
   // the replicas of GROUP, plain `snapshot -a` only those without a group.
   std::string snapshot_group;
+
+  bool on_s3() const { return !s3_config_file.empty(); }
 
   // Defaults for a new replica called `name` under `paths`.
   static ReplicaConfig ForNew(const cvmfs::SystemPaths& paths,

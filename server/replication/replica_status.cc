@@ -6,6 +6,7 @@
 #include "cvmfs/object_name.h"
 #include "cvmfs/time_format.h"
 #include "cvmfs/whitelist.h"
+#include "server/replication/replica.h"
 #include "server/replication/snapshot.h"
 
 namespace replication {
@@ -20,11 +21,14 @@ std::string FormatUtc(int64_t t) {
                            cvmfs::TimeZone::kUtc);
 }
 
-// The file's content, or nullopt when it does not exist.
-Result<std::optional<std::string>> ReadIfPresent(const std::string& file) {
-  if (!cvmfs::PathExists(file)) return std::optional<std::string>();
-  CVMFS_ASSIGN_OR_RETURN(std::string text, cvmfs::ReadFile(file));
-  return std::optional<std::string>(std::move(text));
+// The stored file `name`, or nullopt when it does not exist.
+Result<std::optional<std::string>> ReadIfPresent(cvmfs::ObjectStore* store,
+                                                 const std::string& name) {
+  auto text = store->Get(name);
+  if (!text.ok() && text.status().IsNotFound())
+    return std::optional<std::string>();
+  if (!text.ok()) return text.status();
+  return std::optional<std::string>(std::move(text).value());
 }
 
 }  // namespace
@@ -33,21 +37,24 @@ Result<ReplicaStatus> LoadReplicaStatus(const cvmfs::SystemPaths& paths,
                                         const std::string& name) {
   ReplicaStatus s;
   CVMFS_ASSIGN_OR_RETURN(s.config, ReplicaConfig::Load(paths, name));
-  const std::string& storage = s.config.storage_dir;
+  CVMFS_ASSIGN_OR_RETURN(auto store, OpenReplicaStore(s.config));
   CVMFS_ASSIGN_OR_RETURN(auto last,
-                         ReadIfPresent(storage + "/" + kLastSnapshotName));
+                         ReadIfPresent(store.get(), kLastSnapshotName));
   if (last) s.last_snapshot = last->substr(0, last->find('\n'));
-  const std::string manifest_file =
-      storage + "/" + std::string(cvmfs::kManifestName);
-  CVMFS_ASSIGN_OR_RETURN(auto manifest, ReadIfPresent(manifest_file));
+  const std::string manifest_name(cvmfs::kManifestName);
+  CVMFS_ASSIGN_OR_RETURN(auto manifest,
+                         ReadIfPresent(store.get(), manifest_name));
   if (manifest) {
     auto parsed = cvmfs::Manifest::Parse(*manifest);
-    if (!parsed.ok()) return parsed.status().Annotate(manifest_file);
+    if (!parsed.ok())
+      return parsed.status().Annotate(
+          s.config.on_s3() ? "S3 " + s.config.s3_prefix + "/" + manifest_name
+                           : s.config.storage_dir + "/" + manifest_name);
     s.manifest = parsed->manifest;
   }
   CVMFS_ASSIGN_OR_RETURN(
       auto whitelist,
-      ReadIfPresent(storage + "/" + std::string(cvmfs::kWhitelistName)));
+      ReadIfPresent(store.get(), std::string(cvmfs::kWhitelistName)));
   if (whitelist) {
     auto parsed = cvmfs::Whitelist::Parse(*whitelist);
     if (parsed.ok()) s.whitelist_expires = parsed->whitelist.expires;
@@ -56,7 +63,8 @@ Result<ReplicaStatus> LoadReplicaStatus(const cvmfs::SystemPaths& paths,
 }
 
 std::string ReplicaListLine(const ReplicaStatus& s) {
-  std::string line = s.config.name + " (" + kReplicaType + " / local)";
+  std::string line = s.config.name + " (" + kReplicaType + " / " +
+                     (s.config.on_s3() ? "S3" : "local") + ")";
   if (s.config.fqrn != s.config.name) line += " -> " + s.config.fqrn;
   return line;
 }
@@ -85,7 +93,11 @@ std::string ReplicaInfoText(const ReplicaStatus& s) {
   }
   if (s.whitelist_expires)
     line("Whitelist expires", FormatUtc(*s.whitelist_expires));
-  line("Storage", s.config.storage_dir);
+  line("Storage", s.config.on_s3() ? "S3 " + s.config.s3_prefix + "@" +
+                                         s.config.s3_config_file
+                                   : s.config.storage_dir);
+  if (!s.config.stratum1_url.empty())
+    line("Stratum 1 URL", s.config.stratum1_url);
   line("Owner", s.config.owner);
   return out;
 }

@@ -1,9 +1,11 @@
 // ReplicaStatus: what `cvmfs_server list` and `cvmfs_server info` show for a
 // Stratum 1 replica, read from its configuration and its storage only (no
-// network): the source it follows, the revision it serves and when the last
+// request to the source; an S3 replica's storage is its bucket): the source
+// it follows, the revision it serves and when the last
 // snapshot finished.
 //
-//   list:  "<name> (stratum1 / local)"         as CVMFS prints it, with
+//   list:  "<name> (stratum1 / local)"         as CVMFS prints it ("/ S3"
+//          for a replica in S3), with
 //          "<alias> (stratum1 / local) -> <fqrn>" for a replica added with
 //          `add-replica -n <alias>`;
 //   info:  name, type, upstream (Stratum 0) URL, last snapshot, served

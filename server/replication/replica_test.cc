@@ -36,6 +36,57 @@ class ReplicaTest : public ::testing::Test {
   AddReplicaOptions options_;
 };
 
+// add-replica -s: the S3 storage line and CVMFS_STRATUM1 survive a save
+// and a load; no storage directory.
+TEST_F(ReplicaTest, S3ReplicaConfigRoundTrips) {
+  ReplicaConfig c = ReplicaConfig::ForNew(paths_, "mirror", kFqrn);
+  c.stratum0_url = options_.stratum0_url;
+  c.public_keys = {FixtureKey(kFqrn)};
+  c.storage_dir.clear();
+  c.s3_config_file = "/etc/cvmfs/s3.conf";
+  c.s3_prefix = "mirror";
+  c.stratum1_url = "http://s3.example.org/bucket/mirror";
+  ASSERT_TRUE(c.Save(paths_).ok());
+  std::string text =
+      cvmfs::ReadFile(ReplicaConfig::ConfigFile(paths_, "mirror")).value();
+  EXPECT_NE(text.find("CVMFS_UPSTREAM_STORAGE='S3," + c.spool_dir +
+                      "/tmp,mirror@/etc/cvmfs/s3.conf'"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("CVMFS_STRATUM1='http://s3.example.org/bucket/mirror'"),
+            std::string::npos)
+      << text;
+  auto loaded = ReplicaConfig::Load(paths_, "mirror");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_TRUE(loaded->on_s3());
+  EXPECT_EQ(loaded->s3_config_file, c.s3_config_file);
+  EXPECT_EQ(loaded->s3_prefix, "mirror");
+  EXPECT_EQ(loaded->stratum1_url, c.stratum1_url);
+  EXPECT_EQ(loaded->storage_dir, "");
+  EXPECT_EQ(loaded->Serialize(), c.Serialize());
+}
+
+TEST_F(ReplicaTest, S3ReplicaNeedsAUrlAndAValidConfiguration) {
+  options_.s3_config_file = tmp_.Sub("s3.conf");
+  ASSERT_TRUE(cvmfs::WriteFileAtomic(options_.s3_config_file,
+                                     "CVMFS_S3_HOST=127.0.0.1\n"
+                                     "CVMFS_S3_BUCKET=b\n"
+                                     "CVMFS_S3_ACCESS_KEY=a\n"
+                                     "CVMFS_S3_SECRET_KEY=s\n"
+                                     "CVMFS_S3_FLAVOUR=awsv4\n")
+                  .ok());
+  auto no_url = AddReplica(paths_, options_, &fetcher_);
+  EXPECT_EQ(no_url.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(no_url.status().message().find("-w"), std::string::npos)
+      << no_url.status().ToString();
+  options_.stratum1_url = "http://s3.example.org/bucket";
+  auto bad_key = AddReplica(paths_, options_, &fetcher_);
+  EXPECT_NE(bad_key.status().message().find("CVMFS_S3_FLAVOUR"),
+            std::string::npos)
+      << bad_key.status().ToString();
+  EXPECT_FALSE(cvmfs::PathExists(ReplicaConfig::ConfigFile(paths_, kFqrn)));
+}
+
 TEST_F(ReplicaTest, AddReplicaLearnsTheNameAndLaysOutConfigKeysAndStorage) {
   auto config = AddReplica(paths_, options_, &fetcher_);
   ASSERT_TRUE(config.ok()) << config.status().ToString();

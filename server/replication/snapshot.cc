@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 #include <set>
 
 #include "cvmfs/catalog/history_db.h"
@@ -35,13 +36,14 @@ namespace {
 // One snapshot: the state steps 3-8 share.
 class SnapshotRun {
  public:
-  SnapshotRun(cvmfs::Fetcher* fetcher, const SnapshotOptions& options)
+  SnapshotRun(cvmfs::Fetcher* fetcher, const SnapshotOptions& options,
+              SnapshotDestination* destination)
       : fetcher_(fetcher),
         options_(options),
-        store_(options.storage_root),
-        copier_(fetcher, options.storage_root, options.workers,
-                options.progress),
-        catalogs_(fetcher, &copier_, options.storage_root, options.temp_dir) {}
+        destination_(destination),
+        store_(destination->store()),
+        copier_(fetcher, destination, options.workers, options.progress),
+        catalogs_(fetcher, &copier_, destination, options.temp_dir) {}
 
   Status Run(const VerifiedSource& source, SnapshotStats* stats);
 
@@ -57,7 +59,8 @@ class SnapshotRun {
 
   cvmfs::Fetcher* const fetcher_;
   const SnapshotOptions& options_;
-  cvmfs::LocalObjectStore store_;
+  SnapshotDestination* const destination_;  // not owned
+  cvmfs::ObjectStore* const store_;         // destination_'s
   ObjectCopier copier_;
   CatalogReplicator catalogs_;
   uint64_t extra_objects_ = 0,
@@ -98,10 +101,9 @@ Status SnapshotRun::CopyHistory(const Digest& history,
                                 const Digest& current_root,
                                 size_t* tagged_roots) {
   const std::string name = cvmfs::ObjectPath(history, ObjectSuffix::kHistory);
-  if (store_.Exists(name)) return Status::Ok();
+  if (destination_->Has(name)) return Status::Ok();
   CVMFS_ASSIGN_OR_RETURN(
-      auto file,
-      DownloadVerified(fetcher_, options_.storage_root, name, history));
+      auto file, DownloadVerified(fetcher_, destination_, name, history));
   CVMFS_ASSIGN_OR_RETURN(std::string compressed, cvmfs::ReadFile(file->path()));
   auto roots = TaggedRoots(compressed);
   if (!roots.ok()) return roots.status().Annotate("history database " + name);
@@ -111,7 +113,7 @@ Status SnapshotRun::CopyHistory(const Digest& history,
     CVMFS_RETURN_IF_ERROR(
         catalogs_.Replicate(root).Annotate("tagged revision"));
   }
-  CVMFS_RETURN_IF_ERROR(file->CommitAs(options_.storage_root + "/" + name));
+  CVMFS_RETURN_IF_ERROR(file->Commit());
   ++extra_objects_;
   extra_bytes_ += compressed.size();
   return Status::Ok();
@@ -138,10 +140,10 @@ Result<std::vector<Digest>> SnapshotRun::TaggedRoots(
 Status SnapshotRun::CopySmallObject(const Digest& digest, ObjectSuffix suffix,
                                     const std::string& bytes) {
   const std::string name = cvmfs::ObjectPath(digest, suffix);
-  if (store_.Exists(name)) return Status::Ok();
+  if (destination_->Has(name)) return Status::Ok();
   if (cvmfs::HashString(digest.algorithm, bytes) != digest)
     return Status::Corruption(name + " does not match its hash");
-  CVMFS_RETURN_IF_ERROR(store_.Put(name, bytes));
+  CVMFS_RETURN_IF_ERROR(store_->Put(name, bytes));
   ++extra_objects_;
   extra_bytes_ += bytes.size();
   return Status::Ok();
@@ -152,29 +154,26 @@ Status SnapshotRun::CopySmallObject(const Digest& digest, ObjectSuffix suffix,
 Status SnapshotRun::CopyReflog(const Digest& expected) {
   const std::string name(cvmfs::kReflogName);
   CVMFS_ASSIGN_OR_RETURN(
-      auto file,
-      DownloadVerified(fetcher_, options_.storage_root, name, expected));
+      auto file, DownloadVerified(fetcher_, destination_, name, expected));
   uint64_t size = file->size();
-  CVMFS_RETURN_IF_ERROR(file->CommitAs(options_.storage_root + "/" + name));
+  CVMFS_RETURN_IF_ERROR(file->Commit());
   extra_bytes_ += size;
   return Status::Ok();
 }
 
 Status SnapshotRun::Commit(const VerifiedSource& source) {
   CVMFS_RETURN_IF_ERROR(
-      store_.Put(std::string(cvmfs::kWhitelistName), source.whitelist_file));
+      store_->Put(std::string(cvmfs::kWhitelistName), source.whitelist_file));
   // The commit point: from here on the replica serves the new revision.
   CVMFS_RETURN_IF_ERROR(
-      store_.Put(std::string(cvmfs::kManifestName), source.manifest_file));
+      store_->Put(std::string(cvmfs::kManifestName), source.manifest_file));
   extra_bytes_ += source.whitelist_file.size() + source.manifest_file.size();
   time_t now = options_.now ? options_.now : ::time(nullptr);
-  return cvmfs::WriteFileAtomic(options_.storage_root + "/" + kLastSnapshotName,
-                                LastSnapshotText(now));
+  return store_->Put(kLastSnapshotName, LastSnapshotText(now));
 }
 
-uint64_t LocalRevision(const std::string& storage_root) {
-  auto text =
-      cvmfs::ReadFile(storage_root + "/" + std::string(cvmfs::kManifestName));
+uint64_t StoredRevision(cvmfs::ObjectStore* store) {
+  auto text = store->Get(std::string(cvmfs::kManifestName));
   if (!text.ok()) return 0;
   auto m = cvmfs::Manifest::Parse(*text);
   return m.ok() ? m->manifest.revision : 0;
@@ -194,9 +193,12 @@ Result<SnapshotStats> RunSnapshot(
   SnapshotStats stats;
   stats.revision = source.manifest.revision;
   stats.root_catalog = source.manifest.root_catalog;
-  stats.previous_revision = LocalRevision(options.storage_root);
+  std::optional<LocalDestination> local;
+  SnapshotDestination* destination = options.destination;
+  if (!destination) destination = &local.emplace(options.storage_root);
+  stats.previous_revision = StoredRevision(destination->store());
   {
-    SnapshotRun run(fetcher, options);
+    SnapshotRun run(fetcher, options, destination);
     Status st = run.Run(source, &stats);
     if (!st.ok())
       return st.Annotate(

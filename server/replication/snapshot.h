@@ -10,13 +10,14 @@
 //   4. the history database (H) after the catalog trees of all its tags
 //   5. certificate (X) and metainfo (M)
 //   6. .cvmfsreflog, checked against the manifest's Y hash
-//   7. .cvmfswhitelist, then .cvmfspublished (each temp + rename)
+//   7. .cvmfswhitelist, then .cvmfspublished (each replaced atomically)
 //   8. .cvmfs_last_snapshot: the time of this snapshot, like `date --utc`
 //
 // A failure at any step leaves the previous manifest in place and only
 // complete, verified objects behind; running the snapshot again resumes.
 // The caller holds the replica's lock (replica.h) and has removed stale
-// temporaries from data/txn.
+// temporaries from data/txn. The replica's storage is a local directory or
+// an object store (S3): snapshot_destination.h.
 //
 // Thread safety: one snapshot per storage at a time (the lock's job).
 #ifndef SERVER_REPLICATION_SNAPSHOT_H_
@@ -32,13 +33,16 @@
 #include "cvmfs/progress.h"
 #include "cvmfs/signature.h"
 #include "cvmfs/status.h"
+#include "server/replication/snapshot_destination.h"
 
 namespace replication {
 
 struct SnapshotOptions {
   std::string fqrn;  // must match the source's whitelist and manifest
-  std::string
-      storage_root;      // the replica's storage, with data/00..ff and data/txn
+  // Where the replica is written (not owned); null: a LocalDestination of
+  // `storage_root`, which has data/00..ff and data/txn.
+  SnapshotDestination* destination = nullptr;
+  std::string storage_root;
   std::string temp_dir;  // existing private scratch directory
   int workers = 16;      // parallel object downloads
   time_t now = 0;        // 0: the current time (whitelist expiry check)

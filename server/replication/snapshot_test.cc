@@ -2,8 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "cvmfs/catalog/history_db.h"
+#include "cvmfs/mutex.h"
 #include "server/replication/replication_test_util.h"
+#include "server/replication/snapshot_destination.h"
 #include "server/replication/source_verifier.h"
 #include "testing/repository_listing.h"
 
@@ -281,6 +288,116 @@ TEST_P(SnapshotTest, RefusesWhatTheTrustChainDoesNotCover) {
       << st.status().ToString();
   ExpectNoManifest();
   EXPECT_EQ(ReplicaObjects(), 0u);
+}
+
+// An object store (as an S3 bucket would be) that remembers the order of
+// its Puts.
+class RecordingStore : public cvmfs::MemoryObjectStore {
+ public:
+  Status Put(const std::string& name, std::string_view bytes) override {
+    {
+      cvmfs::MutexLock lock(&mu_);
+      order_.push_back(name);
+    }
+    return MemoryObjectStore::Put(name, bytes);
+  }
+  bool Exists(const std::string& name) override {
+    {
+      cvmfs::MutexLock lock(&mu_);
+      ++exists_calls_;
+    }
+    return MemoryObjectStore::Exists(name);
+  }
+  std::vector<std::string> order() const {
+    cvmfs::MutexLock lock(&mu_);
+    return order_;
+  }
+  size_t exists_calls() const {
+    cvmfs::MutexLock lock(&mu_);
+    return exists_calls_;
+  }
+
+ private:
+  mutable cvmfs::Mutex mu_;  // guards order_, exists_calls_; leaf lock
+  std::vector<std::string> order_ GUARDED_BY(mu_);
+  size_t exists_calls_ GUARDED_BY(mu_) = 0;
+};
+
+// Through a StoreDestination the store receives the files a local replica
+// holds, byte for byte, the manifest after every object, and the staging
+// directory is left empty.
+TEST_P(SnapshotTest, IntoAnObjectStoreStoresTheSameFilesManifestLast) {
+  RecordingStore store;
+  const std::string staging = tmp_.Sub("staging");
+  ASSERT_TRUE(cvmfs::MakeDirs(staging).ok());
+  StoreDestination destination(&store, staging);
+  options_.destination = &destination;
+  auto stats = Snapshot();
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  const std::vector<std::string> order = store.order();
+  std::set<std::string> names(order.begin(), order.end());
+  ASSERT_TRUE(names.count(kLastSnapshotName));
+  names.erase(kLastSnapshotName);
+  EXPECT_EQ(testing::ReachableFiles(source_, tmp_.path()), names);
+  for (const std::string& name : names)
+    EXPECT_EQ(cvmfs::ReadFile(source_ + "/" + name).value(),
+              store.Get(name).value())
+        << name;
+  auto manifest = std::find(order.begin(), order.end(), ".cvmfspublished");
+  ASSERT_NE(manifest, order.end());
+  for (auto it = manifest; it != order.end(); ++it)
+    EXPECT_NE(it->rfind("data/", 0), 0u) << *it << " after the manifest";
+  EXPECT_TRUE(FilesBelow(staging).empty());
+  EXPECT_EQ(stats->objects_copied, store.ListObjects().value().size());
+  EXPECT_TRUE(FilesBelow(replica_).count(".cvmfspublished") == 0);
+}
+
+// After ListExisting() the store is not asked object by object, and a
+// snapshot resuming an interrupted one still finds what it stored.
+TEST_P(SnapshotTest, IntoAListedObjectStoreAsksNoObjectAndResumes) {
+  RecordingStore store;
+  const std::string staging = tmp_.Sub("staging");
+  ASSERT_TRUE(cvmfs::MakeDirs(staging).ok());
+  const std::string victim = SomeDataObject();
+  fetcher_.FailNext(victim, 1, Status::Unavailable("connection reset"));
+  {
+    StoreDestination destination(&store, staging);
+    ASSERT_TRUE(destination.ListExisting().ok());
+    options_.destination = &destination;
+    ASSERT_FALSE(Snapshot().ok());
+  }
+  EXPECT_EQ(store.exists_calls(), 0u);
+  EXPECT_FALSE(store.Exists(".cvmfspublished"));
+  StoreDestination destination(&store, staging);
+  ASSERT_TRUE(destination.ListExisting().ok());
+  options_.destination = &destination;
+  const size_t calls = store.exists_calls();
+  auto stats = Snapshot();
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(store.exists_calls(), calls);
+  EXPECT_GT(stats->objects_present, 0u);
+  EXPECT_EQ(store.Get(".cvmfspublished").value(),
+            cvmfs::ReadFile(source_ + "/.cvmfspublished").value());
+  EXPECT_TRUE(FilesBelow(staging).empty());
+}
+
+TEST_P(SnapshotTest, IntoAnObjectStoreResumesAfterAFailure) {
+  cvmfs::MemoryObjectStore store;
+  const std::string staging = tmp_.Sub("staging");
+  ASSERT_TRUE(cvmfs::MakeDirs(staging).ok());
+  StoreDestination destination(&store, staging);
+  options_.destination = &destination;
+  const std::string victim = SomeDataObject();
+  fetcher_.FailNext(victim, 1, Status::Unavailable("connection reset"));
+  ASSERT_FALSE(Snapshot().ok());
+  EXPECT_FALSE(store.Exists(".cvmfspublished"));
+  EXPECT_FALSE(store.Exists(victim));
+  EXPECT_FALSE(store.Exists(SourceManifestField('C')));
+  auto stats = Snapshot();
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_GT(stats->objects_present, 0u);
+  EXPECT_EQ(store.Get(".cvmfspublished").value(),
+            cvmfs::ReadFile(source_ + "/.cvmfspublished").value());
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, SnapshotTest,

@@ -33,6 +33,7 @@ class SourceFiles : public cvmfs::TrustChainSource {
                 &files_->whitelist_file);
   }
   Result<std::string> FetchManifest() override {
+    if (!files_->manifest_file.empty()) return files_->manifest_file;
     return Keep(FetchSmall(fetcher_, std::string(cvmfs::kManifestName)),
                 &files_->manifest_file);
   }
@@ -70,6 +71,22 @@ Result<VerifiedSource> FetchVerifiedSource(
     cvmfs::Fetcher* fetcher, const std::vector<cvmfs::PublicKey>& master_keys,
     const std::string& fqrn, time_t now) {
   VerifiedSource source;
+  SourceFiles files(fetcher, &source);
+  CVMFS_ASSIGN_OR_RETURN(
+      cvmfs::VerifiedChain chain,
+      cvmfs::VerifyTrustChain(&files, master_keys, fqrn, now));
+  source.whitelist = std::move(chain.whitelist);
+  source.manifest = std::move(chain.manifest);
+  return source;
+}
+
+Result<VerifiedSource> VerifyAnnouncedManifest(
+    cvmfs::Fetcher* fetcher, const std::vector<cvmfs::PublicKey>& master_keys,
+    const std::string& fqrn, std::string manifest, time_t now) {
+  VerifiedSource source;
+  source.manifest_file = std::move(manifest);  // FetchManifest returns it
+  if (source.manifest_file.empty())
+    return Status::Corruption("announced manifest of " + fqrn + " is empty");
   SourceFiles files(fetcher, &source);
   CVMFS_ASSIGN_OR_RETURN(
       cvmfs::VerifiedChain chain,

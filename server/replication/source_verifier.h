@@ -44,6 +44,12 @@ cvmfs::Result<VerifiedSource> FetchVerifiedSource(
     cvmfs::Fetcher* fetcher, const std::vector<cvmfs::PublicKey>& master_keys,
     const std::string& fqrn, time_t now);
 
+// The manifest a notification announced (doc/notifications.md), checked
+// against the source's whitelist and certificate (downloaded now).
+cvmfs::Result<VerifiedSource> VerifyAnnouncedManifest(
+    cvmfs::Fetcher* fetcher, const std::vector<cvmfs::PublicKey>& master_keys,
+    const std::string& fqrn, std::string manifest, time_t now);
+
 // NotSupported unless the source has .cvmfs_master_replica, the file a
 // Stratum 0 uses to allow replication (CVMFS refuses replicas without it).
 cvmfs::Status CheckReplicationAllowed(cvmfs::Fetcher* fetcher,

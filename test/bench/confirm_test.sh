@@ -37,7 +37,8 @@ note() { :; }
 fail() { echo "FAIL: $name: $*" >&2; exit 1; }
 record_header() { printf "$header" >"$BENCH_RAW"; }
 calls=()
-net_condition() { calls+=("net $1"); }
+bench_condition() { calls+=("net $1"); }
+section_condition() { bench_condition "$2"; }
 # The stub records the call and a measurement of the last state: compile
 # as fast with prefetch as without, tar 10% slower with it.
 run_states() {

@@ -6,9 +6,13 @@
 #      and serve the Stratum 0 with Apache (test/lib/apache.sh);
 #   2. add-replica + a full snapshot into a Stratum 1 under its own
 #      CVMFS_ROOTDIR;
-#   3. change one file (Makefile), publish, and snapshot again: incremental.
+#   3. the baseline: `cp -a` of the Stratum 0's storage to the same disk
+#      (the page cache dropped before it, as before the full snapshot);
+#   4. change one file (Makefile), publish, and snapshot again: incremental.
 # Prints the snapshot summaries (objects, MB, MB/s, objects/s, catalogs
-# copied and skipped) and the wall time of each. Needs root (Apache, and mkfs mounts).
+# copied and skipped), the wall time of each and the full snapshot's time
+# against `cp -a` (issue 25's target: >= 100 MB/s, or within 1.5x of
+# `cp -a`). Needs root (Apache, drop_caches, and mkfs mounts).
 #   test/bench/snapshot_linux.sh          binaries from build/bin, or
 #   CVMFS_BIN_DIR=/path/to/bin test/bench/snapshot_linux.sh
 set -euo pipefail
@@ -34,7 +38,8 @@ timed() {
   start=$(date +%s.%N)
   "$@" >"$WORK/$name.out" 2>&1 || fail "$name failed: $(tail -n 20 "$WORK/$name.out")"
   end=$(date +%s.%N)
-  echo "== $name: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }') s wall"
+  echo "== $name: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }') s wall" |
+    tee -a "$WORK/timings"
   cat "$WORK/$name.out"
 }
 
@@ -50,7 +55,17 @@ s1 add-replica "$APACHE_URL/cvmfs/$fqrn" "$CVMFS_ROOTDIR/etc/cvmfs/keys/$fqrn.pu
   >"$WORK/add-replica.out" 2>&1 || fail "add-replica failed: $(cat "$WORK/add-replica.out")"
 echo "source: $(du -sm "$CVMFS_ROOTDIR/srv/cvmfs/$fqrn" | cut -f1) MB," \
   "$(find "$CVMFS_ROOTDIR/srv/cvmfs/$fqrn/data" -type f | wc -l) objects, $(nproc) cores"
+drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+drop_caches
 timed full-snapshot s1 snapshot $fqrn
+snapshot_s=$(sed -n 's/^== full-snapshot: \([0-9.]*\) s wall$/\1/p' "$WORK/timings")
+drop_caches
+timed cp-a cp -a "$CVMFS_ROOTDIR/srv/cvmfs/$fqrn" "$WORK/cp-a"
+cp_s=$(sed -n 's/^== cp-a: \([0-9.]*\) s wall$/\1/p' "$WORK/timings")
+rm -rf "$WORK/cp-a"
+echo "full snapshot against cp -a of the storage: $snapshot_s s / $cp_s s =" \
+  "$(awk -v a="$snapshot_s" -v b="$cp_s" 'BEGIN { printf "%.2fx", a / b }')" \
+  "(target: within 1.5x, or >= 100 MB/s)"
 
 # One changed file: a tarball holding only the new Makefile.
 mkdir -p "$WORK/change"

@@ -35,18 +35,28 @@ run_dir=$(find "$out" -mindepth 1 -maxdepth 1 -type d -name '*-quick' | head -n 
 check "no results folder in $out" test -n "$run_dir"
 report=$run_dir/report.md
 check "$report missing" test -s "$report"
-for heading in "## Summary" "## Cache states" "## Network conditions" "## Record sizes" "## Publishing"; do
+for heading in "## Summary" "## Cache states" "## Network conditions" "## Servers" "## Record sizes" "## Publishing"; do
   check "report has no '$heading' section" grep -q "^$heading" "$report"
 done
 for plot in latency.png fio.png; do
   check "$plot missing or not a PNG" bash -c "head -c 8 '$run_dir/$plot' | grep -q PNG"
 done
 # Our client took part in every section (a measurement, not necessarily fast).
-for section in states latency fio publish; do
+for section in states latency servers fio publish snapshot; do
   check "raw.tsv has no successful $section measurement of ours" \
     awk -F'\t' -v s="$section" '$1 == s && $4 == "ours" && $11 == "ok" { found = 1 } END { exit !found }' \
     "$run_dir/raw.tsv"
 done
+# The real CVMFS client took part (from ../shared/reference) where there is one.
+if [ -f "$here/../../../shared/reference/cvmfs-2.12-real-debian12-amd64.tar.xz" ]; then
+  check "raw.tsv has no successful measurement of the real client" \
+    awk -F'\t' '$4 == "cvmfs" && $11 == "ok" { found = 1 } END { exit !found }' "$run_dir/raw.tsv"
+fi
+# The peak connections of our COLD runs, and the targets.
+check "raw.tsv has no peak connection count of ours under the small server" \
+  awk -F'\t' '$1 == "servers" && $4 == "ours" && $5 == "COLD" && $6 == "small" && $14 ~ /^[0-9]+$/ { found = 1 } END { exit !found }' \
+    "$run_dir/raw.tsv"
+check "the summary has no targets table" grep -q "^| small server: our peak connections" "$report"
 # Our client's CPU time and prefetch counters were recorded after its
 # measurements.
 check "daemon.tsv has no CPU time and prefetch counters of ours" \

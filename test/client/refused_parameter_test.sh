@@ -22,7 +22,7 @@ test_client_config "$WORK/client.conf" "$APACHE_URL/cvmfs/@fqrn@" "$(repo_public
 
 note "refused values"
 for setting in CVMFS_NFS_SOURCE=yes CVMFS_UID_MAP=/etc/cvmfs/uid.map \
-  CVMFS_MEMCACHE_SIZE=64 CVMFS_CACHE_ram_TYPE=ram; do
+  CVMFS_CACHE_ram_TYPE=ram; do
   name=${setting%%=*}
   echo "$setting" >"$WORK/site.local"
   out=$(mount_repo_expect_failure $fqrn "$WORK/mnt" "$WORK/client.conf:$WORK/site.local")

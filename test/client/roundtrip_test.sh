@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/publish.sh"
 
 test_init roundtrip 500
-require_bins cvmfs_server cvmfs2
+require_bins cvmfs_server cvmfs2 cvmfs_talk
 
 fqrn=roundtrip.test.org
 src=$WORK/src
@@ -242,4 +242,25 @@ check_xattrs
 check_magic_xattrs
 check_errors
 note "$(apache_request_count) HTTP requests, $(apache_bytes_sent) bytes"
+
+# CVMFS_MEMCACHE_SIZE=1: the client remembers about 2,000 of the ~3,200
+# inodes the kernel holds after the walk; the others are rebuilt from their
+# number when the kernel comes back to them (doc/client.md, "Memory").
+unmount_repo "$mnt"
+test_client_config "$WORK/small.conf" "$APACHE_URL/cvmfs/@fqrn@" \
+  "$(repo_public_key $fqrn)" CVMFS_MEMCACHE_SIZE=1
+mount_repo $fqrn "$mnt" "$WORK/small.conf"
+check_metadata
+check_contents
+check_hardlinks
+check_symlinks
+affairs=$("$BIN/cvmfs_talk" -p "$(cache_dir_of $fqrn)/cvmfs_io.$fqrn" internal affairs)
+counter() { awk -F'|' -v n="$1" '$1 == n { print $2 }' <<<"$affairs"; }
+note "CVMFS_MEMCACHE_SIZE=1: $(counter inode_tracker.n_known) inodes remembered" \
+  "($(counter inode_tracker.sz_bytes) bytes), $(counter inode_tracker.n_evicted) dropped," \
+  "$(counter inode_tracker.n_rebuilt) rebuilt"
+[ "$(counter inode_tracker.sz_bytes)" -le $((1 << 20)) ] ||
+  check_failed "inode_tracker.sz_bytes is over CVMFS_MEMCACHE_SIZE=1 (1 MiB)"
+[ "$(counter inode_tracker.n_evicted)" -gt 0 ] && [ "$(counter inode_tracker.n_rebuilt)" -gt 0 ] ||
+  check_failed "CVMFS_MEMCACHE_SIZE=1: no inode was dropped and rebuilt"
 finish

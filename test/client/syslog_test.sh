@@ -98,7 +98,7 @@ expect_line "host failover with the reason" "$warning" \
 
 # A file whose object the server lost: EIO, and the reason in syslog.
 hash=$(magic_xattr hash "$mnt/data/lost.bin")
-rm -f "$(server_object_path $fqrn "$hash")"
+server_lose_object $fqrn "$hash"
 expect_read_error "$mnt/data/lost.bin" "Input/output error"
 expect_line "the failed download" "$error" "download of $hash.* failed"
 

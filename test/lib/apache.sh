@@ -13,12 +13,24 @@
 #   apache_stop                  waits until the server is gone
 #   apache_request_count [ERE]   access log lines (matching ERE)
 #   apache_bytes_sent [ERE]      sum of body bytes of those lines
+#
+# APACHE_PROFILE=debian (set before apache_start) replaces the tuned process
+# and keep-alive settings above (pre-started workers, unlimited keep-alive)
+# with Debian's stock ones, read from the installed
+# /etc/apache2/mods-available/mpm_event.conf (StartServers, MinSpareThreads,
+# MaxSpareThreads, ThreadLimit, ThreadsPerChild, MaxRequestWorkers,
+# MaxConnectionsPerChild) and /etc/apache2/apache2.conf (Timeout, KeepAlive,
+# MaxKeepAliveRequests, KeepAliveTimeout): a server as a site runs it out of
+# the box (the benchmark suite's default). Unset or "tuned": the settings
+# above.
 
 APACHE_DIR=""
 APACHE_PORT=""
 APACHE_URL=""
 APACHE_ACCESS_LOG=""
 APACHE_MODULES=${APACHE_MODULES:-/usr/lib/apache2/modules}
+APACHE_PROFILE=${APACHE_PROFILE:-tuned}
+APACHE_DEBIAN_CONF=${APACHE_DEBIAN_CONF:-/etc/apache2}
 
 _apache_user() {
   local u
@@ -28,9 +40,39 @@ _apache_user() {
   fail "no unprivileged user (www-data, daemon, nobody) for Apache's workers"
 }
 
+# The process and keep-alive directives of APACHE_PROFILE.
+_apache_process_settings() {
+  case $APACHE_PROFILE in
+    tuned)
+      printf '%s\n' "StartServers 2" "ServerLimit 4" "ThreadsPerChild 32" \
+        "MaxRequestWorkers 128" "KeepAlive On" "MaxKeepAliveRequests 0" \
+        "KeepAliveTimeout 30" "Timeout 60"
+      ;;
+    debian)
+      local mpm=$APACHE_DEBIAN_CONF/mods-available/mpm_event.conf
+      local main=$APACHE_DEBIAN_CONF/apache2.conf d v
+      [ -r "$mpm" ] && [ -r "$main" ] ||
+        fail "APACHE_PROFILE=debian needs $mpm and $main (Debian's apache2)"
+      for d in StartServers MinSpareThreads MaxSpareThreads ThreadLimit \
+        ThreadsPerChild MaxRequestWorkers MaxConnectionsPerChild; do
+        v=$(awk -v d="$d" '$1 == d { print $2; exit }' "$mpm")
+        [ -n "$v" ] || fail "$mpm sets no $d"
+        echo "$d $v"
+      done
+      for d in Timeout KeepAlive MaxKeepAliveRequests KeepAliveTimeout; do
+        v=$(awk -v d="$d" '$1 == d { print $2; exit }' "$main")
+        [ -n "$v" ] || fail "$main sets no $d"
+        echo "$d $v"
+      done
+      ;;
+    *) fail "APACHE_PROFILE must be tuned or debian, not '$APACHE_PROFILE'" ;;
+  esac
+}
+
 _apache_write_config() {
-  local conf=$1 docroot=$2 user group
+  local conf=$1 docroot=$2 user group processes
   user=$(_apache_user)
+  processes=$(_apache_process_settings) || exit 1
   group=$(id -gn "$user")
   cat >"$conf" <<EOF
 ServerRoot "$APACHE_DIR"
@@ -53,14 +95,7 @@ LoadModule alias_module $APACHE_MODULES/mod_alias.so
 LoadModule dir_module $APACHE_MODULES/mod_dir.so
 # mod_log_config and mod_unixd are compiled into Debian's apache2.
 
-StartServers 2
-ServerLimit 4
-ThreadsPerChild 32
-MaxRequestWorkers 128
-KeepAlive On
-MaxKeepAliveRequests 0
-KeepAliveTimeout 30
-Timeout 60
+$processes
 # No MIME types: data objects have no extension; .cvmfs* get a forced type.
 TypesConfig /dev/null
 

@@ -11,6 +11,9 @@
 #   manifest_field FQRN LETTER  a field of .cvmfspublished (C root hash, S revision)
 #   server_object_path FQRN HASH
 #                               the stored object of a content hash (no suffix)
+#   server_lose_object FQRN HASH
+#                               removes that object and every bundle holding it
+#                               (doc/format-bundles.md): the server lost it
 
 repo_storage() { echo "$CVMFS_ROOTDIR/srv/cvmfs/$1"; }
 repo_public_key() { echo "$CVMFS_ROOTDIR/etc/cvmfs/keys/$1.pub"; }
@@ -22,6 +25,15 @@ manifest_field() {
 server_object_path() {
   local hash=$2
   echo "$(repo_storage "$1")/data/${hash:0:2}/${hash:2}"
+}
+
+server_lose_object() {
+  local fqrn=$1 hash=$2 bundle
+  rm -f "$(server_object_path "$fqrn" "$hash")"
+  while read -r bundle; do
+    [ -z "$bundle" ] || rm -f "$bundle"
+  done < <(find "$(repo_storage "$fqrn")/data" -name '*B' -print0 |
+    xargs -0r grep -l --text "^$hash " || true)
 }
 
 publish_tree() {

@@ -119,7 +119,10 @@ rm -rf "$root/tmp/debs"
 cvmfs_uid=$(in_root id -u cvmfs) || fail "the postinst created no cvmfs user"
 [ "$(in_root id -gn cvmfs)" = cvmfs ] || check_failed "user cvmfs is not in group cvmfs"
 for f in /usr/bin/cvmfs2 /sbin/mount.cvmfs /usr/bin/cvmfs_talk /usr/bin/cvmfs_config \
-  /usr/bin/cvmfs_server /etc/cvmfs/default.conf /lib/systemd/system/cvmfs-server-serve.service; do
+  /usr/bin/cvmfs_server /etc/cvmfs/default.conf /lib/systemd/system/cvmfs-server-serve.service \
+  /usr/bin/cvmfs_gateway /lib/systemd/system/cvmfs-gateway.service \
+  /usr/libexec/cvmfs/cvmfs-snapshot-on-notify \
+  /lib/systemd/system/cvmfs-snapshot-on-notify@.service; do
   in_root test -e "$f" || check_failed "$f not installed"
 done
 # The textfile collector, where the tree has it (packaging/prometheus/).

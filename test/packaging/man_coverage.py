@@ -24,6 +24,8 @@ PAGES = {
     "cvmfs_config": "cvmfs_config.8",
     "cvmfs_talk": "cvmfs_talk.1",
     "cvmfs_server": "cvmfs_server.8",
+    "cvmfs_gateway": "cvmfs_gateway.8",
+    "cvmfs_swissknife": "cvmfs_swissknife.1",
 }
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 
@@ -130,6 +132,8 @@ def main():
                 words = [w for w in phrase.split() if not w.startswith(("<", "["))]
                 if words:
                     items.append(" ".join(words))
+        elif prog == "cvmfs_swissknife":  # its one subcommand, notify
+            items += ["notify"] + help_options(run([exe, "notify", "--help"]))
         else:
             items += OPTION.findall(h.split("\n", 1)[0]) + help_options(h)
         flat = " ".join(text.split())

@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 SOURCE_DIR=${CVMFS_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
 BIN=${CVMFS_BIN_DIR:-$SOURCE_DIR/build/bin}
 command -v man >/dev/null || { echo "SKIP: man_pages: man-db is not installed"; exit 77; }
-for p in cvmfs2 mount.cvmfs cvmfs_config cvmfs_talk cvmfs_server; do
+for p in cvmfs2 mount.cvmfs cvmfs_config cvmfs_talk cvmfs_server cvmfs_gateway cvmfs_swissknife; do
   [ -x "$BIN/$p" ] || { echo "FAIL: man_pages: $BIN/$p not built" >&2; exit 1; }
 done
 if ! out=$(python3 "$here/man_coverage.py" "$BIN" "$SOURCE_DIR/packaging/man"); then

@@ -19,8 +19,9 @@ storage=$CVMFS_ROOTDIR/srv/cvmfs/$fqrn
 objects() { (cd "$storage" && find data -type f ! -path 'data/txn/*' | sort); }
 manifest_field() { sed -n "/^--\$/q;s/^$1//p" "$storage/.cvmfspublished" | head -1; }
 
-# The objects the current revision and every tag reference, plus the
-# manifest's certificate, history and metainfo (sha1 repositories).
+# The objects the current revision and every tag reference (bundles too,
+# doc/format-bundles.md), plus the manifest's certificate, history and
+# metainfo (sha1 repositories).
 referenced() {
   python3 - "$storage" <<'EOF'
 import os, sqlite3, sys, tempfile, zlib
@@ -50,6 +51,9 @@ while todo:
         out.add(name(blob.hex()))
     for (blob,) in db.execute("SELECT hash FROM chunks"):
         out.add(name(blob.hex(), "P"))
+    if db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'bundles'").fetchone()[0]:
+        for (text,) in db.execute("SELECT hash FROM bundles"):
+            out.add(name(text, "B"))
     todo.extend(r[0] for r in db.execute("SELECT sha1 FROM nested_catalogs"))
 print("\n".join(sorted(out)))
 EOF

@@ -165,7 +165,19 @@ cert=$(manifest_field $fqrn X)
 tail -n +$((log_start + 1)) "$APACHE_ACCESS_LOG" |
   sed -n "s|.*\"GET /cvmfs/$fqrn/\(data/[^ ]*\) HTTP.*|\1|p" | grep -v "X\$" |
   LC_ALL=C sort >"$WORK/fetched2"
-expect_eq "objects the second snapshot fetched" "$(cat "$WORK/s0-new")" "$(cat "$WORK/fetched2")"
+# Small files arrive inside their directory's bundle (doc/format-bundles.md):
+# what was fetched is new, fetched once, and with the members of the fetched
+# bundles makes up all that is new.
+[ -z "$(uniq -d "$WORK/fetched2")" ] || check_failed "fetched twice: $(uniq -d "$WORK/fetched2")"
+[ -z "$(comm -13 "$WORK/s0-new" "$WORK/fetched2")" ] ||
+  check_failed "fetched what is not new: $(comm -13 "$WORK/s0-new" "$WORK/fetched2")"
+for b in $(grep 'B$' "$WORK/fetched2"); do
+  sed -n '3,/^$/p' "$s1storage/$b" | sed -n 's|^\([0-9a-f][0-9a-f]\)\([0-9a-f]*\) .*|data/\1/\2|p'
+done | LC_ALL=C sort -u | LC_ALL=C comm -12 - "$WORK/s0-new" |
+  LC_ALL=C sort -m - "$WORK/fetched2" | LC_ALL=C sort -u >"$WORK/arrived2"
+expect_eq "objects the second snapshot fetched (bundle members included)" \
+  "$(cat "$WORK/s0-new")" "$(cat "$WORK/arrived2")"
+grep -q 'B$' "$WORK/fetched2" || check_failed "the second snapshot fetched no bundle"
 grep -q "\"GET /cvmfs/$fqrn/data/${cert:0:2}/${cert:2}X " "$APACHE_ACCESS_LOG" ||
   check_failed "the certificate was not fetched for verification"
 

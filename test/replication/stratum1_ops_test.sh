@@ -66,6 +66,9 @@ while todo:
     for (blob,) in db.execute("SELECT hash FROM chunks"):
         out.add(name(blob.hex(), "P"))
     todo.extend(r[0] for r in db.execute("SELECT sha1 FROM nested_catalogs"))
+    # Bundles of small files (doc/format-bundles.md), where the catalog has them.
+    if db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'bundles'").fetchone()[0]:
+        out.update(name(h, "B") for (h,) in db.execute("SELECT hash FROM bundles"))
 print("\n".join(sorted(out)))
 EOF
 }
@@ -158,7 +161,8 @@ s1 check -a >"$WORK/check-a2.out" 2>&1
 ! grep -q "Starting $fqrn" "$WORK/check-a2.out" || check_failed "check -a checked a freshly checked replica"
 
 # --- 2. (cont.) damaged replicas fail the check -----------------------------------------
-victim=$(comm -12 "$WORK/before" "$WORK/referenced" | grep -v '[CHXM]$' | head -n 1)
+# A data object (a corrupted or missing bundle: test/interop/bundles_test.sh).
+victim=$(comm -12 "$WORK/before" "$WORK/referenced" | grep -v '[CHXMB]$' | head -n 1)
 cp "$s1storage/$victim" "$WORK/victim"
 printf 'X' | dd of="$s1storage/$victim" bs=1 seek=3 conv=notrunc 2>/dev/null
 if s1 check -i $fqrn >"$WORK/check.out" 2>&1; then check_failed "check -i missed a corrupted object"; fi

@@ -29,7 +29,7 @@ sanitize_reset_reports "$reports"
 export TSAN_OPTIONS="halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:log_exe_name=1:log_path=$reports/tsan:suppressions=$SANITIZE_SRC/test/sanitize/tsan.supp"
 export CVMFS_SOURCE_DIR=$SANITIZE_SRC CVMFS_BIN_DIR=$build/bin
 
-network='HttpFetcherTest.*:FailoverStateTest.*:FailoverResetTest.*:TransferFaultTest.*'
+network='HttpFetcherTest.*:HttpAdmissionTest.*:ConnectionLimitTest.*:FailoverStateTest.*:FailoverResetTest.*:TransferFaultTest.*:WholeInflateBudgetTest.*:BufferPoolTest.*:NotificationSubscriberTest.*'
 # Runs one test binary (with its arguments); its output goes to a log that
 # is printed if it fails. The client's tests wait on threads and sockets more
 # than they compute, so their two halves (gtest shards) run side by side, each

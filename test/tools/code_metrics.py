@@ -46,7 +46,7 @@ LIBRARY_GRAPH = {
     'cache': {'cache', 'cvmfs'},
     'client': {'client', 'cache', 'cvmfs'},
     'publisher': {'publisher', 'cvmfs'},
-    'server': {'server', 'cvmfs'},
+    'server': {'server', 'publisher', 'cvmfs'},  # server/gateway commits
     'programs': {'programs', 'client', 'cache', 'publisher', 'server',
                  'cvmfs'},
 }

@@ -45,7 +45,7 @@ _confirm_round() {
       tar | find | ls | readers) WORKLOAD_TREE=$param ;;
       fio) FIO_RW=${param%/*} FIO_BS=${param#*/} ;;
     esac
-    net_condition "$cond"
+    section_condition "$section" "$cond"
     for rep in $(seq "$reps"); do
       note "$label $n/$total: $section $w $param $state at $cond, repetition $rep/$reps"
       for sys in $(_confirm_order "$rep"); do
@@ -55,7 +55,7 @@ _confirm_round() {
   done <"$list"
   BENCH_RAW=$saved_raw
   WORKLOAD_TREE=$saved_tree
-  net_condition 0
+  bench_condition 0
 }
 
 # ours first in odd repetitions, ours-nopf first in even ones.

@@ -33,7 +33,7 @@ print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["bw_bytes"])' "$WORK/scrat
 section_fio() {
   local cond=$1 sizes rep rw bs sys
   sizes=$(for bs in $2; do echo "$(_record_bytes "$bs") $bs"; done | sort -rn | cut -d' ' -f2)
-  net_condition "$cond"
+  section_condition fio "$cond"
   mkdir -p "$WORK/scratch"
   for rep in $(seq "$BENCH_REPS"); do
     for rw in read randread; do

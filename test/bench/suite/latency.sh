@@ -11,7 +11,7 @@ section_latency() {
   shift
   WORKLOAD_TREE=$LATENCY_TREE
   for cond in $conds; do
-    net_condition "$cond"
+    bench_condition "$cond"
     for rep in $(seq "$BENCH_REPS"); do
       for w in "$@"; do
         ! resume_done latency "$w" "$(workload_param "$w")" "$cond" "$rep" || continue
@@ -23,5 +23,5 @@ section_latency() {
     done
   done
   WORKLOAD_TREE=$saved_tree
-  net_condition 0
+  bench_condition 0
 }

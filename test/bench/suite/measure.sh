@@ -4,7 +4,7 @@
 #   drop_caches                     sync, then drop page, dentry and inode caches
 #   traffic_mark                    prints the current end of Apache's access log
 #   traffic_since MARK              prints "REQUESTS BYTES" logged after MARK
-#   record SECTION WORKLOAD PARAM SYSTEM STATE CONDITION REP SECONDS REQS BYTES STATUS VALUE MOUNT_S
+#   record SECTION WORKLOAD PARAM SYSTEM STATE CONDITION REP SECONDS REQS BYTES STATUS VALUE MOUNT_S PEAK
 #                                   appends one row to $BENCH_RAW
 #   measured_mount SYSTEM MODE      system_mount, remembering where the access
 #                                   log stood and how long the mount took
@@ -24,7 +24,10 @@
 # The time is the workload's alone; the requests and bytes of a
 # measurement right after measured_mount include the mount's (the catalog,
 # the root listing: the network cost of the first access), and MOUNT_S says
-# how long the mount took. A failed workload is recorded with its exit status and does not
+# how long the mount took. PEAK is the largest number of established
+# connections from the clients to the server they talk to (Apache's
+# toxiproxy, the Squid or the small server; servers.sh), sampled with ss
+# every 20 ms during COLD runs of the network systems ("-" otherwise). A failed workload is recorded with its exit status and does not
 # stop the suite: the report lists it. A workload running longer than
 # $BENCH_TIMEOUT seconds is killed and recorded as "timeout" (the report
 # shows "> N s"): one slow system must not eat the time of the whole run.
@@ -56,7 +59,7 @@ traffic_since() {
 }
 
 record_header() {
-  printf 'section\tworkload\tparam\tsystem\tstate\tcondition\trep\tseconds\trequests\tbytes\tstatus\tvalue\tmount_s\n' \
+  printf 'section\tworkload\tparam\tsystem\tstate\tcondition\trep\tseconds\trequests\tbytes\tstatus\tvalue\tmount_s\tpeak_conns\n' \
     >"$BENCH_RAW"
 }
 
@@ -83,7 +86,7 @@ _workload_with_timeout() {
 # skip_record SECTION WORKLOAD PARAM SYSTEM STATE CONDITION REP WHY: a
 # measurement that was not made (WHY: mountfail, skipped).
 skip_record() {
-  record "$1" "$2" "$3" "$4" "$5" "$6" "$7" - 0 0 "$8" - -
+  record "$1" "$2" "$3" "$4" "$5" "$6" "$7" - 0 0 "$8" - - -
 }
 
 # Set by measured_mount, consumed by the next measure.
@@ -103,14 +106,16 @@ measured_mount() {
 measure() {
   local section=$1 workload=$2 param=$3 system=$4 state=$5 cond=$6 rep=$7
   local mark=${_MOUNT_MARK:-} mount_s=$_MOUNT_SECONDS start end rc=0 status=ok traffic value=-
-  local ticks
+  local ticks peak=-
   _MOUNT_MARK="" _MOUNT_SECONDS=-
   [ -n "$mark" ] || mark=$(traffic_mark)
   ticks=$(system_cpu_ticks "$system")
   start=$(_now_ns)
   echo "== $section $workload $param on $system/$state ($cond) rep $rep, started $start ns" >>"$WORK/workloads.log"
+  [ "$state" != COLD ] || [ "$system" = local ] || peak_start
   _workload_with_timeout "$workload" "$SYSTEM_ROOT" >>"$WORK/workloads.log" 2>&1 || rc=$?
   end=$(_now_ns)
+  [ "$state" != COLD ] || [ "$system" = local ] || peak=$(peak_stop)
   # The local file system makes no requests: no need to wait for the log.
   if [ "$system" = local ]; then traffic="0 0"; else traffic=$(traffic_since "$mark"); fi
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
@@ -124,7 +129,7 @@ measure() {
   fi
   record "$section" "$workload" "$param" "$system" "$state" "$cond" "$rep" \
     "$(_seconds_between "$start" "$end")" ${traffic% *} ${traffic#* } "$status" "$value" \
-    "$mount_s"
+    "$mount_s" "$peak"
   [ "$status" != ok ] || [ -z "$ticks" ] ||
     _record_daemon "$ticks" "$section" "$workload" "$param" "$system" "$state" "$cond" "$rep"
   case $status in ok) return 0 ;; timeout) return 2 ;; *) return 1 ;; esac

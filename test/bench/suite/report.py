@@ -26,7 +26,7 @@ import os
 import statistics
 import sys
 
-SECTIONS = ("states", "latency", "fio", "publish")
+SECTIONS = ("states", "latency", "servers", "fio", "publish")
 STATE_ORDER = ("LOCAL-cold", "LOCAL-warm", "NONE", "COLD", "HOT", "PGCACHE")
 SYSTEM_ORDER = ("local", "ours", "ours-nopf", "ours-base", "cvmfs", "httpdirfs",
                 "rclone")
@@ -69,6 +69,7 @@ class Cell:
         self.bytes = []
         self.values = []
         self.mounts = []
+        self.peaks = []  # peak established client connections (COLD runs)
         self.failures = []
 
     def add(self, row):
@@ -83,6 +84,8 @@ class Cell:
             self.values.append(float(row["value"]))
         if row.get("mount_s", "-") not in ("-", "", None):
             self.mounts.append(float(row["mount_s"]))
+        if row.get("peak_conns", "-") not in ("-", "", None):
+            self.peaks.append(int(row["peak_conns"]))
 
     @property
     def ok(self):
@@ -293,12 +296,145 @@ class Report:
                 f"{SYSTEM_LABEL[other]} {theirs_state} {theirs_text} — "
                 f"ours is **{r:.2f}x slower**" + (" (the ranges overlap)" if overlap else ""))
 
+    # --------------------------------------------------------------- targets
+    def target_row(self, what, measured, goal, ok):
+        verdict = "-" if ok is None else ("**pass**" if ok else "**FAIL**")
+        self.w(f"| {what} | {measured} | {goal} | {verdict} |")
+
+    def tar_cells(self, section, system, state, cond):
+        """The cell of tar of the latency tree (latency and servers
+        sections) or of the whole tree (states)."""
+        for k, c in self.cells.items():
+            if (k[0], k[1], k[3], k[4], k[5]) == (section, "tar", system, state, cond):
+                return k[2], c
+        return None, None
+
+    def targets(self):
+        """Issue 25's targets, each with what this run measured."""
+        rows = 0
+        self.w("Issue 25's targets (medians of this run; `-`: not measured in this run):")
+        self.w()
+        self.w("| target | measured | goal | verdict |")
+        self.w("|---|---|---|---|")
+        # 1. The constrained server: ours against the real client, and our
+        # connections.
+        tree, mine = self.tar_cells("servers", "ours", "COLD", "small")
+        _, real = self.tar_cells("servers", "cvmfs", "COLD", "small")
+        if mine is not None:
+            r = ratio(mine, real)
+            self.target_row(f"small server: COLD tar of `{tree}` vs the real client",
+                            f"{fmt_s(mine.median()) if mine.ok else 'failed'} s vs "
+                            f"{fmt_s(real.median()) if real and real.ok else '-'} s "
+                            f"({fmt_ratio(r)})", "<= 1x",
+                            None if r is None else r <= 1 + NOISE)
+            peak = max(mine.peaks) if mine.peaks else None
+            self.target_row("small server: our peak connections (COLD tar)",
+                            "-" if peak is None else str(peak), "<= 16",
+                            None if peak is None else peak <= 16)
+            rows += 2
+        # 2. Latency: +10 ms and +50 ms against our own +0 ms, with Apache
+        # and with the Squid.
+        for server, section, base in (("Apache", "latency", "0"), ("Squid", "servers", "squid")):
+            tree, zero = self.tar_cells(section, "ours", "COLD", base)
+            if zero is None or not zero.ok:
+                continue
+            for ms, goal in (("10", 2), ("50", 4)):
+                cond = ms if section == "latency" else f"squid@{ms}"
+                _, c = self.tar_cells(section, "ours", "COLD", cond)
+                if c is None:
+                    continue
+                r = ratio(c, zero)
+                self.target_row(f"{server}: COLD tar of `{tree}` at +{ms} ms vs our +0 ms",
+                                f"{fmt_s(c.median()) if c and c.ok else '-'} s vs "
+                                f"{fmt_s(zero.median())} s ({fmt_ratio(r)})",
+                                f"<= {goal}x", None if r is None else r <= goal)
+                rows += 1
+        # 3. The whole tree against the local disk.
+        tree, mine = self.tar_cells("states", "ours", "COLD", "0")
+        _, local = self.tar_cells("states", "local", "LOCAL-cold", "0")
+        if mine is not None:
+            r = ratio(mine, local)
+            self.target_row(f"COLD tar of `{tree}` vs local cold",
+                            f"{fmt_s(mine.median()) if mine.ok else 'failed'} s vs "
+                            f"{fmt_s(local.median()) if local and local.ok else '-'} s "
+                            f"({fmt_ratio(r)})", "<= 2x", None if r is None else r <= 2)
+            rows += 1
+        # 4. Every case against the real client.
+        cases = slower = 0
+        worst = None
+        for k, c in self.cells.items():
+            if k[3] != "ours" or k[4] not in ("COLD", "HOT", "PGCACHE"):
+                continue
+            real = self.cells.get((k[0], k[1], k[2], "cvmfs", k[4], k[5]))
+            r = bandwidth_ratio(c, real) if k[0] == "fio" else ratio(c, real)
+            if r is None:
+                continue
+            cases += 1
+            if r > 1 + NOISE:
+                slower += 1
+                if worst is None or r > worst[0]:
+                    worst = (r, f"{k[0]} {k[2] if k[0] == 'fio' else k[1]} {k[4]} "
+                                f"at {cond_label(k[5])}")
+        if cases:
+            self.target_row("every COLD/HOT/PGCACHE case vs the real client",
+                            f"slower in {slower} of {cases}" +
+                            (f" (worst: {worst[1]}, {fmt_ratio(worst[0])})" if worst else ""),
+                            "not slower (within 5%)", slower == 0)
+            rows += 1
+        # 5. The big file from a cold cache.
+        big = self.meta.get("corpus_big")
+        for k, c in self.cells.items():
+            if k[:2] != ("states", "bigseq") or k[3:5] != ("ours", "COLD") or not big:
+                continue
+            size = int(big.split()[1])
+            bw = size / c.median() / 1e6 if c.ok and c.median() else None
+            other = self.cells.get((k[0], k[1], k[2], "rclone", "COLD", k[5]))
+            if other is None or not other.ok:
+                other = self.cells.get((k[0], k[1], k[2], "rclone", "NONE", k[5]))
+            obw = size / other.median() / 1e6 if other and other.ok and other.median() else None
+            self.target_row("big file COLD (bigseq)", "-" if bw is None else
+                            f"{bw:.0f} MB/s" + (f" (rclone {obw:.0f} MB/s)" if obw else ""),
+                            ">= 500 MB/s and >= rclone",
+                            None if bw is None else bw >= 500 and (obw is None or bw >= obw))
+            rows += 1
+        # 6. fio sequential from a cold cache against rclone.
+        for k in sorted((k for k in self.keys("fio") if k[3] == "ours" and k[4] == "COLD"
+                         and k[2].startswith("read/")), key=lambda k: size_bytes(k[2][5:])):
+            mine = self.cells[k]
+            other = self.cells.get((k[0], k[1], k[2], "rclone", "COLD", k[5]))
+            if other is None or not other.value_median():
+                other = self.cells.get((k[0], k[1], k[2], "rclone", "NONE", k[5]))
+            bw, obw = mine.value_median(), other.value_median() if other else None
+            self.target_row(f"fio {k[2]} COLD vs rclone",
+                            (f"{bw / 1e6:.0f} MB/s" if bw else "-") + " vs " +
+                            (f"{obw / 1e6:.0f} MB/s" if obw else "-"),
+                            ">= rclone", None if not bw or not obw else bw >= obw)
+            rows += 1
+        # 7. The Stratum 1 snapshot (section snapshot).
+        snap = self.cell("snapshot", "snapshot", "-", "ours", "COLD", "0")
+        copy = self.cell("snapshot", "cp-a", "-", "local", "LOCAL-cold", "0")
+        if snap is not None:
+            mbs = snap.value_median()
+            r = ratio(snap, copy)
+            self.target_row("Stratum 1 snapshot of this repository",
+                            f"{mbs / 1e6:.0f} MB/s in {fmt_s(snap.median())} s, "
+                            f"{fmt_ratio(r)} the time of `cp -a` "
+                            f"({fmt_s(copy.median()) if copy and copy.ok else '-'} s)"
+                            if mbs else "failed",
+                            ">= 100 MB/s or <= 1.5x `cp -a`",
+                            None if not mbs else mbs >= 100e6 or (r is not None and r <= 1.5))
+            rows += 1
+        if not rows:
+            self.w("| (none of the targets' measurements is in this run) | - | - | - |")
+        self.w()
+
     def summary(self):
         self.w("## Summary")
         self.w()
+        self.targets()
         states = [k for k in self.keys("states") if k[3] == "ours"]
         if states:
-            self.w("Cache states at 0 ms added latency. Each cell: our median time and "
+            self.w("Cache states on loopback, straight to Apache (no toxiproxy). Each cell: our median time and "
                    "its ratio against the local file system in the same run (COLD and "
                    "HOT against LOCAL-cold, PGCACHE against LOCAL-warm), then our ratio "
                    "against each other system in the same state (below 1 = we are "
@@ -333,6 +469,10 @@ class Report:
                 for state in ("COLD", "HOT"):
                     self.compare_ours("latency", wl, param, state, cond,
                                       f"latency {cond_label(cond)}:")
+        for wl, param in self.workloads("servers"):
+            for cond in sorted({k[5] for k in self.keys("servers")}):
+                for state in ("COLD", "HOT"):
+                    self.compare_ours("servers", wl, param, state, cond, f"server {cond}:")
         if self.slower:
             self.w("Where we are slower than another system (median more than "
                    f"{NOISE:.0%} above theirs):")
@@ -350,7 +490,7 @@ class Report:
         if not params:
             return
         others = ordered({k[3] for k in self.keys("fio")} - {"ours", "local"}, SYSTEM_ORDER)
-        self.w("fio on the big file at 0 ms: our median bandwidth, then the same ratios "
+        self.w("fio on the big file on loopback, straight to Apache: our median bandwidth, then the same ratios "
                "as above from the bandwidths (the same bytes are read, so a ratio is "
                "their bandwidth over ours: above 1 = we are slower; for COLD the other "
                "system's NONE is used where it has no COLD).")
@@ -456,6 +596,49 @@ class Report:
                         reqs = statistics.median(c.requests)
                         cols.append(f"{fmt_s(c.median())} ({fmt_ratio(ratio(c, ref))}, "
                                     f"{reqs:,.0f} req)")
+                self.w(f"| {SYSTEM_LABEL.get(sys_, sys_)} | {state} | " + " | ".join(cols) + " |")
+            self.w()
+
+    # --------------------------------------------------------------- servers
+    def servers_section(self):
+        keys = self.keys("servers")
+        if not keys:
+            return
+        conds = sorted({k[5] for k in keys},
+                       key=lambda c: (c.split("@")[0], int(c.split("@")[1]) if "@" in c else 0))
+        self.w("## Servers (stock Squid, constrained server)")
+        self.w()
+        self.w(f"tar walks `{self.meta.get('latency_tree', '?')}`. `squid`: a stock Squid "
+               "(Debian's squid.conf, memory cache, restarted cold before every COLD run) "
+               "between the clients and Apache; `squid@MS`: MS ms added between the Squid "
+               "and Apache; `small`: a constrained HTTP/1.0 server (listen backlog 5, no "
+               "keep-alive). Apache: "
+               f"{self.meta.get('apache', '?')}. Median seconds, the ratio against "
+               "LOCAL-cold, the requests that reached Apache (none for the small server, "
+               "which logs nothing) and, for COLD, the peak number of established "
+               "connections from the client (`ss`, every 20 ms).")
+        self.w()
+        for wl, param in self.workloads("servers"):
+            self.w(f"### {wl}" + ("" if param == "-" else f" ({param})"))
+            self.w()
+            self.w("| system | state | " + " | ".join(conds) + " |")
+            self.w("|---|---|" + "---|" * len(conds))
+            combos = {(k[3], k[4]) for k in keys if k[1] == wl and k[2] == param}
+            for sys_, state in sort_combos(combos):
+                cols = []
+                for cond in conds:
+                    c = self.cell("servers", wl, param, sys_, state, cond)
+                    if c is None:
+                        cols.append("-")
+                    elif not c.ok:
+                        cols.append(fmt_range(c, self.meta.get("timeout", "?"))[0])
+                    elif sys_ == "local":
+                        cols.append(fmt_s(c.median()))
+                    else:
+                        ref = self.cell("servers", wl, param, "local", "LOCAL-cold", cond)
+                        extra = f", {max(c.peaks)} conn" if c.peaks else ""
+                        cols.append(f"{fmt_s(c.median())} ({fmt_ratio(ratio(c, ref))}, "
+                                    f"{statistics.median(c.requests):,.0f} req{extra})")
                 self.w(f"| {SYSTEM_LABEL.get(sys_, sys_)} | {state} | " + " | ".join(cols) + " |")
             self.w()
 
@@ -793,6 +976,7 @@ class Report:
             self.w()
         self.states_section()
         self.latency_section()
+        self.servers_section()
         self.fio_section()
         self.prefetch_section()
         self.publish_section()
@@ -812,6 +996,8 @@ def sort_combos(combos):
 def cond_label(cond):
     if cond in ("-", ""):
         return "-"
+    if not cond[0].isdigit():  # a server condition: squid, squid@MS, small
+        return cond
     ms, _, mbit = cond.partition("+")
     return f"{ms} ms" + (f" + {mbit} Mbit/s" if mbit else "")
 

@@ -4,7 +4,8 @@
 #
 # A group is one loop step of a section, measured on every system in turn:
 # SECTION|WORKLOAD|PARAM|CONDITION|REP (publish: publish|REP, one mkfs and its
-# three publishes). Groups run one after another, so only the last group in
+# three publishes; snapshot: snapshot|REP, the snapshot and its cp -a).
+# Groups run one after another, so only the last group in
 # raw.tsv can be incomplete: resume_load drops its rows and the run measures
 # it again, whole, with the cache states in their order (a HOT run needs the
 # COLD run before it). daemon.tsv beside RAW loses the same group's rows and
@@ -18,7 +19,7 @@
 declare -A _RESUME_DONE=()
 
 # The group of a raw.tsv row, in awk.
-_RESUME_GROUP='function group() { return $1 == "publish" ? "publish|" $7 : $1 "|" $2 "|" $3 "|" $6 "|" $7 }'
+_RESUME_GROUP='function group() { return $1 == "publish" || $1 == "snapshot" ? $1 "|" $7 : $1 "|" $2 "|" $3 "|" $6 "|" $7 }'
 
 _resume_group() {
   awk -F'\t' "$_RESUME_GROUP"' NR > 1 { print group() }'
@@ -45,8 +46,8 @@ resume_load() {
 }
 
 resume_done() {
-  if [ "$1" = publish ]; then
-    [ -n "${_RESUME_DONE[publish|$5]:-}" ]
+  if [ "$1" = publish ] || [ "$1" = snapshot ]; then
+    [ -n "${_RESUME_DONE[$1|$5]:-}" ]
   else
     [ -n "${_RESUME_DONE[$1|$2|$3|$4|$5]:-}" ]
   fi

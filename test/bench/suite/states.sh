@@ -37,10 +37,14 @@ _record_bytes() {
 # _gave_up_keys SECTION WORKLOAD PARAM SYSTEM STATE CONDITION: sets the
 # caller's locals key, ms, lat_key, bs_key and bytes for the tables above.
 _gave_up_keys() {
-  local mbit=
-  key="$1|$2|$3|$4|$5|$6" ms=${6%%+*} bs_key="" bytes=0
-  [[ $6 != *+* ]] || mbit=${6#*+}
-  lat_key="$1|$2|$3|$4|$5|$mbit"
+  local mbit= c=$6 server=apache
+  # A server condition (servers.sh): squid@MS is squid's MS, small is 0.
+  case $c in
+    squid* | small) server=${c%@*}; c=${c#"$server"}; c=${c#@}; c=${c:-0} ;;
+  esac
+  key="$1|$2|$3|$4|$5|$6" ms=${c%%+*} bs_key="" bytes=0
+  [[ $c != *+* ]] || mbit=${c#*+}
+  lat_key="$1|$2|$3|$4|$5|$server|$mbit"
   if [ "$1" = fio ]; then
     bs_key="$1|$2|${3%/*}|$4|$5|$6"
     bytes=$(_record_bytes "${3#*/}")
@@ -116,6 +120,7 @@ run_states() {
   local later=()
   [[ $states != *" HOT "* ]] || later+=(HOT)
   [[ $states != *" PGCACHE "* ]] || later+=(PGCACHE)
+  server_before_cold
   system_clear_cache "$sys"
   if ! measured_mount "$sys" cache; then
     system_unmount "$sys"
@@ -154,7 +159,7 @@ systems_in_order() {
 section_states() {
   local cond=$1 rep w sys
   shift
-  net_condition "$cond"
+  section_condition states "$cond"
   for rep in $(seq "$BENCH_REPS"); do
     for w in "$@"; do
       ! resume_done states "$w" "$(workload_param "$w")" "$cond" "$rep" || continue

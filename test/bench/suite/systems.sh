@@ -23,13 +23,14 @@
 #
 # NAME is one of local, ours, ours-nopf (our client with CVMFS_PREFETCH=no:
 # the prefetch off/on dimension), ours-base (the cvmfs2 of another build,
-# $BENCH_BASE_BIN: before/after a change), cvmfs, httpdirfs, rclone. The caches live
+# $BENCH_BASE_BIN: before/after a change), cvmfs (the real CVMFS 2.12 client
+# from ../shared/reference, test/lib/real_cvmfs.sh; systems_init_real
+# unpacks it), httpdirfs, rclone. The caches live
 # in $BENCH_CACHES/cache-NAME (systems_init_caches); mount points are
 # $WORK/mnt/NAME.
 
 readonly BENCH_FQRN=bench.example.org
 readonly BENCH_SYSTEMS_ALL="local ours ours-nopf ours-base cvmfs httpdirfs rclone"
-readonly REAL_CVMFS2=/usr/bin/cvmfs2
 SYSTEM_ROOT=""
 declare -A _SYSTEM_PIDS=()
 BENCH_CACHES=""
@@ -69,11 +70,19 @@ systems_caches_fs() {
   echo
 }
 
+# Unpacks the real CVMFS client when the run wants it and its tarball is
+# there (else system_available says no and the report names the reason).
+systems_init_real() {
+  local ref=${CVMFS_REFERENCE_DIR:-$SOURCE_DIR/../shared/reference}
+  [ -f "$ref/cvmfs-2.12-real-debian12-amd64.tar.xz" ] || return 0
+  real_cvmfs_init >>"$WORK/setup.log"
+}
+
 system_available() {
   case $1 in
     local | ours | ours-nopf) return 0 ;;
     ours-base) [ -n "${BENCH_BASE_BIN:-}" ] && [ -x "$BENCH_BASE_BIN/cvmfs2" ] ;;
-    cvmfs) [ -x "$REAL_CVMFS2" ] ;;
+    cvmfs) [ -n "${REAL_BIN:-}" ] && [ -x "$REAL_BIN/real-cvmfs2" ] ;;
     httpdirfs | rclone) command -v "$1" >/dev/null 2>&1 ;;
     *) fail "unknown system '$1' (known: $BENCH_SYSTEMS_ALL)" ;;
   esac
@@ -85,7 +94,7 @@ system_version() {
     ours) echo "$BIN/cvmfs2" ;;
     ours-nopf) echo "$BIN/cvmfs2 (CVMFS_PREFETCH=no)" ;;
     ours-base) echo "$BENCH_BASE_BIN/cvmfs2 (--base-bin)" ;;
-    cvmfs) "$REAL_CVMFS2" --version 2>&1 | head -n 1 ;;
+    cvmfs) echo "$("$REAL_BIN/real-cvmfs2" --version 2>&1 | head -n 1) (../shared/reference)" ;;
     httpdirfs) dpkg-query -W -f='httpdirfs ${Version}' httpdirfs 2>/dev/null || echo httpdirfs ;;
     rclone) rclone version 2>/dev/null | head -n 1 ;;
   esac
@@ -102,22 +111,29 @@ system_cache_modes() {
 _system_mnt() { echo "$WORK/mnt/$1"; }
 
 _client_conf() {  # the client configuration of ours, ours-nopf or cvmfs
-  local sys=$1 conf=$WORK/client-$1.conf
+  local sys=$1 conf=$WORK/client-$1-$BENCH_SERVER.conf url=$BENCH_REPO_URL proxy=DIRECT
   if [ ! -e "$conf" ]; then
+    # Under the server conditions (servers.sh): through the stock Squid, or
+    # straight to the small server.
+    [ "$BENCH_SERVER" != squid ] || proxy=$BENCH_SQUID_URL
+    [ "$BENCH_SERVER" != small ] || url=http://127.0.0.1:$BENCH_SMALL_PORT/cvmfs/@fqrn@
+    [ "$BENCH_SERVER" != direct ] || url=http://127.0.0.1:$APACHE_PORT/cvmfs/@fqrn@
     # The debug log is off: it costs time on every operation.
-    test_client_config "$conf" "$BENCH_REPO_URL" "$(repo_public_key "$BENCH_FQRN")" \
+    test_client_config "$conf" "$url" "$(repo_public_key "$BENCH_FQRN")" \
       "CVMFS_CACHE_BASE=$BENCH_CACHES/cache-$sys" CVMFS_QUOTA_LIMIT=20000 CVMFS_DEBUGLOG= \
-      CVMFS_TIMEOUT=60 CVMFS_TIMEOUT_DIRECT=60
+      CVMFS_TIMEOUT=60 CVMFS_TIMEOUT_DIRECT=60 "CVMFS_HTTP_PROXY=$proxy"
     # run --set: for both of ours, before ours-nopf's prefetch switch.
     if [[ $sys == ours* ]] && [ -n "${BENCH_CLIENT_SETTINGS[*]:-}" ]; then
       printf '%s\n' "${BENCH_CLIENT_SETTINGS[@]}" >>"$conf"
     fi
     [ "$sys" != ours-nopf ] || echo "CVMFS_PREFETCH=no" >>"$conf"
-    # The real client also wants a workspace and user of its own.
+    # The real client also wants a workspace and user of its own, and no
+    # Geo-API (real_cvmfs.sh).
     [[ $sys == ours* ]] || cat >>"$conf" <<EOC
 CVMFS_WORKSPACE='$BENCH_CACHES/cache-$sys'
 CVMFS_RELOAD_SOCKETS='$BENCH_CACHES/cache-$sys'
 CVMFS_USER=root
+CVMFS_USE_GEOAPI=no
 EOC
   fi
   echo "$conf"
@@ -147,10 +163,19 @@ system_prefetch_counters() {
 _mount_cvmfs_client() {  # SYSTEM
   local mnt bin=$BIN
   mnt=$(_system_mnt "$1")
-  [[ $1 == ours* ]] || bin=$(dirname "$REAL_CVMFS2")
+  SYSTEM_ROOT=$mnt
+  if [ "$1" = cvmfs ]; then
+    # The real client, as real_mount does, without an on_exit per mount
+    # (unmount_repo works for it too: it waits for the pid in _MOUNT_PIDS).
+    # Its reload socket goes into the cache directory, which must exist.
+    mkdir -p "$mnt" "$BENCH_CACHES/cache-cvmfs"
+    "$REAL_BIN/real-cvmfs2" -o "config=$(_client_conf cvmfs),allow_other" "$BENCH_FQRN" "$mnt" \
+      </dev/null >>"$WORK/mounts.log" 2>&1 || fail "the real cvmfs2 did not mount (see logs/mounts.log)"
+    _MOUNT_PIDS[$mnt]=$(getfattr --absolute-names --only-values -n user.pid "$mnt" 2>/dev/null || true)
+    return 0
+  fi
   [ "$1" != ours-base ] || bin=$BENCH_BASE_BIN
   BIN=$bin mount_repo "$BENCH_FQRN" "$mnt" "$(_client_conf "$1")" >>"$WORK/mounts.log"
-  SYSTEM_ROOT=$mnt
 }
 
 # _wait_mounted SYSTEM MOUNTPOINT: up to 60 s, while the daemon lives.
@@ -175,11 +200,22 @@ _mount_httpdirfs() {  # MODE
   # big file's checksum through every system with the local one).
   [ "$1" = none ] || cache=(--cache --cache-location "$BENCH_CACHES/cache-httpdirfs" --no-range-check)
   [ "$1" = none ] || mkdir -p "$BENCH_CACHES/cache-httpdirfs"
-  echo "== httpdirfs ${cache[*]} $BENCH_PLAIN_URL/ $mnt" >>"$log"
-  httpdirfs -f "${cache[@]}" "$BENCH_PLAIN_URL/" "$mnt" </dev/null >>"$log" 2>&1 &
+  local proxy=()
+  [ "$BENCH_SERVER" != squid ] || proxy=(--proxy "$BENCH_SQUID_URL")
+  echo "== httpdirfs ${cache[*]} ${proxy[*]} $(_plain_url)/ $mnt" >>"$log"
+  httpdirfs -f "${cache[@]}" "${proxy[@]}" "$(_plain_url)/" "$mnt" </dev/null >>"$log" 2>&1 &
   _SYSTEM_PIDS[httpdirfs]=$!
   SYSTEM_ROOT=$mnt
   _wait_mounted httpdirfs "$mnt"
+}
+
+# The plain corpus tree as the server condition serves it.
+_plain_url() {
+  if [ "$BENCH_SERVER" = direct ]; then
+    echo "http://127.0.0.1:$APACHE_PORT/plain"
+  else
+    echo "$BENCH_PLAIN_URL"
+  fi
 }
 
 _mount_rclone() {  # MODE
@@ -187,8 +223,8 @@ _mount_rclone() {  # MODE
   mnt=$(_system_mnt rclone)
   mkdir -p "$mnt"
   [ "$1" = cache ] || mode=off
-  echo "== rclone mount --vfs-cache-mode $mode $BENCH_PLAIN_URL/ $mnt" >>"$log"
-  RCLONE_CONFIG=$WORK/rclone.conf rclone mount :http: "$mnt" --http-url "$BENCH_PLAIN_URL/" \
+  echo "== rclone mount --vfs-cache-mode $mode $(_plain_url)/ $mnt" >>"$log"
+  RCLONE_CONFIG=$WORK/rclone.conf rclone mount :http: "$mnt" --http-url "$(_plain_url)/" \
     --read-only --vfs-cache-mode "$mode" --cache-dir "$BENCH_CACHES/cache-rclone" \
     --log-file "$log" --log-level NOTICE </dev/null >>"$log" 2>&1 &
   _SYSTEM_PIDS[rclone]=$!

@@ -1,0 +1,82 @@
+// Bundles of small files, publisher side (doc/format-bundles.md): after a
+// publish has changed the tree, each directory whose direct files changed
+// gets its bundles recomputed from its listing and written as objects
+// data/XX/<digest>B; its rows in the catalog holding its entries follow.
+//
+//   CatalogTree::changed_file_dirs() ─► UpdateBundles ─► for each directory:
+//     List ─► candidates (regular, unchunked, not external; stored size
+//     from the store) ─► PlanBundles ─► BundleWriter::Write each plan
+//     (header + members read back from the store, <= ~1 MiB in memory)
+//     ─► CatalogTree::SetBundles (unchanged rows write nothing)
+//
+// An unchanged directory is not looked at; a changed one whose plans stay
+// the same finds its bundle objects already stored (same plan, same bytes,
+// same name) and leaves its rows as they are.
+//
+// Thread safety: none; the publisher's thread owns the writer and the tree.
+#ifndef PUBLISHER_BUNDLE_WRITER_H_
+#define PUBLISHER_BUNDLE_WRITER_H_
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cvmfs/bundle.h"
+#include "cvmfs/catalog/dirent.h"
+#include "cvmfs/hash.h"
+#include "cvmfs/object_store.h"
+#include "cvmfs/status.h"
+#include "publisher/catalog_tree.h"
+
+namespace publisher {
+
+struct BundleStats {
+  uint64_t directories = 0;       // directories whose bundles were computed
+  uint64_t bundles_written = 0;   // new bundle objects stored
+  uint64_t bundles_existing = 0;  // planned bundles already in the store
+  uint64_t bytes_written = 0;     // bytes of the new bundle objects
+};
+
+class BundleWriter {
+ public:
+  BundleWriter(cvmfs::ObjectStore* store, cvmfs::HashAlgorithm algorithm)
+      : store_(store), algorithm_(algorithm) {}
+
+  // The bundle rows of directory `dir` ("" or "/a/b") whose entries are
+  // `listing`; the bundle objects are stored. No rows: no bundle.
+  cvmfs::Result<std::vector<cvmfs::BundleRef>> BuildDirectory(
+      const std::string& dir,
+      const std::vector<cvmfs::DirectoryEntry>& listing);
+
+  const BundleStats& stats() const { return stats_; }
+
+ private:
+  // Stores the bundle of `plan` (if not stored yet) and returns its row.
+  cvmfs::Result<cvmfs::BundleRef> Write(const std::string& dir,
+                                        const cvmfs::BundlePlan& plan);
+
+  cvmfs::ObjectStore* store_;  // not owned
+  cvmfs::HashAlgorithm algorithm_;
+  BundleStats stats_;
+};
+
+// The files of `listing` that may be bundle members, with their stored
+// sizes read from `store` (a file whose object is missing is left out).
+cvmfs::Result<std::vector<cvmfs::BundleCandidate>> BundleCandidates(
+    cvmfs::ObjectStore* store,
+    const std::vector<cvmfs::DirectoryEntry>& listing);
+
+// For each directory of `dirs` that still exists in `tree`: its bundles
+// recomputed (`enabled`) or removed (CVMFS_BUNDLES=false).
+cvmfs::Status UpdateBundles(CatalogTree* tree,
+                            const std::set<std::string>& dirs, bool enabled,
+                            BundleWriter* writer);
+
+// Every directory of `tree` (all its catalogs), for a publish that gives
+// every directory its bundles (`cvmfs_server bundle`).
+cvmfs::Result<std::set<std::string>> AllDirectories(CatalogTree* tree);
+
+}  // namespace publisher
+
+#endif  // PUBLISHER_BUNDLE_WRITER_H_
