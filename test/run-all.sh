@@ -13,6 +13,12 @@
 # anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's wall time goes to the log (CI's limit is the whole run's).
+phase_start=$SECONDS
+phase() {
+  echo "run-all: $1 took $((SECONDS - phase_start)) s (total $SECONDS s)"
+  phase_start=$SECONDS
+}
 packaging/install-deps.sh --integration --bench-suite --no-s3
 # SeaweedFS (the S3 tests' server, test/lib/s3.sh) takes ~10 min of one core
 # to build from the Go module proxy: built in the background, niced, beside
@@ -23,16 +29,23 @@ nice -n 15 packaging/install-deps.sh --s3 >"$weed_log" 2>&1 &
 weed_pid=$!
 cmake -S . -B build -G Ninja -DCVMFS_WERROR=ON >/dev/null
 cmake --build build -j2
+phase "dependencies and build"
 rc=0
 (cd build && ctest --output-on-failure -j2 --timeout 600 -LE s3 "$@") || rc=1
+phase "test suite"
 if [[ ${CVMFS_SANITIZERS:-1} != 0 ]]; then
   CVMFS_SANITIZE_EXTRA_CMAKE_ARGS=-DCVMFS_FUZZ=ON \
     test/sanitize/asan_ubsan.sh build-asan || rc=1
+  phase "ASan/UBSan"
   test/fuzz/run.sh build-asan "${CVMFS_FUZZ_SECONDS:-10}" || rc=1
+  phase "fuzzing"
   test/sanitize/tsan.sh build-tsan || rc=1
+  phase "TSan"
 fi
 if wait "$weed_pid"; then
+  phase "waiting for SeaweedFS"
   (cd build && ctest --output-on-failure --timeout 600 -L s3 "$@") || rc=1
+  phase "S3 tests"
 else
   echo "run-all: building SeaweedFS failed; the S3 tests did not run:" >&2
   tail -n 30 "$weed_log" >&2

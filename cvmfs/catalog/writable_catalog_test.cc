@@ -582,7 +582,7 @@ TEST_F(WritableCatalogTest, CommitCompactsWastedRowIds) {
             static_cast<int64_t>(kept.size()));
 }
 
-TEST_F(WritableCatalogTest, ManyInsertsAreFast) {
+TEST_F(WritableCatalogTest, ManyInsertsAreCommittedAndCounted) {
   const int kRows = 200000;
   std::string file = tmp_.Sub("big.db");
   auto catalog = WritableCatalog::Create(file, "", Dir(), false);
@@ -604,11 +604,8 @@ TEST_F(WritableCatalogTest, ManyInsertsAreFast) {
   double rate = kRows / seconds;
   std::printf("inserted %d rows in %.3f s (%.0f rows/s)\n", kRows, seconds,
               rate);
-  // The target is >100k rows/s; the bound here leaves room for slow CI, not
-  // for a sanitizer's instrumentation.
-  if (!testing::kSanitized) {
-    EXPECT_GT(rate, 25000.0);
-  }
+  // The rate is printed for whoever reads the log; speed targets are the
+  // benchmarks' business (test/bench/million_files.sh), not a timed test's.
   auto back = Catalog::Open(file);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ((*back)->ReadCounters().value().self.regular, kRows - 200);
