@@ -13,6 +13,7 @@
 #include "cvmfs/file_util.h"
 #include "cvmfs/prefetch_list.h"
 #include "cvmfs/text.h"
+#include "cvmfs/time_format.h"
 #include "publisher/spool_layout.h"
 
 namespace publisher {
@@ -352,6 +353,30 @@ Result<GcReport> CollectStorageGarbage(const GcStorage& storage,
 }
 
 // ---------------------------------------------------------------------------
+// GcReportText
+
+std::string GcReportText(const GcReport& r, bool dry_run) {
+  using std::to_string;
+  std::string out = "Kept " + to_string(r.kept.size()) + " revisions:\n";
+  for (const KeptRevision& k : r.kept) {
+    out += "  revision " + to_string(k.revision) + "  " + k.root.ToString() +
+           "  published " +
+           cvmfs::FormatTime(k.published, cvmfs::kDateTimeFormat,
+                             cvmfs::TimeZone::kLocal) +
+           "  (" + k.reason + ")\n";
+  }
+  out += "Marked " + to_string(r.catalogs_marked) + " catalogs, " +
+         to_string(r.objects_marked) + " referenced objects\n";
+  char mb[32];
+  std::snprintf(mb, sizeof(mb), "%.1f", r.bytes_deleted / 1e6);
+  out += std::string(dry_run ? "Would delete " : "Deleted ") +
+         to_string(r.objects_deleted) + " of " + to_string(r.objects_scanned) +
+         " objects (" + mb + " MB, " + to_string(r.bytes_deleted) +
+         " bytes); " + (dry_run ? "would remove " : "removed ") +
+         to_string(r.reflog_entries_removed) + " reflog entries\n";
+  return out;
+}
+
 // ParseGcTime
 
 namespace {

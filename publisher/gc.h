@@ -184,6 +184,11 @@ cvmfs::Result<std::unique_ptr<cvmfs::HistoryDb>> OpenStoredHistory(
     cvmfs::ObjectStore* store, const cvmfs::Digest& history,
     const std::string& temp_dir);
 
+// What a collection kept and deleted, as `cvmfs_server gc` prints it: the
+// kept revisions (in local time) and the counts; not the warnings. The
+// gateway's admin gc answers with it.
+std::string GcReportText(const GcReport& report, bool dry_run);
+
 // Parses a -t argument: Unix seconds ("1700000000" or "@1700000000"),
 // "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]" (also with 'T'; local time), or
 // "N <unit>s ago" with unit second, minute, hour, day or week (relative to

@@ -13,6 +13,8 @@
 #include "server/gateway/gateway_http.h"
 #include "server/gateway/gateway_service.h"
 #include "server/gateway/lease_commit.h"
+#include "server/gateway/lease_store.h"
+#include "server/gateway/repository_gc.h"
 #include "server/gateway/repository_stores.h"
 
 namespace {
@@ -61,8 +63,15 @@ int main(int argc, char** argv) {
       gateway::ParseAccessConfig(*text, paths.KeysDir(), cvmfs::ReadGatewayKey);
   if (!access.ok()) return Fail(access.status().Annotate(access_config));
 
+  // Leases survive a restart: saved in work_dir (user.json, as CVMFS's).
+  const std::string work_dir = paths.Under(settings.work_dir);
+  if (cvmfs::Status made = cvmfs::MakeDirs(work_dir, 0700); !made.ok())
+    return Fail(made.Annotate("work_dir"));
+  gateway::FileLeaseStore lease_store(work_dir + "/leases.json");
+
   gateway::RepositoryStores stores(paths);
   gateway::GatewayOptions options;
+  options.lease_store = &lease_store;
   options.access = std::move(*access);
   options.max_lease_time = std::chrono::seconds(settings.max_lease_time_s);
   options.store = [&stores](const std::string& fqrn) {
@@ -71,7 +80,12 @@ int main(int argc, char** argv) {
   options.commit = [&paths](const gateway::LeaseCommitRequest& request) {
     return gateway::CommitLease(paths, request);
   };
+  options.gc = [&paths](const gateway::RepositoryGcRequest& request) {
+    return gateway::CollectRepositoryGarbage(paths, request);
+  };
   gateway::GatewayService service(std::move(options));
+  if (cvmfs::Status restored = service.RestoreLeases(); !restored.ok())
+    return Fail(restored);
 
   sigset_t stop;
   sigemptyset(&stop);

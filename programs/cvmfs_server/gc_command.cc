@@ -112,23 +112,7 @@ bool Confirm(const std::string& fqrn, const GcPolicy& policy) {
 }
 
 void PrintReport(const GcReport& r, bool dry_run) {
-  std::printf("Kept %zu revisions:\n", r.kept.size());
-  for (const KeptRevision& k : r.kept)
-    std::printf("  revision %llu  %s  published %s  (%s)\n",
-                static_cast<unsigned long long>(k.revision),
-                k.root.ToString().c_str(), LocalTime(k.published).c_str(),
-                k.reason.c_str());
-  std::printf("Marked %llu catalogs, %llu referenced objects\n",
-              static_cast<unsigned long long>(r.catalogs_marked),
-              static_cast<unsigned long long>(r.objects_marked));
-  std::printf(
-      "%s %llu of %llu objects (%.1f MB, %llu bytes); %s %llu reflog entries\n",
-      dry_run ? "Would delete" : "Deleted",
-      static_cast<unsigned long long>(r.objects_deleted),
-      static_cast<unsigned long long>(r.objects_scanned), r.bytes_deleted / 1e6,
-      static_cast<unsigned long long>(r.bytes_deleted),
-      dry_run ? "would remove" : "removed",
-      static_cast<unsigned long long>(r.reflog_entries_removed));
+  std::fputs(publisher::GcReportText(r, dry_run).c_str(), stdout);
   for (const std::string& w : r.warnings)
     std::fprintf(stderr, "warning: %s\n", w.c_str());
 }

@@ -80,7 +80,7 @@ std::string RandomLeaseToken() {
 GatewayService::GatewayService(GatewayOptions options)
     : options_(std::move(options)),
       leases_(options_.clock ? options_.clock : cvmfs::SteadyClock(),
-              options_.max_lease_time) {
+              options_.max_lease_time, options_.lease_store) {
   if (!options_.clock) options_.clock = cvmfs::SteadyClock();
   if (!options_.new_token) options_.new_token = RandomLeaseToken;
 }
@@ -142,13 +142,7 @@ HttpReply GatewayService::Handle(const HttpRequest& r) {
   if (rest == "/notifications/subscribe" && m == "GET") return Subscribe(r);
   if (under("/leases-by-path", &tail) && m == "DELETE")
     return AdminDropByPath(r, tail);
-  if (rest == "/gc" && m == "POST") {
-    std::string key_id;
-    if (auto fail = Authorize(r, r.body, true, &key_id)) return *fail;
-    return Error(
-        "gc through the gateway is not implemented yet; run "
-        "cvmfs_server gc on the gateway machine");
-  }
+  if (rest == "/gc" && m == "POST") return AdminGc(r);
   return Error("not_found", 404);
 }
 
@@ -233,6 +227,62 @@ HttpReply GatewayService::AdminDropByPath(const HttpRequest& r,
   if (!path.ok()) return Error(path.status().message());
   if (leases_.DropByPath(*path) == 0) return Error("invalid_path");
   return Json({{"status", "ok"}});
+}
+
+HttpReply GatewayService::AdminGc(const HttpRequest& r) {
+  std::string key_id;
+  if (auto fail = Authorize(r, r.body, true, &key_id)) return *fail;
+  std::optional<json> msg = ParseObject(r.body);
+  if (!msg) return Error("invalid request body", 400);
+  RepositoryGcRequest request;
+  request.fqrn = StringOf(*msg, "repo");
+  if (options_.access.repos.count(request.fqrn) == 0)
+    return Error("invalid_repo");
+  // As CVMFS's gateway turns the request into `cvmfs_server gc` options:
+  // num_revisions 0 (or absent) and an empty timestamp are not given.
+  if (auto n = msg->find("num_revisions"); n != msg->end() && !n->is_null()) {
+    if (!n->is_number_integer() || n->get<int64_t>() < 0)
+      return Error("num_revisions must be a whole number >= 0", 400);
+    if (n->get<int64_t>() > 0)
+      request.policy.keep_revisions = n->get<uint64_t>();
+  }
+  if (std::string t = StringOf(*msg, "timestamp"); !t.empty()) {
+    if (request.policy.keep_revisions)
+      return Error("give either num_revisions or timestamp, not both", 400);
+    auto since = publisher::ParseGcTime(
+        t, std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+               .count());
+    if (!since.ok()) return Error(since.status().message(), 400);
+    request.policy.keep_since = *since;
+  }
+  if (auto d = msg->find("dry_run"); d != msg->end() && d->is_boolean())
+    request.dry_run = d->get<bool>();
+  if (auto v = msg->find("verbose"); v != msg->end() && v->is_boolean())
+    request.list = v->get<bool>();
+  if (!options_.gc) return Error("gc is not available on this gateway");
+
+  // No commit meanwhile, and no lease: objects uploaded for a lease that is
+  // not committed yet belong to no revision and would be swept.
+  cvmfs::MutexLock commit_lock(CommitMutex(request.fqrn));
+  std::string token = options_.new_token();
+  if (token.empty()) return Error("could not make a lease token");
+  Lease holder;
+  auto lease = leases_.Acquire(publisher::LeasePath{request.fqrn, "/"},
+                               "gc (" + key_id + ")", token, &holder);
+  if (!lease.ok()) {
+    if (lease.status().code() != cvmfs::Status::Code::kBusy)
+      return Error(lease.status().message());
+    return Json(
+        {{"status", "path_busy"},
+         {"time_remaining", Remaining(holder.expires - options_.clock->Now())},
+         {"holder", holder.key_id},
+         {"lease_path", holder.path.ToString()}});
+  }
+  auto output = options_.gc(request);
+  (void)leases_.Drop(token);
+  if (!output.ok()) return Error(output.status().ToString());
+  return Json({{"status", "ok"}, {"output", *output}});
 }
 
 HttpReply GatewayService::Payload(const HttpRequest& r,

@@ -5,7 +5,8 @@
 //   request ─► route ─► HMAC check (key of the Authorization header) ─►
 //   leases (LeaseTable) / payloads (object packs into the repository's
 //   ObjectStore) / commit (one at a time per repository, CommitLease) /
-//   notifications (latest announcement per repository)
+//   notifications (latest announcement per repository) / admin gc (under
+//   the commit lock and a lease on the whole repository)
 //
 // Side effects sit behind GatewayOptions: the clock, the token source, the
 // repositories' object stores and the commit itself.
@@ -31,6 +32,7 @@
 #include "server/gateway/lease_commit.h"
 #include "server/gateway/lease_table.h"
 #include "server/gateway/notification_hub.h"
+#include "server/gateway/repository_gc.h"
 
 namespace gateway {
 
@@ -60,6 +62,8 @@ struct GatewayOptions {
   std::chrono::seconds max_lease_time{7200};
   // A subscriber's stream ends after this long without a message (CVMFS: 2 h).
   std::chrono::milliseconds notification_timeout{std::chrono::hours(2)};
+  // Where leases outlive the process (borrowed; null: in memory only).
+  LeaseStore* lease_store = nullptr;
   // A fresh unguessable lease token (default: 32 random bytes, base64).
   std::function<std::string()> new_token;
   // The storage of repository `fqrn` (borrowed; outlives the service).
@@ -67,12 +71,17 @@ struct GatewayOptions {
       store;
   // Publishes a leased change; returns the new revision.
   std::function<cvmfs::Result<uint64_t>(const LeaseCommitRequest&)> commit;
+  // Admin gc: collects a repository's garbage, returns the report's text
+  // (repository_gc.h). Null: gc requests answer an error.
+  std::function<cvmfs::Result<std::string>(const RepositoryGcRequest&)> gc;
 };
 
 class GatewayService {
  public:
   explicit GatewayService(GatewayOptions options);
   HttpReply Handle(const HttpRequest& request);
+  // Brings back the leases of GatewayOptions::lease_store (before serving).
+  cvmfs::Status RestoreLeases() { return leases_.Restore(); }
 
   // Ends the notification streams (call before stopping the server).
   void Shutdown() { notifications_.Shutdown(); }
@@ -87,6 +96,7 @@ class GatewayService {
   HttpReply Publish(const HttpRequest& r);
   HttpReply Subscribe(const HttpRequest& r);
   HttpReply AdminDropByPath(const HttpRequest& r, const std::string& path);
+  HttpReply AdminGc(const HttpRequest& r);
   // Checks the request's HMAC over `input`; fills `*key_id`. An error reply
   // (CVMFS's reason) if it fails; `admin` requires an admin key.
   std::optional<HttpReply> Authorize(const HttpRequest& r,

@@ -30,6 +30,12 @@ class GatewayServiceTest : public ::testing::Test {
       commits_.push_back(r);
       return cvmfs::Result<uint64_t>(uint64_t{7});
     };
+    options_.gc = [this](const RepositoryGcRequest& r) {
+      gcs_.push_back(r);
+      // A lease asked for while the collection runs is refused.
+      gc_saw_lease_ = NewLease(bob_, "r.org/b");
+      return cvmfs::Result<std::string>("Deleted 3 of 9 objects\n");
+    };
     service_ = std::make_unique<GatewayService>(options_);
   }
 
@@ -64,6 +70,8 @@ class GatewayServiceTest : public ::testing::Test {
   cvmfs::ManualClock clock_;
   cvmfs::MemoryObjectStore store_;
   std::vector<LeaseCommitRequest> commits_;
+  std::vector<RepositoryGcRequest> gcs_;
+  json gc_saw_lease_;
   int tokens_ = 0;
   GatewayOptions options_;
   std::unique_ptr<GatewayService> service_;
@@ -148,6 +156,58 @@ TEST_F(GatewayServiceTest, DropAndAdminDropByPath) {
   EXPECT_EQ(Call("DELETE", path, "", &adm, path)["status"], "ok");
   EXPECT_EQ(NewLease(alice_, "r.org/a")["status"], "ok");
   EXPECT_EQ(NewLease(bob_, "r.org/c")["status"], "ok");
+}
+
+// Admin gc: an admin key only, a known repository, CVMFS's request fields
+// turned into the collection's policy, and no lease while it runs (objects
+// uploaded for an uncommitted lease belong to no revision).
+TEST_F(GatewayServiceTest, AdminGc) {
+  cvmfs::GatewayKey adm{"adm", "sx"};
+  auto gc = [this](const cvmfs::GatewayKey& key, const json& body) {
+    std::string text = body.dump();
+    return Call("POST", "/api/v1/gc", text, &key, text);
+  };
+  EXPECT_EQ(gc(bob_, {{"repo", "r.org"}})["reason"], "no_admin_key");
+  EXPECT_EQ(gc(adm, {{"repo", "x.org"}})["reason"], "invalid_repo");
+  EXPECT_EQ(gc(adm, {{"repo", "r.org"}, {"num_revisions", -1}})["status"],
+            "error");
+  EXPECT_EQ(gc(adm, {{"repo", "r.org"},
+                     {"num_revisions", 2},
+                     {"timestamp", "2026-01-01"}})["status"],
+            "error");
+  EXPECT_TRUE(gcs_.empty());
+
+  json done = gc(adm, {{"repo", "r.org"},
+                       {"num_revisions", 2},
+                       {"timestamp", ""},
+                       {"dry_run", true}});
+  EXPECT_EQ(done["status"], "ok");
+  EXPECT_EQ(done["output"], "Deleted 3 of 9 objects\n");
+  ASSERT_EQ(gcs_.size(), 1u);
+  EXPECT_EQ(gcs_[0].fqrn, "r.org");
+  EXPECT_EQ(gcs_[0].policy.keep_revisions, 2u);
+  EXPECT_FALSE(gcs_[0].policy.keep_since);
+  EXPECT_TRUE(gcs_[0].dry_run);
+  EXPECT_EQ(gc_saw_lease_["status"], "path_busy");
+  EXPECT_EQ(gc_saw_lease_["holder"], "gc (adm)");
+  // The collection's lease is gone with it.
+  EXPECT_EQ(NewLease(bob_, "r.org/b")["status"], "ok");
+
+  // CVMFS's zero values mean "not given": the default policy; a timestamp
+  // as `cvmfs_server gc -t` reads it.
+  ASSERT_EQ(gc(adm, {{"repo", "r.org"}, {"num_revisions", 0}})["status"],
+            "path_busy");  // bob's lease on r.org/b
+  EXPECT_EQ(Call("DELETE", "/api/v1/leases-by-path/r.org/b", "", &adm,
+                 "/api/v1/leases-by-path/r.org/b")["status"],
+            "ok");
+  EXPECT_EQ(gc(adm, {{"repo", "r.org"},
+                     {"num_revisions", 0},
+                     {"timestamp", "@1700000000"}})["status"],
+            "ok");
+  ASSERT_EQ(gcs_.size(), 2u);
+  EXPECT_FALSE(gcs_[1].policy.keep_revisions);
+  EXPECT_EQ(gcs_[1].policy.keep_since, 1700000000);
+  EXPECT_FALSE(gcs_[1].dry_run);
 }
 
 TEST_F(GatewayServiceTest, SubscribersGetMessagesPublishedAfterThem) {

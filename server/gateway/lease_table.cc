@@ -1,16 +1,46 @@
 #include "server/gateway/lease_table.h"
 
+#include <chrono>
+#include <utility>
+
 namespace gateway {
+
+cvmfs::Status LeaseTable::Restore() {
+  if (!store_) return cvmfs::Status::Ok();
+  CVMFS_ASSIGN_OR_RETURN(std::vector<StoredLease> saved, store_->Load());
+  cvmfs::MutexLock lock(&mu_);
+  const cvmfs::Clock::TimePoint now = clock_->Now();
+  for (StoredLease& l : saved) {
+    leases_[l.token] = Lease{
+        l.token, std::move(l.path), std::move(l.key_id),
+        now + std::chrono::duration_cast<cvmfs::Clock::Duration>(l.remaining)};
+  }
+  return cvmfs::Status::Ok();
+}
+
+cvmfs::Status LeaseTable::Persist() {
+  if (!store_) return cvmfs::Status::Ok();
+  const cvmfs::Clock::TimePoint now = clock_->Now();
+  std::vector<StoredLease> all;
+  for (const auto& [token, l] : leases_) {
+    all.push_back({token, l.path, l.key_id,
+                   std::chrono::ceil<std::chrono::seconds>(l.expires - now)});
+  }
+  return store_->Save(all);
+}
 
 void LeaseTable::RemoveExpired() {
   cvmfs::Clock::TimePoint now = clock_->Now();
+  bool removed = false;
   for (auto it = leases_.begin(); it != leases_.end();) {
     if (it->second.expires <= now) {
       it = leases_.erase(it);
+      removed = true;
     } else {
       ++it;
     }
   }
+  if (removed) (void)Persist();
 }
 
 cvmfs::Result<Lease> LeaseTable::Acquire(const publisher::LeasePath& path,
@@ -30,6 +60,10 @@ cvmfs::Result<Lease> LeaseTable::Acquire(const publisher::LeasePath& path,
     return cvmfs::Status::AlreadyExists("lease token in use");
   Lease lease{token, path, key_id, clock_->Now() + max_lease_time_};
   leases_[token] = lease;
+  if (cvmfs::Status saved = Persist(); !saved.ok()) {
+    leases_.erase(token);
+    return saved;
+  }
   return lease;
 }
 
@@ -39,6 +73,7 @@ cvmfs::Result<Lease> LeaseTable::Find(const std::string& token) {
   if (it == leases_.end()) return cvmfs::Status::NotFound("invalid_token");
   if (it->second.expires <= clock_->Now()) {
     leases_.erase(it);
+    (void)Persist();
     return cvmfs::Status::Unavailable("lease_expired");
   }
   return it->second;
@@ -48,6 +83,7 @@ cvmfs::Status LeaseTable::Drop(const std::string& token) {
   cvmfs::MutexLock lock(&mu_);
   if (leases_.erase(token) == 0)
     return cvmfs::Status::NotFound("invalid_token");
+  (void)Persist();
   return cvmfs::Status::Ok();
 }
 
@@ -62,6 +98,7 @@ size_t LeaseTable::DropByPath(const publisher::LeasePath& path) {
       ++it;
     }
   }
+  if (n > 0) (void)Persist();
   return n;
 }
 

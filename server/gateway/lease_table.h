@@ -6,7 +6,8 @@
 // expiry has passed is dead: it no longer blocks its path and its token is
 // refused; dead leases are removed lazily, by the next call that meets them.
 // Time comes from the injected Clock (cvmfs/clock.h), so expiry is tested
-// with a ManualClock.
+// with a ManualClock. With a LeaseStore every change is saved, and Restore()
+// brings the saved leases back after a restart (lease_store.h).
 //
 // Thread safety: every method may be called from any thread.
 #ifndef SERVER_GATEWAY_LEASE_TABLE_H_
@@ -21,6 +22,7 @@
 #include "cvmfs/mutex.h"
 #include "cvmfs/status.h"
 #include "publisher/lease_path.h"
+#include "server/gateway/lease_store.h"
 
 namespace gateway {
 
@@ -33,13 +35,19 @@ struct Lease {
 
 class LeaseTable {
  public:
-  // `clock` is borrowed and outlives the table.
-  LeaseTable(const cvmfs::Clock* clock, cvmfs::Clock::Duration max_lease_time)
-      : clock_(clock), max_lease_time_(max_lease_time) {}
+  // `clock` and `store` (may be null: leases live in memory only) are
+  // borrowed and outlive the table.
+  LeaseTable(const cvmfs::Clock* clock, cvmfs::Clock::Duration max_lease_time,
+             LeaseStore* store = nullptr)
+      : clock_(clock), max_lease_time_(max_lease_time), store_(store) {}
+
+  // Adds the leases saved in the store (call once, before serving).
+  cvmfs::Status Restore();
 
   // Grants `path` to `key_id` under `token` (fresh and unguessable: the
   // caller makes it). Busy when a live lease overlaps; then `*holder` (if
-  // not null) is that lease.
+  // not null) is that lease. A lease the store could not save is not
+  // granted (the store's error).
   cvmfs::Result<Lease> Acquire(const publisher::LeasePath& path,
                                const std::string& key_id,
                                const std::string& token, Lease* holder);
@@ -56,9 +64,14 @@ class LeaseTable {
 
  private:
   void RemoveExpired() REQUIRES(mu_);
+  // Saves the table (Ok without a store). Only a new lease fails on an
+  // error; a removal that was not saved comes back after a restart until
+  // its expiry, which is harmless.
+  cvmfs::Status Persist() REQUIRES(mu_);
 
   const cvmfs::Clock* clock_;
   const cvmfs::Clock::Duration max_lease_time_;
+  LeaseStore* const store_;
   cvmfs::Mutex mu_;  // guards leases_; leaf lock
   std::map<std::string, Lease> leases_ GUARDED_BY(mu_);  // by token
 };

@@ -6,8 +6,9 @@
 # the gateway must replay it onto its own revision. Checks: version, a
 # conflicting lease refused with the holder named, a forged HMAC refused,
 # the commit's new revision with exactly the change (cvmfs_server diff), a
-# clean `check`, an expired lease freeing its path. Needs neither root nor
-# FUSE.
+# clean `check`, an expired lease freeing its path, an admin gc (dry run,
+# then for real) removing an object no revision references. Needs neither
+# root nor FUSE. Leases saved in work_dir survive a restart of the gateway.
 set -euo pipefail
 bin=${CVMFS_BIN_DIR:?}
 work=$(mktemp -d /tmp/cvmfs-gateway-test.XXXXXX)
@@ -23,7 +24,7 @@ fqrn=gw.test.org
 gw_root=$work/gw
 pub_root=$work/pub
 
-CVMFS_ROOTDIR=$gw_root "$bin/cvmfs_server" mkfs $fqrn >/dev/null 2>&1 ||
+CVMFS_ROOTDIR=$gw_root "$bin/cvmfs_server" mkfs -z $fqrn >/dev/null 2>&1 ||
   fail "mkfs"
 # The publisher machine: its own copy of the repository (another mkfs: the
 # change is replayed from its old root to its new one, whatever they are).
@@ -46,26 +47,30 @@ echo "plain_text key1 secret1" > "$gw_root/etc/cvmfs/keys/$fqrn.gw"
 cat > "$gw_root/etc/cvmfs/gateway/repo.json" <<JSON
 {"version": 2, "repos": ["$fqrn",
   {"domain": "other.test.org", "keys": [{"id": "key2", "path": "/x"}]}],
- "keys": [{"type": "plain_text", "id": "key2", "secret": "secret2"}]}
+ "keys": [{"type": "plain_text", "id": "key2", "secret": "secret2"},
+          {"type": "plain_text", "id": "adm", "secret": "secret3", "admin": true}]}
 JSON
 echo '{"max_lease_time": 3}' > "$gw_root/etc/cvmfs/gateway/user.json"
 # "other.test.org" has no server.conf: leases work, payloads would not.
 
-CVMFS_ROOTDIR=$gw_root "$bin/cvmfs_gateway" --address 127.0.0.1 --port 0 \
-  >"$work/gw.log" 2>&1 &
-gw_pid=$!
-port=
-for _ in $(seq 100); do
-  port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/gw.log")
-  [ -n "$port" ] && break
-  kill -0 $gw_pid 2>/dev/null || fail "gateway died: $(cat "$work/gw.log")"
-  sleep 0.05
-done
-[ -n "$port" ] || fail "gateway did not start"
+start_gateway() {
+  CVMFS_ROOTDIR=$gw_root "$bin/cvmfs_gateway" --address 127.0.0.1 --port 0 \
+    >"$work/gw.log" 2>&1 &
+  gw_pid=$!
+  port=
+  for _ in $(seq 100); do
+    port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/gw.log")
+    [ -n "$port" ] && break
+    kill -0 $gw_pid 2>/dev/null || fail "gateway died: $(cat "$work/gw.log")"
+    sleep 0.05
+  done
+  [ -n "$port" ] || fail "gateway did not start"
+}
+start_gateway
 
 python3 - "$port" "$fqrn" "$old_root" "$new_root" \
   "$gw_root/srv/cvmfs/$fqrn" "$pub_root/srv/cvmfs/$fqrn" <<'PY' || fail "client"
-import base64, hashlib, hmac, json, os, sys, time, urllib.request
+import base64, hashlib, hmac, json, os, re, sys, time, urllib.request
 port, fqrn, old_root, new_root, gw_store, pub_store = sys.argv[1:]
 api = f"http://127.0.0.1:{port}/api/v1"
 def call(method, path, body=b"", key=("key1", "secret1"), hmac_input=None,
@@ -138,6 +143,40 @@ expect(late["status"] == "error", f"commit of an expired lease: {late}")
 # A key is confined to its path.
 expect(lease("other.test.org/y", ("key2", "secret2"))["reason"] ==
        "invalid_path", "key2 outside /x")
+
+# Admin gc: an object no revision references is named by a dry run, then
+# deleted; what the revisions reference stays (check below).
+orphan_name = "data/00/" + "0" * 38
+orphan = os.path.join(gw_store, orphan_name)
+with open(orphan, "wb") as f:
+    f.write(b"referenced by nothing")
+def gc(key=("adm", "secret3"), **fields):
+    return call("POST", "/gc", json.dumps({"repo": fqrn, **fields}).encode(),
+                key)
+expect(gc(("key1", "secret1"))["reason"] == "no_admin_key", "gc as key1")
+# Not while a lease is live (the loop above ended holding b/c): its uploads
+# belong to no revision yet.
+busy = gc(num_revisions=1)
+expect(busy["status"] == "path_busy" and busy["lease_path"] == fqrn + "/b/c",
+       f"gc beside a lease: {busy}")
+by_path = "/api/v1/leases-by-path/" + fqrn + "/b/c"
+expect(call("DELETE", by_path[len("/api/v1"):], key=("adm", "secret3"),
+            hmac_input=by_path.encode())["status"] == "ok", "drop b/c")
+# (The publisher copy's own catalogs, history and certificate, uploaded in
+# the payload, are garbage too: the commit was replayed onto the gateway's
+# revision with catalogs of its own.)
+dry = gc(num_revisions=1, dry_run=True, verbose=True)
+would = re.search(r"Would delete (\d+) of", dry.get("output", ""))
+expect(dry["status"] == "ok" and orphan_name in dry["output"] and would,
+       f"dry-run gc: {dry}")
+expect(os.path.exists(orphan), "a dry run deleted the object")
+real = gc(num_revisions=1)
+deleted = re.search(r"Deleted (\d+) of", real.get("output", ""))
+expect(real["status"] == "ok" and deleted and
+       deleted.group(1) == would.group(1), f"gc: {real} after {dry}")
+expect(not os.path.exists(orphan), "gc left the object")
+# Held across the gateway's restart below.
+expect(lease(fqrn + "/kept")["status"] == "ok", "lease on /kept")
 PY
 
 # Notifications: a subscriber (CVMFS's form: a GET with a JSON body) gets
@@ -160,6 +199,37 @@ timeout 10 tail --pid="$gw_pid" -f /dev/null || fail "gateway did not stop"
 wait "$gw_pid" 2>/dev/null || true
 gw_pid=
 wait "$sub_pid" 2>/dev/null || true
+
+# Leases outlive the gateway: the file it keeps in work_dir (0600: tokens
+# are secrets) holds the lease on /kept, and a restarted gateway refuses
+# a lease on /kept/x, naming /kept. (Its expiry is moved an hour on
+# first, so that the 3-s max_lease_time does not race a slow restart.)
+leases=$gw_root/var/lib/cvmfs-gateway/leases.json
+grep -q "\"$fqrn/kept\"" "$leases" || fail "no /kept in $leases: $(cat "$leases")"
+[ "$(stat -c %a "$leases")" = 600 ] || fail "$leases is not 0600"
+python3 - "$leases" <<'PY' || fail "could not move the expiry on"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for lease in doc["leases"]:
+    lease["expires"] += 3600
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+start_gateway
+python3 - "$port" "$fqrn" <<'PY' || fail "lease after the restart"
+import base64, hashlib, hmac, json, sys, urllib.request
+port, fqrn = sys.argv[1:]
+body = json.dumps({"path": fqrn + "/kept/x", "api_version": "3"}).encode()
+mac = hmac.new(b"secret1", body, hashlib.sha1).hexdigest()
+req = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/leases",
+                             data=body, method="POST")
+req.add_header("Authorization", "key1 " + base64.b64encode(mac.encode()).decode())
+reply = json.loads(urllib.request.urlopen(req).read())
+if reply.get("status") != "path_busy" or reply.get("lease_path") != fqrn + "/kept":
+    sys.exit(f"after the restart: {reply}")
+PY
+kill "$gw_pid"
+wait "$gw_pid" 2>/dev/null || true
+gw_pid=
 
 export CVMFS_ROOTDIR=$gw_root
 changes=$("$bin/cvmfs_server" diff -m $fqrn 2>&1 | cut -f1,3) ||
