@@ -1,8 +1,9 @@
 // RepositoryStores: the storage of each repository the gateway serves, as
 // its server.conf names it (CVMFS_UPSTREAM_STORAGE, publisher/server_config.h),
-// opened on first use and kept for the gateway's life. Only local storage
-// today; an S3 ObjectStore plugs in here (GatewayOptions::store only sees
-// cvmfs::ObjectStore).
+// opened on first use and kept for the gateway's life: a directory
+// (local,...) or an S3 bucket (S3,...@<config file>), through the
+// publisher's OpenObjectStore. A repository whose own upstream is a
+// gateway is refused.
 //
 // Thread safety: Get() may be called from any thread; the stores returned
 // are thread-safe and live as long as this object.

@@ -194,13 +194,17 @@ pub A transaction $fqrn/a/01 >/dev/null || fail "transaction $fqrn/a/01"
 [ "$(stat -c %a "$WORK/pubA/var/spool/cvmfs/$fqrn/session_token")" = 600 ] ||
   check_failed "the session token is not private"
 echo late >"$(union A)/a/01/late"
-# A's publish is killed at once (long before it could commit) and its
-# machine goes away: B waits for the path (transaction -t retries).
+# A's publish is killed before it could commit and its machine goes away:
+# B waits for the path (transaction -t retries). The gateway is stopped
+# (SIGSTOP) meanwhile, so that the publish cannot get as far as its commit
+# however fast this machine is; its clock, and so the lease, runs on.
+kill -STOP "$gw_pid"
 CVMFS_ROOTDIR=$WORK/pubA "$BIN/cvmfs_server" publish $fqrn >/dev/null 2>&1 &
 killed=$!
-sleep 0.1
+sleep 0.5
 kill -9 $killed 2>/dev/null || true
 wait $killed 2>/dev/null || true
+kill -CONT "$gw_pid"
 pub B transaction $fqrn/a/01 >/dev/null 2>&1 && fail "B got A's live lease"
 pub B transaction -t 20 $fqrn/a/01 >"$WORK/retry.log" 2>&1 ||
   fail "B did not get the path after A's lease expired: $(cat "$WORK/retry.log")"
