@@ -269,7 +269,8 @@ HttpReply GatewayService::AdminGc(const HttpRequest& r) {
   if (token.empty()) return Error("could not make a lease token");
   Lease holder;
   auto lease = leases_.Acquire(publisher::LeasePath{request.fqrn, "/"},
-                               "gc (" + key_id + ")", token, &holder);
+                               "gc (" + key_id + ")", token, &holder,
+                               /*durable=*/false);
   if (!lease.ok()) {
     if (lease.status().code() != cvmfs::Status::Code::kBusy)
       return Error(lease.status().message());

@@ -13,7 +13,8 @@ cvmfs::Status LeaseTable::Restore() {
   for (StoredLease& l : saved) {
     leases_[l.token] = Lease{
         l.token, std::move(l.path), std::move(l.key_id),
-        now + std::chrono::duration_cast<cvmfs::Clock::Duration>(l.remaining)};
+        now + std::chrono::duration_cast<cvmfs::Clock::Duration>(l.remaining),
+        /*durable=*/true};
   }
   return cvmfs::Status::Ok();
 }
@@ -23,6 +24,7 @@ cvmfs::Status LeaseTable::Persist() {
   const cvmfs::Clock::TimePoint now = clock_->Now();
   std::vector<StoredLease> all;
   for (const auto& [token, l] : leases_) {
+    if (!l.durable) continue;
     all.push_back({token, l.path, l.key_id,
                    std::chrono::ceil<std::chrono::seconds>(l.expires - now)});
   }
@@ -46,7 +48,7 @@ void LeaseTable::RemoveExpired() {
 cvmfs::Result<Lease> LeaseTable::Acquire(const publisher::LeasePath& path,
                                          const std::string& key_id,
                                          const std::string& token,
-                                         Lease* holder) {
+                                         Lease* holder, bool durable) {
   cvmfs::MutexLock lock(&mu_);
   RemoveExpired();
   for (const auto& [t, lease] : leases_) {
@@ -58,7 +60,7 @@ cvmfs::Result<Lease> LeaseTable::Acquire(const publisher::LeasePath& path,
   }
   if (leases_.count(token))
     return cvmfs::Status::AlreadyExists("lease token in use");
-  Lease lease{token, path, key_id, clock_->Now() + max_lease_time_};
+  Lease lease{token, path, key_id, clock_->Now() + max_lease_time_, durable};
   leases_[token] = lease;
   if (cvmfs::Status saved = Persist(); !saved.ok()) {
     leases_.erase(token);

@@ -31,6 +31,9 @@ struct Lease {
   publisher::LeasePath path;
   std::string key_id;
   cvmfs::Clock::TimePoint expires;
+  // Saved in the LeaseStore. The gateway's own lease around an admin gc is
+  // not: after a crash it would block the repository until it expired.
+  bool durable = true;
 };
 
 class LeaseTable {
@@ -50,7 +53,8 @@ class LeaseTable {
   // granted (the store's error).
   cvmfs::Result<Lease> Acquire(const publisher::LeasePath& path,
                                const std::string& key_id,
-                               const std::string& token, Lease* holder);
+                               const std::string& token, Lease* holder,
+                               bool durable = true);
   // The live lease of `token`: NotFound if none, Unavailable("lease_expired")
   // if it has expired (the lease is then removed).
   cvmfs::Result<Lease> Find(const std::string& token);
