@@ -178,19 +178,9 @@ HttpReply GatewayService::NewLease(const HttpRequest& r) {
   if (!access.ok()) return Error(access.message());
   if (!options_.access.repos.at(path->fqrn).enabled)
     return Error("repo_disabled");
-  std::string token = options_.new_token();
-  if (token.empty()) return Error("could not make a lease token");
-  Lease holder;
-  auto lease = leases_.Acquire(*path, key_id, token, &holder);
-  if (!lease.ok()) {
-    if (lease.status().code() != cvmfs::Status::Code::kBusy)
-      return Error(lease.status().message());
-    return Json(
-        {{"status", "path_busy"},
-         {"time_remaining", Remaining(holder.expires - options_.clock->Now())},
-         {"holder", holder.key_id},
-         {"lease_path", holder.path.ToString()}});
-  }
+  std::string token;
+  if (auto refused = GrantLease(*path, key_id, /*durable=*/true, &token))
+    return *refused;
   int64_t max = *version < kGatewayApiVersion ? static_cast<int64_t>(*version)
                                               : kGatewayApiVersion;
   return Json(
@@ -229,6 +219,23 @@ HttpReply GatewayService::AdminDropByPath(const HttpRequest& r,
   return Json({{"status", "ok"}});
 }
 
+std::optional<HttpReply> GatewayService::GrantLease(
+    const publisher::LeasePath& path, const std::string& key_id, bool durable,
+    std::string* token) {
+  *token = options_.new_token();
+  if (token->empty()) return Error("could not make a lease token");
+  Lease holder;
+  auto lease = leases_.Acquire(path, key_id, *token, &holder, durable);
+  if (lease.ok()) return std::nullopt;
+  if (lease.status().code() != cvmfs::Status::Code::kBusy)
+    return Error(lease.status().message());
+  return Json(
+      {{"status", "path_busy"},
+       {"time_remaining", Remaining(holder.expires - options_.clock->Now())},
+       {"holder", holder.key_id},
+       {"lease_path", holder.path.ToString()}});
+}
+
 HttpReply GatewayService::AdminGc(const HttpRequest& r) {
   std::string key_id;
   if (auto fail = Authorize(r, r.body, true, &key_id)) return *fail;
@@ -265,21 +272,11 @@ HttpReply GatewayService::AdminGc(const HttpRequest& r) {
   // No commit meanwhile, and no lease: objects uploaded for a lease that is
   // not committed yet belong to no revision and would be swept.
   cvmfs::MutexLock commit_lock(CommitMutex(request.fqrn));
-  std::string token = options_.new_token();
-  if (token.empty()) return Error("could not make a lease token");
-  Lease holder;
-  auto lease = leases_.Acquire(publisher::LeasePath{request.fqrn, "/"},
-                               "gc (" + key_id + ")", token, &holder,
-                               /*durable=*/false);
-  if (!lease.ok()) {
-    if (lease.status().code() != cvmfs::Status::Code::kBusy)
-      return Error(lease.status().message());
-    return Json(
-        {{"status", "path_busy"},
-         {"time_remaining", Remaining(holder.expires - options_.clock->Now())},
-         {"holder", holder.key_id},
-         {"lease_path", holder.path.ToString()}});
-  }
+  std::string token;
+  if (auto refused =
+          GrantLease(publisher::LeasePath{request.fqrn, "/"},
+                     "gc (" + key_id + ")", /*durable=*/false, &token))
+    return *refused;
   auto output = options_.gc(request);
   (void)leases_.Drop(token);
   if (!output.ok()) return Error(output.status().ToString());

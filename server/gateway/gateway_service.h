@@ -102,6 +102,11 @@ class GatewayService {
   std::optional<HttpReply> Authorize(const HttpRequest& r,
                                      std::string_view input, bool admin,
                                      std::string* key_id);
+  // Grants `path` to `key_id` under a fresh token (`*token`); nullopt, or
+  // the reply that refuses it (path_busy naming the holder).
+  std::optional<HttpReply> GrantLease(const publisher::LeasePath& path,
+                                      const std::string& key_id, bool durable,
+                                      std::string* token);
   cvmfs::Mutex* CommitMutex(const std::string& fqrn);
 
   GatewayOptions options_;
