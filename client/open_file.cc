@@ -84,19 +84,17 @@ Result<size_t> OpenFile::ReadChunked(char* buf, size_t size, uint64_t offset) {
   return done;
 }
 
-size_t OpenFile::ChunksAhead(size_t next) {
-  return std::clamp(next, kMinChunksAhead, kMaxChunksAhead);
+size_t OpenFile::ChunksAhead(size_t next, bool missed, bool slow_link) {
+  if (!missed) return kMinChunksAhead;
+  return std::clamp(next, kMinChunksAhead,
+                    slow_link ? kMaxChunksAhead : kMissChunksAhead);
 }
 
-// Queues chunks [index, index + ChunksAhead(index)) that no earlier call
-// queued.
+// Queues chunks [index, index + ChunksAhead(index, ...)) that no earlier
+// call queued.
 void OpenFile::ReadAhead(size_t index) {
-  // Chunks found in the cache: read ahead from the disk, which two keep
-  // busy (more would only compete with the reader's own reads). A fast
-  // link (no speculation): two keep it busy too, and more downloads at
-  // once only compete for the CPU that inflates them.
-  const bool deep = missed_ && services_->prefetcher->speculating();
-  const size_t ahead = deep ? ChunksAhead(index) : kMinChunksAhead;
+  const size_t ahead =
+      ChunksAhead(index, missed_, services_->prefetcher->speculating());
   const size_t want = std::min(chunks_.size(), index + ahead);
   size_t seen = ahead_requested_.load();
   while (seen < want) {
