@@ -20,7 +20,6 @@ namespace gateway {
 
 struct RepositoryAccess {
   std::map<std::string, std::string> key_paths;  // key id -> subpath ("/a")
-  bool enabled = true;
 };
 
 struct KeyAccess {

@@ -131,6 +131,8 @@ HttpReply GatewayService::Handle(const HttpRequest& r) {
     return Json({{"status", "ok"},
                  {"api_version", std::to_string(kGatewayApiVersion)}});
   if (under("/repos", &tail) && m == "GET") return Repos(tail);
+  if (under("/repos", &tail) && m == "POST" && !tail.empty())
+    return AdminSetRepoEnabled(r, tail);
   if (under("/leases", &tail)) {
     if (m == "GET") return GetLeases(tail);
     if (m == "POST") return tail.empty() ? NewLease(r) : CommitLease(r, tail);
@@ -146,19 +148,56 @@ HttpReply GatewayService::Handle(const HttpRequest& r) {
   return Error("not_found", 404);
 }
 
+bool GatewayService::RepoEnabled(const std::string& fqrn) {
+  cvmfs::MutexLock lock(&mu_);
+  return disabled_.count(fqrn) == 0;
+}
+
 HttpReply GatewayService::Repos(const std::string& fqrn) {
-  auto one = [](const RepositoryAccess& a) {
-    return json{{"keys", a.key_paths}, {"enabled", a.enabled}};
+  auto one = [this](const std::string& name, const RepositoryAccess& a) {
+    return json{{"keys", a.key_paths}, {"enabled", RepoEnabled(name)}};
   };
   if (!fqrn.empty()) {
     auto it = options_.access.repos.find(fqrn);
     if (it == options_.access.repos.end()) return Error("invalid_repo");
-    return Json({{"status", "ok"}, {"data", one(it->second)}});
+    return Json({{"status", "ok"}, {"data", one(it->first, it->second)}});
   }
   json data = json::object();
   for (const auto& [name, access] : options_.access.repos)
-    data[name] = one(access);
+    data[name] = one(name, access);
   return Json({{"status", "ok"}, {"data", data}});
+}
+
+// As CVMFS's gateway: {"enable":<bool>}; with "wait" a disable takes the
+// repository's commit lock first, so that a commit in progress ends before
+// the answer. Leases already held stay, but cannot commit while disabled.
+HttpReply GatewayService::AdminSetRepoEnabled(const HttpRequest& r,
+                                              const std::string& fqrn) {
+  std::string key_id;
+  if (auto fail = Authorize(r, r.body, true, &key_id)) return *fail;
+  std::optional<json> msg = ParseObject(r.body);
+  if (!msg) return Error("invalid request body", 400);
+  auto enable = msg->find("enable");
+  if (enable == msg->end() || !enable->is_boolean())
+    return Error("invalid request body", 400);
+  if (options_.access.repos.count(fqrn) == 0) return Error("invalid_repo");
+  auto wait = msg->find("wait");
+  const bool locked = !enable->get<bool>() && wait != msg->end() &&
+                      wait->is_boolean() && wait->get<bool>();
+  auto set = [this, &fqrn, on = enable->get<bool>()] {
+    cvmfs::MutexLock lock(&mu_);
+    if (on)
+      disabled_.erase(fqrn);
+    else
+      disabled_.insert(fqrn);
+  };
+  if (locked) {
+    cvmfs::MutexLock commit_lock(CommitMutex(fqrn));
+    set();
+  } else {
+    set();
+  }
+  return Json({{"status", "ok"}});
 }
 
 HttpReply GatewayService::NewLease(const HttpRequest& r) {
@@ -176,8 +215,7 @@ HttpReply GatewayService::NewLease(const HttpRequest& r) {
   if (!path.ok()) return Error(path.status().message());
   cvmfs::Status access = options_.access.Check(key_id, path->fqrn, path->path);
   if (!access.ok()) return Error(access.message());
-  if (!options_.access.repos.at(path->fqrn).enabled)
-    return Error("repo_disabled");
+  if (!RepoEnabled(path->fqrn)) return Error("repo_disabled");
   std::string token;
   if (auto refused = GrantLease(*path, key_id, /*durable=*/true, &token))
     return *refused;
@@ -340,6 +378,7 @@ HttpReply GatewayService::CommitLease(const HttpRequest& r,
   // Checked again under the commit lock: it may have expired meanwhile.
   auto lease = leases_.Find(token);
   if (!lease.ok()) return Error(LeaseReason(lease.status()));
+  if (!RepoEnabled(lease->path.fqrn)) return Error("repo_disabled");
   LeaseCommitRequest request{lease->path, *old_root, *new_root,
                              StringOf(*msg, "tag_name"),
                              StringOf(*msg, "tag_description")};

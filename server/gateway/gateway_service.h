@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "cvmfs/clock.h"
@@ -97,6 +98,8 @@ class GatewayService {
   HttpReply Subscribe(const HttpRequest& r);
   HttpReply AdminDropByPath(const HttpRequest& r, const std::string& path);
   HttpReply AdminGc(const HttpRequest& r);
+  HttpReply AdminSetRepoEnabled(const HttpRequest& r, const std::string& fqrn);
+  bool RepoEnabled(const std::string& fqrn) EXCLUDES(mu_);
   // Checks the request's HMAC over `input`; fills `*key_id`. An error reply
   // (CVMFS's reason) if it fails; `admin` requires an admin key.
   std::optional<HttpReply> Authorize(const HttpRequest& r,
@@ -112,9 +115,12 @@ class GatewayService {
   GatewayOptions options_;
   LeaseTable leases_;
   NotificationHub notifications_;
-  cvmfs::Mutex mu_;  // guards commit_mutexes_; leaf lock
+  cvmfs::Mutex mu_;  // guards commit_mutexes_, disabled_; leaf lock
   std::map<std::string, std::unique_ptr<cvmfs::Mutex>> commit_mutexes_
       GUARDED_BY(mu_);
+  // Repositories an admin disabled (POST /repos/<fqrn>): no new lease, no
+  // commit, until enabled again or the gateway restarts (as CVMFS's).
+  std::set<std::string> disabled_ GUARDED_BY(mu_);
 };
 
 // 32 random bytes (OpenSSL's RAND_bytes), base64.

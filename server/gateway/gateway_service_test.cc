@@ -210,6 +210,46 @@ TEST_F(GatewayServiceTest, AdminGc) {
   EXPECT_FALSE(gcs_[1].dry_run);
 }
 
+// Admin enable/disable (CVMFS's POST /repos/<fqrn> {"enable":..}): a
+// disabled repository grants no lease and commits none already held, and
+// says so in /repos; enabled again, both work.
+TEST_F(GatewayServiceTest, AdminDisablesAndEnablesARepository) {
+  cvmfs::GatewayKey adm{"adm", "sx"};
+  auto set = [this](const cvmfs::GatewayKey& key, const std::string& fqrn,
+                    const json& body) {
+    std::string text = body.dump();
+    return Call("POST", "/api/v1/repos/" + fqrn, text, &key, text);
+  };
+  std::string token = NewLease(alice_, "r.org/a")["session_token"];
+  EXPECT_EQ(set(bob_, "r.org", {{"enable", false}})["reason"], "no_admin_key");
+  EXPECT_EQ(set(adm, "x.org", {{"enable", false}})["reason"], "invalid_repo");
+  EXPECT_EQ(set(adm, "r.org", {{"enable", "no"}})["status"], "error");
+  EXPECT_EQ(
+      Call("GET", "/api/v1/repos/r.org", "", nullptr, "")["data"]["enabled"],
+      true);
+
+  EXPECT_EQ(set(adm, "r.org", {{"enable", false}, {"wait", true}})["status"],
+            "ok");
+  EXPECT_EQ(
+      Call("GET", "/api/v1/repos", "", nullptr, "")["data"]["r.org"]["enabled"],
+      false);
+  EXPECT_EQ(NewLease(bob_, "r.org/b")["reason"], "repo_disabled");
+  std::string commit = json{{"old_root_hash", std::string(40, 'a')},
+                            {"new_root_hash", std::string(40, 'b')}}
+                           .dump();
+  EXPECT_EQ(
+      Call("POST", "/api/v1/leases/" + token, commit, &alice_, token)["reason"],
+      "repo_disabled");
+  EXPECT_TRUE(commits_.empty());
+
+  EXPECT_EQ(set(adm, "r.org", {{"enable", true}})["status"], "ok");
+  EXPECT_EQ(NewLease(bob_, "r.org/b")["status"], "ok");
+  EXPECT_EQ(
+      Call("POST", "/api/v1/leases/" + token, commit, &alice_, token)["status"],
+      "ok");
+  EXPECT_EQ(commits_.size(), 1u);
+}
+
 TEST_F(GatewayServiceTest, SubscribersGetMessagesPublishedAfterThem) {
   std::string old_msg =
       json{{"repository", "r.org"}, {"manifest", "m1"}}.dump();
