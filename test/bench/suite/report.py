@@ -374,7 +374,7 @@ class Report:
         cases = slower = unconfirmed = 0
         worst = None
         for k, c, real in self.real_client_pairs():
-            r = self.real_client_ratio(k, c, real)
+            r = self.slower_ratio(k, c, real)
             if r is None:
                 continue
             cases += 1
@@ -705,15 +705,11 @@ class Report:
         """In how many of the repetitions both made (runs interleave, so
         repetition N of each ran back to back) `on` took longer (fio: had
         the lower bandwidth): (k, n)."""
-        if fio:
-            off_by_rep = dict(zip(off.reps, off.values))
-            pairs = [(off_by_rep[r], v) for r, v in zip(on.reps, on.values)
-                     if r in off_by_rep]
-        else:
-            off_by_rep = dict(zip(off.reps, off.seconds))
-            pairs = [(t, off_by_rep[r]) for r, t in zip(on.reps, on.seconds)
-                     if r in off_by_rep]
-        return sum(a > b for a, b in pairs), len(pairs)
+        field = "values" if fio else "seconds"
+        off_by_rep = dict(zip(off.reps, getattr(off, field)))
+        pairs = [(x, off_by_rep[r]) for r, x in zip(on.reps, getattr(on, field))
+                 if r in off_by_rep]
+        return sum(a < b if fio else a > b for a, b in pairs), len(pairs)
 
     @staticmethod
     def sign_test(k, n):
@@ -761,9 +757,10 @@ class Report:
         return pairs
 
     @staticmethod
-    def real_client_ratio(k, mine, real):
-        """Ours against the real client: above 1 = ours is slower."""
-        return bandwidth_ratio(mine, real) if k[0] == "fio" else ratio(mine, real)
+    def slower_ratio(k, mine, theirs):
+        """Measurement `k` of ours against another system's: above 1 = ours
+        is slower (fio: by bandwidth)."""
+        return bandwidth_ratio(mine, theirs) if k[0] == "fio" else ratio(mine, theirs)
 
     def flagged_keys(self, first_round_slower=False):
         """Prints the flagged measurements (section, workload, param, state,
@@ -773,7 +770,7 @@ class Report:
         flagged = [(k, "ours-nopf") for k, on, off in self.prefetch_pairs()
                    if self.flagged(on, off)]
         for k, mine, real in self.real_client_pairs():
-            r = self.real_client_ratio(k, mine, real)
+            r = self.slower_ratio(k, mine, real)
             if (r is not None and r > 1 + NOISE) or (not mine.ok and real.ok):
                 flagged.append((k, "cvmfs"))
         for k, other in flagged:
@@ -796,9 +793,8 @@ class Report:
             slower = not on.ok and off.ok
             return (f"with {mine} failing where {theirs} did not" if slower
                     else f"with {theirs} failing"), slower
-        fio = k[0] == "fio"
-        k_slower, n = self.slower_in(on, off, fio)
-        r = bandwidth_ratio(on, off) if fio else ratio(on, off)
+        k_slower, n = self.slower_in(on, off, k[0] == "fio")
+        r = self.slower_ratio(k, on, off)
         p = self.sign_test(k_slower, n) if n else 1.0
         return (f"{n} times: {mine}/{theirs} {fmt_ratio(r)}, {mine} slower in "
                 f"{k_slower} of {n} (sign test p = {p:.2f})",
