@@ -118,7 +118,10 @@ Result<S3Response> S3ObjectStore::Call(const S3Request& request) {
   S3Response response;
   for (unsigned attempt = 0;; ++attempt) {
     response = transport_->Send(request);
-    if (!Retriable(response) || attempt >= options_.max_retries) break;
+    if (!response.local_status.ok()) return response.local_status;
+    if (!Retriable(response) || attempt >= options_.max_retries ||
+        response.streamed > 0)
+      break;
     if (options_.sleep) {
       options_.sleep(delay);
     } else {
@@ -131,6 +134,10 @@ Result<S3Response> S3ObjectStore::Call(const S3Request& request) {
                            (request.query.empty() ? "" : "?" + request.query);
   const long code = response.http_code;  // NOLINT(runtime/int)
   if (code >= 200 && code < 300) return response;
+  if (code == 0 && response.streamed > 0)
+    return Status::Unavailable("S3 " + what + ": " + response.error +
+                               " (interrupted after " +
+                               std::to_string(response.streamed) + " bytes)");
   if (code == 0)
     return Status::Unavailable(
         "S3 " + what + ": " + response.error + " (after " +
@@ -152,17 +159,34 @@ bool S3ObjectStore::Exists(const std::string& name) {
   return Call(r).ok();
 }
 
-Status S3ObjectStore::Put(const std::string& name, std::string_view bytes) {
+bool S3ObjectStore::PresentDataObject(const std::string& name) {
   // Objects under data/ are named by their content: an existing one already
   // holds these bytes. Everything else (manifest, whitelist, reflog) changes.
-  if (options_.peek_before_put && name.rfind("data/", 0) == 0 && Exists(name))
-    return Status::Ok();
+  return options_.peek_before_put && name.rfind("data/", 0) == 0 &&
+         Exists(name);
+}
+
+Status S3ObjectStore::Upload(S3Request request) {
+  request.method = S3Request::Method::kPut;
+  auto response = Call(request);
+  return response.ok() ? Status::Ok() : response.status();
+}
+
+Status S3ObjectStore::Put(const std::string& name, std::string_view bytes) {
+  if (PresentDataObject(name)) return Status::Ok();
   S3Request r;
-  r.method = S3Request::Method::kPut;
   r.key = Key(name);
   r.body = bytes;
-  auto response = Call(r);
-  return response.ok() ? Status::Ok() : response.status();
+  return Upload(std::move(r));
+}
+
+Status S3ObjectStore::PutFile(const std::string& name,
+                              const std::string& file) {
+  if (PresentDataObject(name)) return Status::Ok();
+  S3Request r;
+  r.key = Key(name);
+  r.body_file = file;
+  return Upload(std::move(r));
 }
 
 Result<std::string> S3ObjectStore::Get(const std::string& name) {
@@ -172,6 +196,15 @@ Result<std::string> S3ObjectStore::Get(const std::string& name) {
   auto response = Call(r);
   if (!response.ok()) return response.status();
   return std::move(response->body);
+}
+
+Status S3ObjectStore::ReadTo(const std::string& name, const Sink& sink) {
+  S3Request r;
+  r.method = S3Request::Method::kGet;
+  r.key = Key(name);
+  r.sink = &sink;
+  auto response = Call(r);
+  return response.ok() ? Status::Ok() : response.status();
 }
 
 Result<uint64_t> S3ObjectStore::Size(const std::string& name) {

@@ -4,6 +4,8 @@
 // Every operation is one request through an S3Transport, retried with
 // exponential backoff on 5xx, 429 and connection errors (max_retries more
 // attempts); 403 becomes Permission, 404 NotFound, each naming the key.
+// PutFile and ReadTo stream (an object of any size in bounded memory); a
+// download that broke after it handed bytes to the sink is not retried.
 // PUT of an object is atomic in S3 (readers see the old or the new bytes),
 // which is the ObjectStore contract. ListObjects pages through
 // ListObjectsV2 with continuation tokens. Thread-safe: concurrent calls
@@ -40,6 +42,11 @@ class S3ObjectStore : public cvmfs::ObjectStore {
   bool Exists(const std::string& name) override;
   cvmfs::Status Put(const std::string& name, std::string_view bytes) override;
   cvmfs::Result<std::string> Get(const std::string& name) override;
+  // Streams the object into `sink` as it arrives.
+  cvmfs::Status ReadTo(const std::string& name, const Sink& sink) override;
+  // Uploads the file as it is read; leaves it for the caller to remove.
+  cvmfs::Status PutFile(const std::string& name,
+                        const std::string& file) override;
   // By HEAD (Content-Length), without downloading the object.
   cvmfs::Result<uint64_t> Size(const std::string& name) override;
   cvmfs::Status Remove(const std::string& name) override;
@@ -49,6 +56,9 @@ class S3ObjectStore : public cvmfs::ObjectStore {
   std::string Key(const std::string& name) const;
   // Sends with retries; maps the final answer to a Status (Ok for 2xx).
   cvmfs::Result<S3Response> Call(const S3Request& request);
+  // A data/ object that is there already (CVMFS_S3_PEEK_BEFORE_PUT).
+  bool PresentDataObject(const std::string& name);
+  cvmfs::Status Upload(S3Request request);
 
   std::unique_ptr<S3Transport> transport_;
   const S3StoreOptions options_;

@@ -9,13 +9,26 @@
 #include <utility>
 #include <vector>
 
+#include "cvmfs/file_util.h"
 #include "cvmfs/mutex.h"
+#include "testing/test_env.h"
 
 namespace publisher {
 namespace {
 
+S3Response Answer(long code,  // NOLINT(runtime/int): libcurl's type
+                  std::string body = "", std::string error = "") {
+  S3Response r;
+  r.http_code = code;
+  r.body = std::move(body);
+  r.error = std::move(error);
+  return r;
+}
+
 // An in-memory bucket behind the transport seam; `faults` are answered (in
-// order) before the bucket is consulted.
+// order) before the bucket is consulted. A GET with a sink gets the body in
+// pieces of `piece` bytes, and so does the body of a fault without an HTTP
+// answer (a connection that broke after those bytes).
 class FakeS3 : public S3Transport {
  public:
   S3Response Send(const S3Request& r) override {
@@ -25,11 +38,24 @@ class FakeS3 : public S3Transport {
     if (!faults.empty()) {
       out = faults.front();
       faults.pop_front();
+      if (r.sink != nullptr && out.http_code == 0) {
+        Stream(r, out.body, &out);
+        out.body.clear();
+      }
       return out;
     }
     switch (r.method) {
       case S3Request::Method::kPut:
-        objects[r.key] = std::string(r.body);
+        if (r.body_file.empty()) {
+          objects[r.key] = std::string(r.body);
+        } else {
+          auto bytes = cvmfs::ReadFile(r.body_file);
+          if (!bytes.ok()) {
+            out.local_status = bytes.status();
+            return out;
+          }
+          objects[r.key] = *bytes;
+        }
         out.http_code = 200;
         break;
       case S3Request::Method::kHead:
@@ -38,8 +64,13 @@ class FakeS3 : public S3Transport {
         out.http_code = objects.count(r.key) ? 200 : 404;
         if (out.http_code == 200)
           out.content_length = static_cast<int64_t>(objects[r.key].size());
-        if (out.http_code == 200 && r.method == S3Request::Method::kGet)
-          out.body = objects[r.key];
+        if (out.http_code == 200 && r.method == S3Request::Method::kGet) {
+          if (r.sink == nullptr) {
+            out.body = objects[r.key];
+          } else {
+            Stream(r, objects[r.key], &out);
+          }
+        }
         break;
       case S3Request::Method::kDelete:
         objects.erase(r.key);
@@ -67,10 +98,20 @@ class FakeS3 : public S3Transport {
     } else {
       xml += "<IsTruncated>false</IsTruncated>";
     }
-    return S3Response{200, xml + "</ListBucketResult>", ""};
+    return Answer(200, xml + "</ListBucketResult>");
+  }
+
+  void Stream(const S3Request& r, std::string_view body, S3Response* out) {
+    for (size_t at = 0; at < body.size(); at += piece) {
+      std::string_view part = body.substr(at, piece);
+      out->local_status = (*r.sink)(part.data(), part.size());
+      if (!out->local_status.ok()) return;
+      out->streamed += part.size();
+    }
   }
 
   cvmfs::Mutex mu_;
+  size_t piece = 3;
   std::vector<S3Request> log;
   std::deque<S3Response> faults;
   std::map<std::string, std::string> objects;
@@ -126,7 +167,8 @@ TEST(S3ObjectStoreTest, PeekBeforePutSkipsExistingDataObjects) {
 
 TEST(S3ObjectStoreTest, RetriesServerErrorsWithBackoff) {
   Fixture f;
-  f.s3->faults = {{503, "", ""}, {0, "", "Connection refused"}, {500, "", ""}};
+  f.s3->faults = {Answer(503), Answer(0, "", "Connection refused"),
+                  Answer(500)};
   ASSERT_TRUE(f.store->Put(".cvmfswhitelist", "w").ok());
   EXPECT_EQ(*f.store->Get(".cvmfswhitelist"), "w");
   ASSERT_EQ(f.sleeps.size(), 3u);
@@ -136,7 +178,7 @@ TEST(S3ObjectStoreTest, RetriesServerErrorsWithBackoff) {
 
 TEST(S3ObjectStoreTest, GivesUpAfterMaxRetries) {
   Fixture f(/*retries=*/1);
-  f.s3->faults = {{502, "", ""}, {502, "", ""}, {502, "", ""}};
+  f.s3->faults = {Answer(502), Answer(502), Answer(502)};
   auto s = f.store->Put(".cvmfspublished", "m");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.ToString().find("HTTP 502"), std::string::npos) << s.ToString();
@@ -145,7 +187,7 @@ TEST(S3ObjectStoreTest, GivesUpAfterMaxRetries) {
 
 TEST(S3ObjectStoreTest, AccessDeniedIsNotRetriedAndNamesTheKey) {
   Fixture f;
-  f.s3->faults = {{403, "<Error>AccessDenied</Error>", ""}};
+  f.s3->faults = {Answer(403, "<Error>AccessDenied</Error>", "")};
   auto s = f.store->Put(".cvmfspublished", "m");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), cvmfs::Status::Code::kPermission);
@@ -166,6 +208,82 @@ TEST(S3ObjectStoreTest, ListObjectsFollowsContinuationTokens) {
   auto names = f.store->ListObjects();
   ASSERT_TRUE(names.ok()) << names.status().ToString();
   EXPECT_EQ(*names, want);
+}
+
+TEST(S3ObjectStoreTest, PutFileSendsTheFileNotItsBytesInMemory) {
+  Fixture f;
+  cvmfs::testing::TempDir dir;
+  const std::string file = dir.path() + "/catalog";
+  ASSERT_TRUE(cvmfs::WriteFileAtomic(file, "catalog bytes").ok());
+  ASSERT_TRUE(f.store->PutFile("data/ab/cdC", file).ok());
+  EXPECT_EQ(f.s3->objects["repo.test/data/ab/cdC"], "catalog bytes");
+  EXPECT_EQ(f.s3->log.back().body_file, file);
+  EXPECT_TRUE(f.s3->log.back().body.empty());
+  EXPECT_TRUE(cvmfs::PathExists(file));  // the caller's to remove
+  // An existing data object is not sent again; a missing file is an error
+  // that no retry mends.
+  size_t before = f.s3->log.size();
+  ASSERT_TRUE(f.store->PutFile("data/ab/cdC", file).ok());
+  ASSERT_EQ(f.s3->log.size(), before + 1);
+  EXPECT_EQ(f.s3->log.back().method, S3Request::Method::kHead);
+  auto missing = f.store->PutFile("data/ab/efC", dir.path() + "/none");
+  EXPECT_FALSE(missing.ok());
+  EXPECT_TRUE(f.sleeps.empty());
+}
+
+TEST(S3ObjectStoreTest, ReadToStreamsInPieces) {
+  Fixture f;
+  const std::string bytes = "0123456789abcdef";
+  ASSERT_TRUE(f.store->Put("data/ab/cd", bytes).ok());
+  std::vector<std::string> pieces;
+  auto s = f.store->ReadTo("data/ab/cd", [&](const char* d, size_t n) {
+    pieces.emplace_back(d, n);
+    return cvmfs::Status::Ok();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(pieces.size(), 6u);  // 3 bytes at a time
+  std::string joined;
+  for (const auto& p : pieces) joined += p;
+  EXPECT_EQ(joined, bytes);
+  auto none = f.store->ReadTo(
+      "data/ab/ef", [](const char*, size_t) { return cvmfs::Status::Ok(); });
+  EXPECT_TRUE(none.IsNotFound()) << none.ToString();
+}
+
+TEST(S3ObjectStoreTest, ReadToStopsWhenTheSinkFails) {
+  Fixture f;
+  ASSERT_TRUE(f.store->Put("data/ab/cd", std::string(30, 'x')).ok());
+  size_t calls = 0;
+  auto s = f.store->ReadTo("data/ab/cd", [&](const char*, size_t) {
+    return ++calls == 2 ? cvmfs::Status::NoSpace("cache full")
+                        : cvmfs::Status::Ok();
+  });
+  EXPECT_EQ(s.code(), cvmfs::Status::Code::kNoSpace) << s.ToString();
+  EXPECT_EQ(calls, 2u);
+  EXPECT_TRUE(f.sleeps.empty());
+}
+
+TEST(S3ObjectStoreTest, ReadToRetriesOnlyBeforeTheFirstByte) {
+  Fixture f;
+  ASSERT_TRUE(f.store->Put("data/ab/cd", "whole").ok());
+  std::string got;
+  auto sink = [&](const char* d, size_t n) {
+    got.append(d, n);
+    return cvmfs::Status::Ok();
+  };
+  // No answer at all: retried, and the object arrives once.
+  f.s3->faults = {Answer(0, "", "Connection refused")};
+  ASSERT_TRUE(f.store->ReadTo("data/ab/cd", sink).ok());
+  EXPECT_EQ(got, "whole");
+  EXPECT_EQ(f.sleeps.size(), 1u);
+  // Broken after 6 bytes reached the sink: those cannot be taken back.
+  got.clear();
+  f.s3->faults = {Answer(0, "partia", "Connection reset")};
+  auto s = f.store->ReadTo("data/ab/cd", sink);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find("interrupted after 6 bytes"), std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(f.sleeps.size(), 1u);
 }
 
 TEST(S3ObjectStoreTest, ParsesListPages) {

@@ -9,6 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "cvmfs/object_store.h"
+#include "cvmfs/status.h"
+
 namespace publisher {
 
 struct S3Request {
@@ -17,6 +20,14 @@ struct S3Request {
   std::string key;        // object key in the bucket, no leading '/'
   std::string query;      // already encoded, without '?' ("" for none)
   std::string_view body;  // PUT only; borrowed for the call
+  // PUT the bytes of this local file instead of `body`: read in pieces as
+  // they are sent (and hashed for the signature before), so a file of any
+  // size is uploaded in bounded memory; opened again by every attempt.
+  std::string body_file;
+  // GET: the body of a 2xx answer is handed to `sink` in pieces instead of
+  // being kept in S3Response::body; a non-ok status from the sink stops the
+  // transfer. Borrowed for the call.
+  const cvmfs::ObjectStore::Sink* sink = nullptr;
 };
 
 struct S3Response {
@@ -26,6 +37,11 @@ struct S3Response {
   std::string error;  // the transport's message when http_code == 0
   // Content-Length of the answer (of a HEAD: the object's size); -1 unknown.
   int64_t content_length = -1;
+  // Bytes handed to S3Request::sink (a retry cannot take them back).
+  uint64_t streamed = 0;
+  // A failure on this side, which no retry mends: the sink's status when it
+  // stopped the transfer, or why the file to send could not be read.
+  cvmfs::Status local_status;
 };
 
 class S3Transport {
