@@ -17,7 +17,9 @@
 #include "cvmfs/object_store.h"
 #include "cvmfs/signature.h"
 #include "cvmfs/whitelist.h"
+#include "publisher/object_store_factory.h"
 #include "publisher/repository.h"
+#include "publisher/s3_config.h"
 #include "publisher/server_config.h"
 
 namespace publisher {
@@ -26,14 +28,27 @@ using cvmfs::Digest;
 using cvmfs::Result;
 using cvmfs::Status;
 
-ImportOptions WithDefaults(const cvmfs::SystemPaths& paths,
-                           ImportOptions options) {
-  if (options.stratum0_url.empty())
-    options.stratum0_url = "http://localhost/cvmfs/" + options.fqrn;
-  if (options.storage_dir.empty())
-    options.storage_dir = paths.Storage(options.fqrn);
+Result<ImportOptions> WithDefaults(const cvmfs::SystemPaths& paths,
+                                   ImportOptions options) {
+  if (!options.s3_config_file.empty()) {
+    CVMFS_ASSIGN_OR_RETURN(
+        options.stratum0_url,
+        S3RepositoryUrl(options.stratum0_url, options.s3_prefix, "import"));
+    options.storage_dir.clear();
+  } else {
+    if (options.stratum0_url.empty())
+      options.stratum0_url = "http://localhost/cvmfs/" + options.fqrn;
+    if (options.storage_dir.empty())
+      options.storage_dir = paths.Storage(options.fqrn);
+  }
   if (options.keys_dir.empty()) options.keys_dir = paths.KeysDir();
   return options;
+}
+
+std::string StorageName(const ImportOptions& o) {
+  return o.s3_config_file.empty()
+             ? o.storage_dir
+             : "S3 " + o.s3_prefix + "@" + o.s3_config_file;
 }
 
 namespace {
@@ -102,13 +117,32 @@ Status CheckStorageLayout(const std::string& storage) {
   return Status::Ok();
 }
 
+// The storage to take over, once it holds a repository.
+Result<std::unique_ptr<cvmfs::ObjectStore>> OpenStorage(
+    const ImportOptions& o) {
+  if (o.s3_config_file.empty()) {
+    CVMFS_RETURN_IF_ERROR(CheckStorageLayout(o.storage_dir));
+    return std::unique_ptr<cvmfs::ObjectStore>(
+        std::make_unique<cvmfs::LocalObjectStore>(o.storage_dir));
+  }
+  CVMFS_ASSIGN_OR_RETURN(auto store,
+                         OpenS3ObjectStore(o.s3_config_file, o.s3_prefix));
+  auto size = store->Size(std::string(cvmfs::kManifestName));
+  if (size.status().IsNotFound())
+    return Status::NotFound("storage incomplete: " + o.s3_prefix + "/" +
+                            std::string(cvmfs::kManifestName) +
+                            " missing in the bucket of " + o.s3_config_file);
+  CVMFS_RETURN_IF_ERROR(size.status());
+  return store;
+}
+
 // The manifest, certificate and whitelist of the storage against the keys.
 Status CheckTrustChain(const ImportOptions& o, const ImportKeys& keys,
-                       cvmfs::LocalObjectStore* store,
+                       cvmfs::ObjectStore* store,
                        const cvmfs::SignedManifest& manifest,
                        ImportReport* report) {
   const std::string where =
-      " (storage " + o.storage_dir + ", keys " + o.keys_dir + ")";
+      " (storage " + StorageName(o) + ", keys " + o.keys_dir + ")";
   if (!manifest.manifest.fqrn.empty() && manifest.manifest.fqrn != o.fqrn)
     return Status::InvalidArgument("the storage holds repository " +
                                    manifest.manifest.fqrn + ", not " + o.fqrn +
@@ -183,7 +217,7 @@ class ScratchDir {
 };
 
 // Reads the tags and checks the reflog against the manifest and them.
-Status CheckHistoryAndReflog(cvmfs::LocalObjectStore* store,
+Status CheckHistoryAndReflog(cvmfs::ObjectStore* store,
                              const cvmfs::Manifest& m, ImportReport* report) {
   ScratchDir scratch;
   CVMFS_RETURN_IF_ERROR(scratch.Create());
@@ -245,6 +279,8 @@ ServerConfig ImportConfig(const cvmfs::SystemPaths& paths,
   c.owner = o.owner;
   c.stratum0_url = o.stratum0_url;
   c.storage_dir = o.storage_dir;
+  c.s3_config_file = o.s3_config_file;
+  c.s3_prefix = o.s3_prefix;
   c.spool_dir = paths.Spool(o.fqrn);
   c.keys_dir = paths.KeysDir();
   c.hash_algorithm = r.hash_algorithm;
@@ -303,42 +339,48 @@ class ImportUndo {
   bool dismissed_ = false;
 };
 
-}  // namespace
-
-Result<ImportReport> InspectImport(const cvmfs::SystemPaths& paths,
-                                   const ImportOptions& options) {
-  const ImportOptions o = WithDefaults(paths, options);
+// InspectImport of options with their defaults.
+Result<ImportReport> Inspect(const cvmfs::SystemPaths& paths,
+                             const ImportOptions& o) {
   CVMFS_RETURN_IF_ERROR(ValidateFqrn(o.fqrn));
   const std::string config_dir = paths.ServerConfigDir(o.fqrn);
   if (cvmfs::PathExists(config_dir + "/server.conf"))
     return Status::AlreadyExists("repository " + o.fqrn +
                                  " already exists here (" + config_dir +
                                  "/server.conf)");
-  CVMFS_RETURN_IF_ERROR(CheckStorageLayout(o.storage_dir));
+  CVMFS_ASSIGN_OR_RETURN(auto store, OpenStorage(o));
   CVMFS_ASSIGN_OR_RETURN(ImportKeys keys, LoadKeys(o));
-  cvmfs::LocalObjectStore store(o.storage_dir);
   CVMFS_ASSIGN_OR_RETURN(std::string text,
-                         store.Get(std::string(cvmfs::kManifestName)));
+                         store->Get(std::string(cvmfs::kManifestName)));
   auto manifest = cvmfs::Manifest::Parse(text);
   if (!manifest.ok())
-    return manifest.status().Annotate(o.storage_dir + "/.cvmfspublished");
+    return manifest.status().Annotate(StorageName(o) + " .cvmfspublished");
 
   ImportReport report;
-  CVMFS_RETURN_IF_ERROR(CheckTrustChain(o, keys, &store, *manifest, &report));
+  CVMFS_RETURN_IF_ERROR(
+      CheckTrustChain(o, keys, store.get(), *manifest, &report));
   const cvmfs::Manifest& m = manifest->manifest;
   report.revision = m.revision;
   report.hash_algorithm = m.root_catalog.algorithm;
   report.garbage_collectable = m.garbage_collectable;
   report.ttl = m.ttl;
-  CVMFS_RETURN_IF_ERROR(CheckHistoryAndReflog(&store, m, &report));
+  CVMFS_RETURN_IF_ERROR(CheckHistoryAndReflog(store.get(), m, &report));
   CVMFS_RETURN_IF_ERROR(PlanKeyCopies(paths, o, keys).status());
   return report;
 }
 
+}  // namespace
+
+Result<ImportReport> InspectImport(const cvmfs::SystemPaths& paths,
+                                   const ImportOptions& options) {
+  CVMFS_ASSIGN_OR_RETURN(const ImportOptions o, WithDefaults(paths, options));
+  return Inspect(paths, o);
+}
+
 Result<ImportReport> Import(const cvmfs::SystemPaths& paths,
                             const ImportOptions& options) {
-  const ImportOptions o = WithDefaults(paths, options);
-  CVMFS_ASSIGN_OR_RETURN(ImportReport report, InspectImport(paths, o));
+  CVMFS_ASSIGN_OR_RETURN(const ImportOptions o, WithDefaults(paths, options));
+  CVMFS_ASSIGN_OR_RETURN(ImportReport report, Inspect(paths, o));
   CVMFS_ASSIGN_OR_RETURN(ImportKeys keys, LoadKeys(o));
   CVMFS_ASSIGN_OR_RETURN(auto copies, PlanKeyCopies(paths, o, keys));
 

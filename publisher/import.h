@@ -13,8 +13,14 @@
 //   spool  var/spool/cvmfs/<fqrn>/tmp (the transaction mounts are the
 //         caller's: cvmfs_server runs SetUpTransactions as after mkfs)
 //
+// The storage is a local directory or a key prefix in an S3 bucket (-u
+// S3,<tmp>,<prefix>@<S3 configuration file>, doc/s3.md; CVMFS's import
+// takes local storage only): another publisher machine takes over a
+// repository on S3 with its keys alone.
+//
 // Before anything is written, Inspect checks that the storage is complete
-// (.cvmfspublished, data/00..ff, data/txn) and that the keys belong to it:
+// (.cvmfspublished, and for a directory data/00..ff, data/txn) and that the
+// keys belong to it:
 // the certificate named by the manifest is the key directory's, the
 // manifest is signed by the repository key, the whitelist by the master key
 // (.pub) and lists the certificate and has not expired (unless it is to be
@@ -47,7 +53,12 @@ struct ImportOptions {
   std::string owner = "root";  // -o
   std::string stratum0_url;    // -w; default http://localhost/cvmfs/<fqrn>
   std::string storage_dir;     // from -u local,<tmp>,<dir>; default srv/...
-  std::string keys_dir;        // -k; default etc/cvmfs/keys
+  // From -u S3,<tmp>,<prefix>@<file>: the S3 configuration file and the
+  // repository's key prefix (storage_dir unused). stratum0_url is then the
+  // bucket's URL (-w, required), to which the prefix is appended.
+  std::string s3_config_file;
+  std::string s3_prefix;
+  std::string keys_dir;             // -k; default etc/cvmfs/keys
   bool recreate_whitelist = false;  // -r: re-sign with the master key
   int whitelist_days = 30;
   bool replicable = false;  // -m: write .cvmfs_master_replica
@@ -65,9 +76,13 @@ struct ImportReport {
   std::vector<std::string> warnings;
 };
 
-// The options with their defaults filled in from `paths`.
-ImportOptions WithDefaults(const cvmfs::SystemPaths& paths,
-                           ImportOptions options);
+// The options with their defaults filled in from `paths` (for S3: the
+// repository's URL from the bucket's; InvalidArgument without -w).
+cvmfs::Result<ImportOptions> WithDefaults(const cvmfs::SystemPaths& paths,
+                                          ImportOptions options);
+
+// Where the storage is, for messages: its directory or "S3 <prefix>@<file>".
+std::string StorageName(const ImportOptions& options);
 
 // Checks everything Import needs; writes nothing.
 cvmfs::Result<ImportReport> InspectImport(const cvmfs::SystemPaths& paths,

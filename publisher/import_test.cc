@@ -207,6 +207,28 @@ TEST_F(ImportTest, RefusesMissingStorageExistingRepositoryAndBadName) {
       << report.status().ToString();
 }
 
+TEST_F(ImportTest, S3StorageNeedsTheBucketUrlAndAppendsThePrefix) {
+  ImportOptions io = Options();
+  io.s3_config_file = "/etc/cvmfs/s3.conf";
+  io.s3_prefix = "prefix.of.repo";
+  io.stratum0_url.clear();
+  auto none = WithDefaults(new_, io);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(std::string::npos, none.status().message().find("-w"))
+      << none.status().ToString();
+  auto report = Import(new_, io);
+  ASSERT_FALSE(report.ok());
+  ExpectNothingWritten();
+
+  io.stratum0_url = "http://s3.example.org:8333/bucket/";
+  auto o = WithDefaults(new_, io);
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->stratum0_url,
+            "http://s3.example.org:8333/bucket/prefix.of.repo");
+  EXPECT_TRUE(o->storage_dir.empty());
+  EXPECT_EQ(StorageName(*o), "S3 prefix.of.repo@/etc/cvmfs/s3.conf");
+}
+
 TEST_F(ImportTest, ExpiredWhitelistNeedsResigning) {
   MkfsOptions o;
   o.whitelist_days = -1;

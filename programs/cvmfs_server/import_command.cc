@@ -1,17 +1,20 @@
 // `cvmfs_server import [-w URL] [-o OWNER] [-u UPSTREAM] [-k KEYS_DIR] [-r]
 // [-p] [-m] [-f UNIONFS] FQRN`: takes over an existing Stratum 0 storage in
-// place (publisher::Import), then writes its serving configuration (unless
-// -p) and sets up its transaction mounts, as after mkfs. CVMFS 2.12's -l,
+// place (publisher::Import), local or in S3, then writes its serving
+// configuration (unless -p or S3) and sets up its transaction mounts, as
+// after mkfs. CVMFS 2.12's -l,
 // -s, -c, -g, -t and -R are refused by name.
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "programs/cvmfs_server/command.h"
 #include "programs/cvmfs_server/commands.h"
 #include "programs/cvmfs_server/transaction_commands.h"
 #include "publisher/import.h"
+#include "publisher/s3_config.h"
 #include "server/mkfs_configs.h"
 
 namespace cvmfs_server {
@@ -57,43 +60,54 @@ Status RefuseUnsupported(const ImportArgs& a) {
   return Status::Ok();
 }
 
-// -u local,<tmp dir>,<storage dir>: the storage directory.
-cvmfs::Result<std::string> LocalStorage(const std::string& upstream) {
+// -u local,<tmp dir>,<storage dir> or S3,<tmp dir>,<prefix>@<config file>
+// into `o`.
+Status ParseUpstream(const std::string& upstream, publisher::ImportOptions* o) {
+  if (upstream.rfind("S3,", 0) == 0) {
+    CVMFS_ASSIGN_OR_RETURN(publisher::S3Upstream s3,
+                           publisher::ParseS3Upstream(upstream));
+    o->s3_config_file = s3.config_file;
+    o->s3_prefix = s3.prefix;
+    return Status::Ok();
+  }
   const std::string prefix = "local,";
   const size_t second = upstream.find(',', prefix.size());
   if (upstream.rfind(prefix, 0) != 0 || second == std::string::npos ||
       second + 1 == upstream.size())
     return Status::NotSupported(
         "import: -u " + upstream +
-        ": import only works on local storage (local,<tmp dir>,<storage "
-        "dir>)");
-  return upstream.substr(second + 1);
+        ": import takes local storage (local,<tmp dir>,<storage dir>) or S3 "
+        "(S3,<tmp dir>,<prefix>@<S3 config file>)");
+  o->storage_dir = upstream.substr(second + 1);
+  return Status::Ok();
 }
 
 int RunImport(const cvmfs::SystemPaths& paths, const ImportArgs& args) {
   if (Status st = RefuseUnsupported(args); !st.ok()) return FailMessage(st);
   publisher::ImportOptions options = args.options;
   if (!args.upstream.empty()) {
-    auto storage = LocalStorage(args.upstream);
-    if (!storage.ok()) return FailMessage(storage.status());
-    options.storage_dir = *storage;
+    if (Status st = ParseUpstream(args.upstream, &options); !st.ok())
+      return FailMessage(st);
   }
+  auto defaulted = publisher::WithDefaults(paths, options);
+  if (!defaulted.ok()) return FailMessage(defaulted.status());
+  options = std::move(*defaulted);
   auto report = publisher::Import(paths, options);
   if (!report.ok()) return FailMessage(report.status());
   for (const std::string& w : report->warnings)
     std::fprintf(stderr, "cvmfs_server: warning: %s\n", w.c_str());
-  options = publisher::WithDefaults(paths, options);
   std::printf(
       "imported repository %s (storage %s): revision %llu, %s, %s, %zu "
       "tags, %zu reflog entries%s\n",
-      options.fqrn.c_str(), options.storage_dir.c_str(),
+      options.fqrn.c_str(), publisher::StorageName(options).c_str(),
       static_cast<unsigned long long>(report->revision),
       std::string(cvmfs::AlgorithmName(report->hash_algorithm)).c_str(),
       report->garbage_collectable ? "garbage-collectable"
                                   : "not garbage-collectable",
       report->tags, report->reflog_entries,
       options.recreate_whitelist ? ", whitelist re-signed" : "");
-  if (!args.no_apache) {
+  // A repository on S3 is served by the bucket, not by Apache.
+  if (!args.no_apache && options.s3_config_file.empty()) {
     if (int rc = server::WriteServingConfigsAfterMkfs(paths, options.fqrn))
       return rc;
   }
@@ -110,7 +124,8 @@ std::vector<Command> AddImportCommand(CLI::App& app, const Paths& paths) {
   cmd->add_option("-w", o.stratum0_url, "stratum 0 URL");
   cmd->add_option("-o", o.owner, "owner of the repository");
   cmd->add_option("-u", args->upstream,
-                  "upstream storage: local,<tmp dir>,<storage dir>");
+                  "upstream storage: local,<tmp dir>,<storage dir> or "
+                  "S3,<tmp dir>,<prefix>@<S3 config file>");
   cmd->add_option("-k", o.keys_dir,
                   "directory of the keys FQRN.pub, .key, .crt (.masterkey)");
   cmd->add_flag("-r", o.recreate_whitelist,

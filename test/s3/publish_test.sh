@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A repository on S3 (SeaweedFS on 127.0.0.1): mkfs -s, two ingests, gc and
 # check through the S3 API; our client reads it from the bucket's HTTP
-# endpoint (anonymous reads); a second repository publishes from
+# endpoint (anonymous reads); another machine's import takes it over from
+# the bucket with the keys alone and publishes on; a second repository publishes from
 # transactions (overlayfs over cvmfs2 reading the bucket), tags and rolls
 # back; a publisher killed with SIGKILL in the middle of its uploads leaves
 # the previous revision served.
@@ -66,6 +67,44 @@ test_client_config "$WORK/client.conf" "$url" "$key"
 mount_repo "$fqrn" "$WORK/mnt" "$WORK/client.conf"
 diff -r "$src" "$WORK/mnt/sw" || fail "the mounted repository differs from the source"
 unmount_repo "$WORK/mnt"
+
+# --- import: another publisher machine takes over the repository in the bucket ---
+# This machine forgets the repository (configuration, spool, keys); the
+# bucket keeps it. import -u S3,... with the keys alone adopts it, and the
+# next publish continues its revisions.
+keys=$WORK/keys
+mkdir -p "$keys"
+cp "$CVMFS_ROOTDIR"/etc/cvmfs/keys/$fqrn.* "$keys/"
+rm -rf "$CVMFS_ROOTDIR/etc/cvmfs/repositories.d/$fqrn" "$CVMFS_ROOTDIR/var/spool/cvmfs/$fqrn"
+rm -f "$CVMFS_ROOTDIR"/etc/cvmfs/keys/$fqrn.*
+upstream="S3,$WORK/tmp,$fqrn@$conf"
+out=$(CVMFS_SERVER_NO_MOUNT=1 "$srv" import -u "$upstream" -k "$keys" "$fqrn" 2>&1) &&
+  fail "import from S3 without -w succeeded: $out"
+grep -q -- "-w" <<<"$out" || fail "the refusal does not ask for -w: $out"
+out=$(CVMFS_SERVER_NO_MOUNT=1 "$srv" import -u "S3,$WORK/tmp,no.such.prefix@$conf" \
+  -w "$S3_URL/$bucket" -k "$keys" "$fqrn" 2>&1) &&
+  fail "import of an empty prefix succeeded: $out"
+grep -q "no.such.prefix/.cvmfspublished missing" <<<"$out" ||
+  fail "the refusal does not name the missing manifest: $out"
+[ ! -e "$CVMFS_ROOTDIR/etc/cvmfs/repositories.d/$fqrn" ] ||
+  fail "a refused import left a configuration behind"
+CVMFS_SERVER_NO_MOUNT=1 "$srv" import -u "$upstream" -w "$S3_URL/$bucket" -k "$keys" \
+  "$fqrn" >"$WORK/import.log" 2>&1 || fail "import from S3 failed: $(cat "$WORK/import.log")"
+grep -q "revision 3" "$WORK/import.log" || fail "import does not report revision 3: $(cat "$WORK/import.log")"
+grep -q "^CVMFS_UPSTREAM_STORAGE=.\?S3,.*$fqrn@$conf" \
+  "$CVMFS_ROOTDIR/etc/cvmfs/repositories.d/$fqrn/server.conf" ||
+  fail "the imported configuration does not name the bucket: $(cat "$CVMFS_ROOTDIR/etc/cvmfs/repositories.d/$fqrn/server.conf")"
+mkdir -p "$WORK/after"
+echo imported >"$WORK/after/note"
+ingest "$WORK/after" imported || fail "ingest after the import failed: $(cat "$WORK/ingest.log")"
+expect_eq "revision after the import and an ingest" 4 \
+  "$(curl -sfS "$url/.cvmfspublished" | sed -n 's/^S//p' | head -1)"
+"$srv" check "$fqrn" >"$WORK/check2.log" 2>&1 || fail "check after the import failed: $(cat "$WORK/check2.log")"
+mount_repo "$fqrn" "$WORK/mnt1" "$WORK/client.conf"
+expect_eq "a file published after the import" imported "$(cat "$WORK/mnt1/imported/note")"
+diff -r "$src" "$WORK/mnt1/sw" || fail "the imported repository lost its content"
+unmount_repo "$WORK/mnt1"
+note "imported from S3 with the keys alone; the next publish is revision 4"
 
 # --- a transaction (overlayfs) on S3: publish, tag, rollback ------------------
 # The read-only layer is our cvmfs2 mounting the bucket's HTTP endpoint.
