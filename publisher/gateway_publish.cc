@@ -128,4 +128,73 @@ Result<GatewayPublishStats> PublishThroughGateway(
   return stats;
 }
 
+Result<PublishStats> ToPublishStats(Repository* repo,
+                                    const GatewayPublishStats& sent) {
+  CVMFS_ASSIGN_OR_RETURN(auto current, repo->CurrentManifest());
+  PublishStats stats;
+  stats.revision = sent.revision;
+  stats.root_hash = current.manifest.root_catalog;
+  stats.files = sent.files;
+  stats.bytes_in = sent.bytes_in;
+  stats.objects_stored = sent.objects_sent;
+  stats.bytes_stored = sent.bytes_sent;
+  return stats;
+}
+
+Status CheckLeaseParent(Repository* repo, const cvmfs::Digest& root,
+                        const std::string& lease_path) {
+  if (lease_path == "/") return Status::Ok();
+  const std::string parent = lease_path.substr(0, lease_path.rfind('/'));
+  CVMFS_ASSIGN_OR_RETURN(std::string temp, repo->MakeTempDir());
+  cvmfs::ScopedRemoveTree remove_temp(temp);
+  const CatalogTreeOptions options{repo->config().hash_algorithm,
+                                   repo->config().ttl, temp};
+  CVMFS_ASSIGN_OR_RETURN(auto tree,
+                         CatalogTree::Open(repo->store(), root, options));
+  CVMFS_ASSIGN_OR_RETURN(auto entry, tree->Lookup(parent));
+  if (!entry)
+    return Status::NotFound("cannot lease " + lease_path + ": its parent " +
+                            (parent.empty() ? "/" : parent) +
+                            " does not exist");
+  if (!entry->IsDirectory())
+    return Status::InvalidArgument("cannot lease " + lease_path +
+                                   ": its parent " + parent +
+                                   " is not a directory");
+  return Status::Ok();
+}
+
+Result<PublishStats> PublishUnderLease(Repository* repo,
+                                       const SpoolLayout& layout,
+                                       const std::string& lease_path,
+                                       const Repository::BuildFn& build,
+                                       const PublishOptions& options) {
+  const ServerConfig& config = repo->config();
+  CVMFS_RETURN_IF_ERROR(repo->Lock());
+  if (cvmfs::PathExists(layout.in_transaction))
+    return Status::Busy("a transaction is open on " + config.fqrn + " (" +
+                        layout.in_transaction +
+                        "); publish or abort it first (cvmfs_server "
+                        "publish|abort " +
+                        config.fqrn + ")");
+  CVMFS_ASSIGN_OR_RETURN(auto current, repo->CurrentManifest());
+  const cvmfs::Manifest& base = current.manifest;
+  CVMFS_RETURN_IF_ERROR(CheckLeaseParent(repo, base.root_catalog, lease_path));
+  CVMFS_ASSIGN_OR_RETURN(GatewaySession session,
+                         GatewaySession::For(config, layout));
+  // With no transaction open, a stored token is one a killed command left.
+  std::string note;
+  (void)session.Drop(&note);
+  CVMFS_RETURN_IF_ERROR(session.Acquire(lease_path));
+  CVMFS_ASSIGN_OR_RETURN(std::string token, session.Token());
+  GatewayPublishRequest request{base.root_catalog, base.revision, lease_path,
+                                token};
+  auto sent = PublishThroughGateway(repo, &session, request, build, options);
+  if (!sent.ok()) {
+    (void)session.Drop(&note);
+    return sent.status();
+  }
+  CVMFS_RETURN_IF_ERROR(session.Forget());  // the commit ended the lease
+  return ToPublishStats(repo, *sent);
+}
+
 }  // namespace publisher

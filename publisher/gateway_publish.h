@@ -25,6 +25,7 @@
 #include "cvmfs/status.h"
 #include "publisher/gateway_session.h"
 #include "publisher/repository.h"
+#include "publisher/spool_layout.h"
 
 namespace publisher {
 
@@ -50,6 +51,30 @@ cvmfs::Result<GatewayPublishStats> PublishThroughGateway(
     Repository* repo, GatewaySession* session,
     const GatewayPublishRequest& request, const Repository::BuildFn& build,
     const PublishOptions& options);
+
+// What a publish through the gateway did, as a local publish reports it;
+// the new root is the gateway's, read from the repository.
+cvmfs::Result<PublishStats> ToPublishStats(Repository* repo,
+                                           const GatewayPublishStats& sent);
+
+// Ok when the parent of `lease_path` ("/a/b") is a directory of the
+// revision `root`: the gateway leases no path whose parent is missing (as
+// CVMFS's); NotFound or InvalidArgument otherwise. "/" always has one.
+cvmfs::Status CheckLeaseParent(Repository* repo, const cvmfs::Digest& root,
+                               const std::string& lease_path);
+
+// A publish that holds its own lease on `lease_path` for its duration
+// (`cvmfs_server ingest` on a publisher machine, as CVMFS's: it leases the
+// base directory or the deleted path): takes the repository's lock,
+// refuses (Busy) while a transaction is open, leases (Busy naming the
+// holder when the path overlaps another lease), builds the change on the
+// current revision and has the gateway commit it. The lease is dropped if
+// anything fails before the commit, which ends it.
+cvmfs::Result<PublishStats> PublishUnderLease(Repository* repo,
+                                              const SpoolLayout& layout,
+                                              const std::string& lease_path,
+                                              const Repository::BuildFn& build,
+                                              const PublishOptions& options);
 
 }  // namespace publisher
 

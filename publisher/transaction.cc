@@ -5,6 +5,7 @@
 
 #include "cvmfs/file_util.h"
 #include "cvmfs/time_format.h"
+#include "publisher/gateway_publish.h"
 #include "publisher/hooks.h"
 #include "publisher/lease_path.h"
 #include "publisher/open_writers.h"
@@ -187,7 +188,7 @@ Status Transaction::OpenOnCurrent(const std::string& leased) {
   CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
   if (!leased.empty())
     CVMFS_RETURN_IF_ERROR(
-        CheckLeaseParent(current.manifest.root_catalog, leased));
+        CheckLeaseParent(repo_, current.manifest.root_catalog, leased));
   CVMFS_RETURN_IF_ERROR(
       RemoveStateFile(layout_.publishing));  // of a finished publish
   CVMFS_ASSIGN_OR_RETURN(MountHealth h, mounts_.Health());

@@ -95,9 +95,6 @@ class Transaction {
   // the build sent to the gateway of Publish, the lease dropped by Abort.
   cvmfs::Status OpenOnCurrent(const std::string& leased);
   cvmfs::Status OpenLease(const std::string& lease_path);
-  // As CVMFS: the parent of the leased path is a directory of `root`.
-  cvmfs::Status CheckLeaseParent(const cvmfs::Digest& root,
-                                 const std::string& lease_path);
   cvmfs::Result<PublishStats> BuildAndSend(const TransactionState& state,
                                            const PublishOptions& options,
                                            TransactionPublishResult* result);

@@ -25,28 +25,6 @@ Status Transaction::OpenLease(const std::string& lease_path) {
   return session.Acquire(lease_path);
 }
 
-Status Transaction::CheckLeaseParent(const Digest& root,
-                                     const std::string& lease_path) {
-  if (lease_path == "/") return Status::Ok();
-  const std::string parent = lease_path.substr(0, lease_path.rfind('/'));
-  CVMFS_ASSIGN_OR_RETURN(std::string temp, repo_->MakeTempDir());
-  cvmfs::ScopedRemoveTree remove_temp(temp);
-  const CatalogTreeOptions options{repo_->config().hash_algorithm,
-                                   repo_->config().ttl, temp};
-  CVMFS_ASSIGN_OR_RETURN(auto tree,
-                         CatalogTree::Open(repo_->store(), root, options));
-  CVMFS_ASSIGN_OR_RETURN(auto entry, tree->Lookup(parent));
-  if (!entry)
-    return Status::NotFound("cannot open a transaction on " + lease_path +
-                            ": its parent " + (parent.empty() ? "/" : parent) +
-                            " does not exist");
-  if (!entry->IsDirectory())
-    return Status::InvalidArgument("cannot open a transaction on " +
-                                   lease_path + ": its parent " + parent +
-                                   " is not a directory");
-  return Status::Ok();
-}
-
 Status Transaction::DropLease(std::string* note) {
   CVMFS_ASSIGN_OR_RETURN(GatewaySession session,
                          GatewaySession::For(repo_->config(), layout_));
@@ -82,15 +60,7 @@ Result<PublishStats> Transaction::BuildAndSend(
   if (!sent.ok()) return sent.status();
   // The commit ended the lease.
   CVMFS_RETURN_IF_ERROR(session.Forget());
-  CVMFS_ASSIGN_OR_RETURN(auto current, repo_->CurrentManifest());
-  PublishStats stats;
-  stats.revision = sent->revision;
-  stats.root_hash = current.manifest.root_catalog;
-  stats.files = sent->files;
-  stats.bytes_in = sent->bytes_in;
-  stats.objects_stored = sent->objects_sent;
-  stats.bytes_stored = sent->bytes_sent;
-  return stats;
+  return ToPublishStats(repo_, *sent);
 }
 
 }  // namespace publisher

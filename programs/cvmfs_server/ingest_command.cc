@@ -11,6 +11,8 @@
 //                    that is what this ingest always does
 //   -u, -g           refused: changing the owner of the ingested entries is
 //                    not implemented (they keep the tarball's, as with -k)
+// On a publisher machine of a gateway the ingest leases the base directory
+// (or the one -d path) for itself and sends the change to the gateway.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -24,6 +26,7 @@
 #include "programs/cvmfs_server/command_progress.h"
 #include "programs/cvmfs_server/commands.h"
 #include "programs/cvmfs_server/transaction_commands.h"
+#include "publisher/gateway_publish.h"
 #include "publisher/repository.h"
 #include "publisher/tar_ingest.h"
 
@@ -78,6 +81,25 @@ void PrintPublishStats(const publisher::PublishStats& s, double seconds) {
     std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
+// On a publisher machine of a gateway the ingest leases one path, as
+// CVMFS's: the base directory of the tarball, or the one path to delete.
+cvmfs::Result<std::string> GatewayLeasePath(
+    const publisher::TarIngestOptions& o) {
+  if (!o.tarball.empty() && !o.delete_paths.empty())
+    return Status::InvalidArgument(
+        "through a gateway, an ingest either adds a tarball (-t/-b) or "
+        "deletes (-d), as each leases its own path: run two ingests");
+  if (o.delete_paths.size() > 1)
+    return Status::InvalidArgument(
+        "through a gateway, an ingest deletes one path (-d), the one it "
+        "leases: run one ingest per path");
+  CVMFS_ASSIGN_OR_RETURN(
+      std::string path,
+      publisher::NormalizeRepoPath(o.tarball.empty() ? o.delete_paths[0]
+                                                     : o.base_dir));
+  return path.empty() ? "/" : path;
+}
+
 int RunIngest(const cvmfs::SystemPaths& paths, const IngestArgs& args) {
   const publisher::TarIngestOptions& o = args.options;
   if (o.tarball.empty() && o.base_dir.empty() && o.delete_paths.empty())
@@ -102,34 +124,46 @@ int RunIngest(const cvmfs::SystemPaths& paths, const IngestArgs& args) {
   ingest.hash_algorithm = repo.config().hash_algorithm;
   ingest.compression = repo.config().compression;
   ingest.external_data = repo.config().external_data;
+  std::string lease;  // on a publisher machine of a gateway
+  if (repo.config().on_gateway()) {
+    auto path = GatewayLeasePath(ingest);
+    if (!path.ok()) return FailMessage(path.status());
+    lease = *path;
+  }
   auto progress = CommandProgress::Start("ingest", "files");
   if (!progress.ok()) return FailMessage(progress.status());
   publisher::PublishOptions publish_options;
   publish_options.progress = (*progress)->counters();
   auto start = std::chrono::steady_clock::now();
-  auto stats = repo.Publish(
+  const publisher::Repository::BuildFn build =
       [&](publisher::CatalogTree* tree,
           publisher::IngestPipeline* pipeline) -> Status {
-        if (ingest.tarball.empty()) {  // -d only
-          for (const std::string& d : ingest.delete_paths) {
-            CVMFS_ASSIGN_OR_RETURN(std::string path,
-                                   publisher::NormalizeRepoPath(d));
-            if (path.empty())
-              return Status::InvalidArgument(
-                  "-d: refusing to delete the repository root");
-            CVMFS_RETURN_IF_ERROR(tree->Remove(path).Annotate("-d " + d));
-          }
-          return Status::Ok();
-        }
-        CVMFS_RETURN_IF_ERROR(publisher::IngestTar(ingest, tree, pipeline));
-        if (args.catalog) {
-          auto base = publisher::NormalizeRepoPath(ingest.base_dir);
-          if (!base.ok()) return base.status();
-          return tree->CreateNestedCatalog(*base);
-        }
-        return Status::Ok();
-      },
-      publish_options);
+    if (ingest.tarball.empty()) {  // -d only
+      for (const std::string& d : ingest.delete_paths) {
+        CVMFS_ASSIGN_OR_RETURN(std::string path,
+                               publisher::NormalizeRepoPath(d));
+        if (path.empty())
+          return Status::InvalidArgument(
+              "-d: refusing to delete the repository root");
+        CVMFS_RETURN_IF_ERROR(tree->Remove(path).Annotate("-d " + d));
+      }
+      return Status::Ok();
+    }
+    CVMFS_RETURN_IF_ERROR(publisher::IngestTar(ingest, tree, pipeline));
+    if (args.catalog) {
+      auto base = publisher::NormalizeRepoPath(ingest.base_dir);
+      if (!base.ok()) return base.status();
+      return tree->CreateNestedCatalog(*base);
+    }
+    return Status::Ok();
+  };
+  auto stats = lease.empty()
+                   ? repo.Publish(build, publish_options)
+                   : publisher::PublishUnderLease(
+                         &repo,
+                         publisher::SpoolLayout::For(paths, ingest.fqrn,
+                                                     repo.config().spool_dir),
+                         lease, build, publish_options);
   (*progress)->Finish();
   if (!stats.ok()) return FailPublish(repo, stats.status());
   double secs =

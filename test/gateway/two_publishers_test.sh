@@ -14,7 +14,11 @@
 #   5. our client with CVMFS_NOTIFICATION_SERVER at the gateway mounts a
 #      revision published through it as soon as it is announced (TTL 1 h),
 #      and a Stratum 1 following the gateway's notifications
-#      (packaging/server/cvmfs-snapshot-on-notify) snapshots it.
+#      (packaging/server/cvmfs-snapshot-on-notify) snapshots it;
+#   6. `ingest` on a publisher machine leases its base directory (or the
+#      path it deletes): refused while another publisher holds it or while
+#      its own transaction is open, refused for a tarball plus -d or two
+#      -d (as CVMFS's), and otherwise published through the gateway.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/common.sh"
@@ -276,4 +280,57 @@ expect_eq "the announced file" news "$(cat "$mnt/b/news")"
 pass "the client mounted revision $new_rev ${took} s after the gateway announced it (TTL 3600 s)"
 wait_for 30 "the Stratum 1 to snapshot revision $new_rev" eval '[ "$(s1_revision)" = "$new_rev" ]'
 pass "the Stratum 1 following the gateway snapshotted revision $new_rev"
+
+# --- 6. ingest through the gateway ----------------------------------------------
+mkdir -p "$WORK/tarsrc/sub"
+for i in $(seq 1 50); do echo "ingested $i" >"$WORK/tarsrc/sub/f$i"; done
+tar -C "$WORK/tarsrc" -cf "$WORK/in.tar" .
+before=$(revision)
+pub A transaction $fqrn/a >/dev/null || fail "transaction $fqrn/a"
+if out=$(pub B ingest -t "$WORK/in.tar" -b a/ingested $fqrn 2>&1); then
+  fail "an ingest into a path another publisher leased succeeded: $out"
+fi
+[[ "$out" == *"$fqrn/a/ingested"*"pub-a"* ]] ||
+  check_failed "the refused ingest does not name the lease's holder: $out"
+if out=$(pub A ingest -t "$WORK/in.tar" -b b/ingested $fqrn 2>&1); then
+  fail "an ingest during the publisher's own transaction succeeded: $out"
+fi
+[[ "$out" == *"a transaction is open"* ]] || check_failed "unclear refusal during a transaction: $out"
+pub A abort -f $fqrn >/dev/null || fail "abort of the transaction on /a"
+if out=$(pub B ingest -t "$WORK/in.tar" -b b/ingested -d b/news $fqrn 2>&1); then
+  fail "an ingest of a tarball plus -d through the gateway succeeded"
+fi
+[[ "$out" == *"either adds a tarball"* ]] || check_failed "unclear refusal of -t with -d: $out"
+if out=$(pub B ingest -d b/news -d b/01 $fqrn 2>&1); then
+  fail "an ingest deleting two paths through the gateway succeeded"
+fi
+[[ "$out" == *"deletes one path"* ]] || check_failed "unclear refusal of two -d: $out"
+if out=$(pub B ingest -t "$WORK/in.tar" -b x/y $fqrn 2>&1); then
+  fail "an ingest below a missing directory succeeded"
+fi
+[[ "$out" == *"its parent /x does not exist"* ]] || check_failed "missing parent: $out"
+expect_eq "revision after the refused ingests" "$before" "$(revision)"
+[ ! -e "$WORK/pubB/var/spool/cvmfs/$fqrn/session_token" ] ||
+  check_failed "a refused ingest left a session token"
+pub B ingest -t "$WORK/in.tar" -b b/ingested -c $fqrn >"$WORK/ingest.log" 2>&1 ||
+  fail "ingest through the gateway: $(cat "$WORK/ingest.log")"
+pub A ingest -d b/news $fqrn >"$WORK/ingest-d.log" 2>&1 ||
+  fail "ingest -d through the gateway: $(cat "$WORK/ingest-d.log")"
+expect_eq "revision after two ingests" $((before + 2)) "$(revision)"
+gw check -c $fqrn >"$WORK/check.ingest" 2>&1 || check_failed "check: $(cat "$WORK/check.ingest")"
+gw list-catalogs $fqrn | grep -q "/b/ingested" ||
+  check_failed "ingest -c made no nested catalog at /b/ingested"
+new_rev=$(revision)
+for _ in $(seq 20); do
+  announce
+  for _ in 1 2 3 4 5; do
+    [ "$(magic_xattr revision "$mnt")" = "$new_rev" ] && break 2
+    sleep 0.1
+  done
+done
+expect_eq "revision the client mounted" "$new_rev" "$(magic_xattr revision "$mnt")"
+diff -r "$WORK/tarsrc" "$mnt/b/ingested" || check_failed "the ingested tree differs"
+[ ! -e "$mnt/b/news" ] || check_failed "ingest -d did not delete /b/news"
+[ -e "$mnt/b/01/file" ] || check_failed "ingest -d deleted more than /b/news"
+pass "ingest through the gateway: a tarball into a nested catalog and a deletion"
 finish
