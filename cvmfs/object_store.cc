@@ -70,10 +70,17 @@ bool PutUnnamed(const std::string& final_path, std::string_view bytes,
     *result = st;
     return true;
   }
-  const std::string proc = "/proc/self/fd/" + std::to_string(fd.get());
-  if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, final_path.c_str(),
-               AT_SYMLINK_FOLLOW) != 0)
-    return false;  // EEXIST: replaced through data/txn, as before
+  // Linked by its descriptor where the caller may (CAP_DAC_READ_SEARCH, as
+  // root), which spares the kernel the lookup of /proc/self/fd/N;
+  // otherwise through that path.
+  int linked = ::linkat(fd.get(), "", AT_FDCWD, final_path.c_str(),
+                        AT_EMPTY_PATH);
+  if (linked != 0 && (errno == ENOENT || errno == EPERM)) {
+    const std::string proc = "/proc/self/fd/" + std::to_string(fd.get());
+    linked = ::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, final_path.c_str(),
+                      AT_SYMLINK_FOLLOW);
+  }
+  if (linked != 0) return false;  // EEXIST: replaced through data/txn
   *result = Status::Ok();
   return true;
 #else

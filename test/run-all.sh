@@ -19,6 +19,18 @@ phase() {
   echo "run-all: $1 took $((SECONDS - phase_start)) s (total $SECONDS s)"
   phase_start=$SECONDS
 }
+# What failed, repeated at the end (CI shows the tail of the log): the
+# phase, and the tests ctest lists as failed in that phase's build tree.
+failures=()
+failed() {
+  local what=$1 tree=${2:-}
+  local list=$tree/Testing/Temporary/LastTestsFailed.log
+  if [[ -n $tree && -s $list ]]; then
+    what+=": $(cut -d: -f2- "$list" | tr '\n' ' ')"
+  fi
+  failures+=("$what")
+  rc=1
+}
 packaging/install-deps.sh --integration --bench-suite --no-s3
 # SeaweedFS (the S3 tests' server, test/lib/s3.sh) takes ~10 min of one core
 # to build from the Go module proxy: built in the background, niced, beside
@@ -31,25 +43,32 @@ cmake -S . -B build -G Ninja -DCVMFS_WERROR=ON >/dev/null
 cmake --build build -j2
 phase "dependencies and build"
 rc=0
-(cd build && ctest --output-on-failure -j2 --timeout 600 -LE s3 "$@") || rc=1
+(cd build && ctest --output-on-failure -j2 --timeout 600 -LE s3 "$@") ||
+  failed "test suite" build
 phase "test suite"
 if [[ ${CVMFS_SANITIZERS:-1} != 0 ]]; then
   CVMFS_SANITIZE_EXTRA_CMAKE_ARGS=-DCVMFS_FUZZ=ON \
-    test/sanitize/asan_ubsan.sh build-asan || rc=1
+    test/sanitize/asan_ubsan.sh build-asan || failed "ASan/UBSan" build-asan
   phase "ASan/UBSan"
-  test/fuzz/run.sh build-asan "${CVMFS_FUZZ_SECONDS:-10}" || rc=1
+  test/fuzz/run.sh build-asan "${CVMFS_FUZZ_SECONDS:-10}" || failed "fuzzing"
   phase "fuzzing"
-  test/sanitize/tsan.sh build-tsan || rc=1
+  test/sanitize/tsan.sh build-tsan || failed "TSan"
   phase "TSan"
 fi
 if wait "$weed_pid"; then
   phase "waiting for SeaweedFS"
-  (cd build && ctest --output-on-failure --timeout 600 -L s3 "$@") || rc=1
+  (cd build && ctest --output-on-failure --timeout 600 -L s3 "$@") ||
+    failed "S3 tests" build
   phase "S3 tests"
 else
   echo "run-all: building SeaweedFS failed; the S3 tests did not run:" >&2
   tail -n 30 "$weed_log" >&2
-  rc=1
+  failed "building SeaweedFS"
 fi
 rm -f "$weed_log"
+if ((${#failures[@]})); then
+  for f in "${failures[@]}"; do echo "run-all: FAILED: $f"; done
+else
+  echo "run-all: every phase passed"
+fi
 exit $rc
