@@ -23,6 +23,13 @@ Result<uint64_t> ObjectStore::Size(const std::string& name) {
   return uint64_t{bytes.size()};
 }
 
+Result<bool> ObjectStore::PutIfAbsent(const std::string& name,
+                                      std::string_view bytes) {
+  if (Exists(name)) return false;
+  CVMFS_RETURN_IF_ERROR(Put(name, bytes));
+  return true;
+}
+
 Status ObjectStore::ReadTo(const std::string& name, const Sink& sink) {
   CVMFS_ASSIGN_OR_RETURN(std::string bytes, Get(name));
   return sink(bytes.data(), bytes.size());
@@ -50,53 +57,83 @@ bool LocalObjectStore::Exists(const std::string& name) {
 
 namespace {
 
+// How PutUnnamed ended.
+enum class Unnamed {
+  kDone,         // linked in, or failed writing (the status says)
+  kExists,       // the name exists; nothing done
+  kUnsupported,  // no O_TMPFILE here (or the link failed): nothing done
+};
+
 // Writes `bytes` as an unnamed file in the object's own directory
 // (O_TMPFILE) and links it in under its name: no temporary name, and no
 // rename across directories, which the kernel serializes filesystem-wide
 // (two workers storing small objects spent most of their time waiting for
-// it). A crash leaves nothing behind. Returns false (nothing done) where the
-// filesystem or a missing /proc does not allow it, or the object exists:
-// the caller then writes through data/txn.
-bool PutUnnamed(const std::string& final_path, std::string_view bytes,
-                Status* result) {
+// it). A crash leaves nothing behind. The link fails, and nothing is
+// written, if the name exists.
+Unnamed PutUnnamed(const std::string& final_path, std::string_view bytes,
+                   Status* result) {
 #ifdef O_TMPFILE
   const std::string dir = final_path.substr(0, final_path.rfind('/'));
   UniqueFd fd(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644));
-  if (!fd.valid()) return false;
+  if (!fd.valid()) return Unnamed::kUnsupported;
   Status st = WriteAll(fd.get(), bytes.data(), bytes.size(), final_path);
   if (st.ok() && ::fchmod(fd.get(), 0644) != 0)
     st = Status::FromErrno(errno, "chmod " + final_path);
   if (!st.ok()) {
     *result = st;
-    return true;
+    return Unnamed::kDone;
   }
   // Linked by its descriptor where the caller may (CAP_DAC_READ_SEARCH, as
   // root), which spares the kernel the lookup of /proc/self/fd/N;
   // otherwise through that path.
-  int linked = ::linkat(fd.get(), "", AT_FDCWD, final_path.c_str(),
-                        AT_EMPTY_PATH);
+  int linked =
+      ::linkat(fd.get(), "", AT_FDCWD, final_path.c_str(), AT_EMPTY_PATH);
   if (linked != 0 && (errno == ENOENT || errno == EPERM)) {
     const std::string proc = "/proc/self/fd/" + std::to_string(fd.get());
     linked = ::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, final_path.c_str(),
                       AT_SYMLINK_FOLLOW);
   }
-  if (linked != 0) return false;  // EEXIST: replaced through data/txn
+  if (linked != 0)
+    return errno == EEXIST ? Unnamed::kExists : Unnamed::kUnsupported;
   *result = Status::Ok();
-  return true;
+  return Unnamed::kDone;
 #else
   (void)final_path;
   (void)bytes;
   (void)result;
-  return false;
+  return Unnamed::kUnsupported;
 #endif
 }
 
 }  // namespace
 
 Status LocalObjectStore::Put(const std::string& name, std::string_view bytes) {
-  std::string final_path = root_ + "/" + name;
+  const std::string final_path = root_ + "/" + name;
   Status unnamed;
-  if (PutUnnamed(final_path, bytes, &unnamed)) return unnamed;
+  if (PutUnnamed(final_path, bytes, &unnamed) == Unnamed::kDone) return unnamed;
+  return PutThroughTxn(final_path, bytes);  // replaces an existing file
+}
+
+Result<bool> LocalObjectStore::PutIfAbsent(const std::string& name,
+                                           std::string_view bytes) {
+  const std::string final_path = root_ + "/" + name;
+  Status unnamed;
+  switch (PutUnnamed(final_path, bytes, &unnamed)) {
+    case Unnamed::kDone:
+      if (!unnamed.ok()) return unnamed;
+      return true;
+    case Unnamed::kExists:
+      return false;
+    case Unnamed::kUnsupported:
+      break;
+  }
+  if (Exists(name)) return false;
+  CVMFS_RETURN_IF_ERROR(PutThroughTxn(final_path, bytes));
+  return true;
+}
+
+Status LocalObjectStore::PutThroughTxn(const std::string& final_path,
+                                       std::string_view bytes) {
   // Temporary files live in data/txn so that a crash leaves nothing that
   // looks like an object; the final rename is the commit.
   std::string tmp = TempNameFor(root_ + "/data/txn/obj");
@@ -248,9 +285,9 @@ Result<StoredObject> StoreObject(ObjectStore* store, std::string_view content,
   object.digest = HashString(options.hash, stored);
   object.stored_size = stored.size();
   const std::string name = ObjectPath(object.digest, suffix);
-  object.existed = store->Exists(name);
-  if (!object.existed)
-    CVMFS_RETURN_IF_ERROR(store->Put(name, stored).Annotate("storing " + name));
+  auto written = store->PutIfAbsent(name, stored);
+  if (!written.ok()) return written.status().Annotate("storing " + name);
+  object.existed = !*written;
   return object;
 }
 

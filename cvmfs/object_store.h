@@ -31,6 +31,12 @@ class ObjectStore {
   virtual ~ObjectStore() = default;
   virtual bool Exists(const std::string& name) = 0;
   virtual Status Put(const std::string& name, std::string_view bytes) = 0;
+  // Stores `bytes` as `name` unless an object of that name exists (a name
+  // under data/ stands for its bytes): true if written, false if it was
+  // there. This default asks Exists first; a store may learn it from the
+  // write itself.
+  virtual Result<bool> PutIfAbsent(const std::string& name,
+                                   std::string_view bytes);
   virtual Result<std::string> Get(const std::string& name) = 0;
   // Hands the bytes of `name` to `sink` in pieces (NotFound if missing), so
   // that an object of any size is read in bounded memory where the store
@@ -57,6 +63,10 @@ class LocalObjectStore : public ObjectStore {
 
   bool Exists(const std::string& name) override;
   Status Put(const std::string& name, std::string_view bytes) override;
+  // Without a lookup first: the link of the new file fails if the name
+  // exists.
+  Result<bool> PutIfAbsent(const std::string& name,
+                           std::string_view bytes) override;
   Result<std::string> Get(const std::string& name) override;
   Status ReadTo(const std::string& name, const Sink& sink) override;
   // Renames `file` into place (copies it through data/txn when it is on
@@ -67,6 +77,9 @@ class LocalObjectStore : public ObjectStore {
   Result<std::vector<std::string>> ListObjects() override;
 
  private:
+  // Writes through data/txn and renames into place.
+  Status PutThroughTxn(const std::string& final_path, std::string_view bytes);
+
   std::string root_;
 };
 

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "cvmfs/compression.h"
+#include "cvmfs/file_util.h"
+#include "testing/test_env.h"
 
 namespace cvmfs {
 namespace {
@@ -40,6 +42,35 @@ TEST(StoreObjectTest, AnExistingObjectIsNotWrittenAgain) {
   EXPECT_TRUE(second->existed);
   EXPECT_EQ(first->digest, second->digest);
   EXPECT_EQ(1u, store.puts());
+}
+
+TEST(LocalObjectStoreTest, PutIfAbsentWritesOnceAndPutReplaces) {
+  testing::TempDir dir;
+  LocalObjectStore store(dir.Sub("store"));
+  ASSERT_TRUE(store.CreateLayout().ok());
+  auto first = store.PutIfAbsent("data/ab/cdef", "bytes");
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(*first);
+  auto again = store.PutIfAbsent("data/ab/cdef", "other");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(*again);
+  EXPECT_EQ("bytes", *store.Get("data/ab/cdef"));
+  ASSERT_TRUE(store.Put("data/ab/cdef", "replaced").ok());
+  EXPECT_EQ("replaced", *store.Get("data/ab/cdef"));
+  // Nothing is left behind in data/txn, and no object is half there.
+  auto txn = ListDirectory(dir.Sub("store/data/txn"));
+  ASSERT_TRUE(txn.ok());
+  EXPECT_TRUE(txn->empty());
+  EXPECT_FALSE(store.PutIfAbsent("data/zz/missing-dir", "x").ok());
+  // StoreObject learns from it that an object existed.
+  auto stored =
+      StoreObject(&store, kContent, ObjectSuffix::kNone, StoreObjectOptions{});
+  ASSERT_TRUE(stored.ok());
+  EXPECT_FALSE(stored->existed);
+  auto twice =
+      StoreObject(&store, kContent, ObjectSuffix::kNone, StoreObjectOptions{});
+  ASSERT_TRUE(twice.ok());
+  EXPECT_TRUE(twice->existed);
 }
 
 TEST(StoreObjectTest, UncompressedAndWithTheCallersCompressor) {

@@ -180,6 +180,16 @@ Status S3ObjectStore::Put(const std::string& name, std::string_view bytes) {
   return Upload(std::move(r));
 }
 
+Result<bool> S3ObjectStore::PutIfAbsent(const std::string& name,
+                                        std::string_view bytes) {
+  if (options_.peek_before_put && Exists(name)) return false;
+  S3Request r;
+  r.key = Key(name);
+  r.body = bytes;
+  CVMFS_RETURN_IF_ERROR(Upload(std::move(r)));
+  return true;
+}
+
 Status S3ObjectStore::PutFile(const std::string& name,
                               const std::string& file) {
   if (PresentDataObject(name)) return Status::Ok();

@@ -41,6 +41,10 @@ class S3ObjectStore : public cvmfs::ObjectStore {
 
   bool Exists(const std::string& name) override;
   cvmfs::Status Put(const std::string& name, std::string_view bytes) override;
+  // One HEAD (unless CVMFS_S3_PEEK_BEFORE_PUT is off: a PUT only, as an
+  // object's name stands for its bytes), then the PUT if it is missing.
+  cvmfs::Result<bool> PutIfAbsent(const std::string& name,
+                                  std::string_view bytes) override;
   cvmfs::Result<std::string> Get(const std::string& name) override;
   // Streams the object into `sink` as it arrives.
   cvmfs::Status ReadTo(const std::string& name, const Sink& sink) override;

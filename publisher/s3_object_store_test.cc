@@ -165,6 +165,20 @@ TEST(S3ObjectStoreTest, PeekBeforePutSkipsExistingDataObjects) {
   EXPECT_EQ(f.s3->log.back().method, S3Request::Method::kHead);
 }
 
+TEST(S3ObjectStoreTest, PutIfAbsentIsOneHeadAndOnePut) {
+  Fixture f;
+  auto written = f.store->PutIfAbsent("data/ab/cd", "x");
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_TRUE(*written);
+  ASSERT_EQ(f.s3->log.size(), 2u);
+  EXPECT_EQ(f.s3->log[0].method, S3Request::Method::kHead);
+  EXPECT_EQ(f.s3->log[1].method, S3Request::Method::kPut);
+  written = f.store->PutIfAbsent("data/ab/cd", "x");
+  ASSERT_TRUE(written.ok());
+  EXPECT_FALSE(*written);
+  EXPECT_EQ(f.s3->log.size(), 3u);
+}
+
 TEST(S3ObjectStoreTest, RetriesServerErrorsWithBackoff) {
   Fixture f;
   f.s3->faults = {Answer(503), Answer(0, "", "Connection refused"),

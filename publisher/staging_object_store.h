@@ -34,6 +34,10 @@ class StagingObjectStore : public cvmfs::ObjectStore {
   cvmfs::Status Put(const std::string& name, std::string_view bytes) override {
     return staging_.Put(name, bytes);
   }
+  cvmfs::Result<bool> PutIfAbsent(const std::string& name,
+                                  std::string_view bytes) override {
+    return staging_.PutIfAbsent(name, bytes);
+  }
   cvmfs::Result<std::string> Get(const std::string& name) override;
   cvmfs::Result<uint64_t> Size(const std::string& name) override;
   cvmfs::Status Remove(const std::string& name) override {
