@@ -1,5 +1,7 @@
 #include "publisher/bundle_writer.h"
 
+#include <algorithm>
+#include <thread>
 #include <utility>
 
 #include "cvmfs/object_name.h"
@@ -47,19 +49,30 @@ Result<BundleRef> BundleWriter::Write(const std::string& dir,
   CVMFS_ASSIGN_OR_RETURN(
       cvmfs::StoredObject stored,
       cvmfs::StoreObject(store_, bytes, cvmfs::ObjectSuffix::kBundle, options));
-  if (stored.existed) {
-    ++stats_.bundles_existing;
-  } else {
-    ++stats_.bundles_written;
-    stats_.bytes_written += bytes.size();
+  {
+    cvmfs::MutexLock lock(&mu_);
+    if (stored.existed) {
+      ++stats_.bundles_existing;
+    } else {
+      ++stats_.bundles_written;
+      stats_.bytes_written += bytes.size();
+    }
   }
   return BundleRef{dir, plan.first_name, stored.digest, bytes.size(),
                    static_cast<uint32_t>(plan.members.size())};
 }
 
+BundleStats BundleWriter::stats() const {
+  cvmfs::MutexLock lock(&mu_);
+  return stats_;
+}
+
 Result<std::vector<BundleRef>> BundleWriter::BuildDirectory(
     const std::string& dir, const std::vector<DirectoryEntry>& listing) {
-  ++stats_.directories;
+  {
+    cvmfs::MutexLock lock(&mu_);
+    ++stats_.directories;
+  }
   CVMFS_ASSIGN_OR_RETURN(std::vector<cvmfs::BundleCandidate> candidates,
                          BundleCandidates(store_, listing));
   std::vector<BundleRef> rows;
@@ -71,10 +84,53 @@ Result<std::vector<BundleRef>> BundleWriter::BuildDirectory(
   return rows;
 }
 
+namespace {
+
+constexpr size_t kBundleBatchDirs = 256;
+constexpr size_t kBundleBatchEntries = 65536;
+
+// A directory listed for its bundles, and what building them gave.
+struct BundleJob {
+  std::string dir;
+  std::vector<DirectoryEntry> listing;
+  Result<std::vector<BundleRef>> rows = Status::Unavailable("not built");
+};
+
+// Builds the bundles of `jobs` on up to one thread per core.
+void BuildBatch(std::vector<BundleJob>* jobs, BundleWriter* writer) {
+  const size_t threads = std::min<size_t>(
+      jobs->size(), std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+  auto build = [jobs, writer, threads](size_t first) {
+    for (size_t i = first; i < jobs->size(); i += threads) {
+      BundleJob& job = (*jobs)[i];
+      job.rows = writer->BuildDirectory(job.dir, job.listing);
+    }
+  };
+  std::vector<std::thread> others;
+  for (size_t t = 1; t < threads; ++t) others.emplace_back(build, t);
+  build(0);
+  for (std::thread& t : others) t.join();
+}
+
+}  // namespace
+
 Status UpdateBundles(CatalogTree* tree, const std::set<std::string>& dirs,
                      bool enabled, BundleWriter* writer) {
+  std::vector<BundleJob> batch;
+  size_t entries = 0;
+  auto flush = [&]() -> Status {
+    BuildBatch(&batch, writer);
+    for (BundleJob& job : batch) {
+      if (!job.rows.ok())
+        return job.rows.status().Annotate("bundles of " +
+                                          (job.dir.empty() ? "/" : job.dir));
+      CVMFS_RETURN_IF_ERROR(tree->SetBundles(job.dir, *job.rows));
+    }
+    batch.clear();
+    entries = 0;
+    return Status::Ok();
+  };
   for (const std::string& dir : dirs) {
-    const std::string shown = dir.empty() ? "/" : dir;
     CVMFS_ASSIGN_OR_RETURN(auto entry, tree->Lookup(dir));
     // Gone (its rows went with it), or no longer a directory.
     if (!entry || !entry->IsDirectory() || entry->bind_mountpoint) continue;
@@ -84,11 +140,12 @@ Status UpdateBundles(CatalogTree* tree, const std::set<std::string>& dirs,
     }
     CVMFS_ASSIGN_OR_RETURN(std::vector<DirectoryEntry> listing,
                            tree->List(dir));
-    auto rows = writer->BuildDirectory(dir, listing);
-    if (!rows.ok()) return rows.status().Annotate("bundles of " + shown);
-    CVMFS_RETURN_IF_ERROR(tree->SetBundles(dir, *rows));
+    entries += listing.size();
+    batch.push_back(BundleJob{dir, std::move(listing)});
+    if (batch.size() >= kBundleBatchDirs || entries >= kBundleBatchEntries)
+      CVMFS_RETURN_IF_ERROR(flush());
   }
-  return Status::Ok();
+  return flush();
 }
 
 Result<std::set<std::string>> AllDirectories(CatalogTree* tree) {

@@ -13,7 +13,8 @@
 // the same finds its bundle objects already stored (same plan, same bytes,
 // same name) and leaves its rows as they are.
 //
-// Thread safety: none; the publisher's thread owns the writer and the tree.
+// Thread safety: BundleWriter is thread-safe (UpdateBundles builds several
+// directories at once); the tree is the calling thread's.
 #ifndef PUBLISHER_BUNDLE_WRITER_H_
 #define PUBLISHER_BUNDLE_WRITER_H_
 
@@ -25,6 +26,7 @@
 #include "cvmfs/bundle.h"
 #include "cvmfs/catalog/dirent.h"
 #include "cvmfs/hash.h"
+#include "cvmfs/mutex.h"
 #include "cvmfs/object_store.h"
 #include "cvmfs/status.h"
 #include "publisher/catalog_tree.h"
@@ -49,16 +51,17 @@ class BundleWriter {
       const std::string& dir,
       const std::vector<cvmfs::DirectoryEntry>& listing);
 
-  const BundleStats& stats() const { return stats_; }
+  BundleStats stats() const;
 
  private:
   // Stores the bundle of `plan` (if not stored yet) and returns its row.
   cvmfs::Result<cvmfs::BundleRef> Write(const std::string& dir,
                                         const cvmfs::BundlePlan& plan);
 
-  cvmfs::ObjectStore* store_;  // not owned
-  cvmfs::HashAlgorithm algorithm_;
-  BundleStats stats_;
+  cvmfs::ObjectStore* store_;  // not owned, thread-safe
+  const cvmfs::HashAlgorithm algorithm_;
+  mutable cvmfs::Mutex mu_;  // guards stats_; leaf lock
+  BundleStats stats_ GUARDED_BY(mu_);
 };
 
 // The files of `listing` that may be bundle members, with their stored
@@ -68,7 +71,10 @@ cvmfs::Result<std::vector<cvmfs::BundleCandidate>> BundleCandidates(
     const std::vector<cvmfs::DirectoryEntry>& listing);
 
 // For each directory of `dirs` that still exists in `tree`: its bundles
-// recomputed (`enabled`) or removed (CVMFS_BUNDLES=false).
+// recomputed (`enabled`) or removed (CVMFS_BUNDLES=false). The tree is
+// listed and its rows set on the calling thread; the members are read and
+// the bundles stored by one thread per core, a batch of directories at a
+// time (at most 256 directories or 65,536 listed entries in memory).
 cvmfs::Status UpdateBundles(CatalogTree* tree,
                             const std::set<std::string>& dirs, bool enabled,
                             BundleWriter* writer);

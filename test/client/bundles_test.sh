@@ -58,6 +58,7 @@ cold_tar() {
   diff -r "$src" "$out" >/dev/null || check_failed "CVMFS_BUNDLES=$1: the tree read differs from the source"
   "$BIN/cvmfs_talk" -p "$cache/cvmfs_io.$fqrn" internal affairs >"$WORK/affairs-$1" 2>&1 || true
   unmount_repo "$mnt"
+  apache_log_settled
   tail -n +$((before + 1)) "$APACHE_ACCESS_LOG" >"$WORK/log-$1"
   bundle_requests=$(grep -cE '/data/[0-9a-f]{2}/[0-9a-f]+B ' "$WORK/log-$1" || true)
   object_requests=$(grep -cE '/data/[0-9a-f]{2}/[0-9a-f]+ ' "$WORK/log-$1" || true)

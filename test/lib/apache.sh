@@ -180,6 +180,20 @@ apache_stop() {
     bash -c "! curl -s -o /dev/null --max-time 1 http://127.0.0.1:$APACHE_PORT/"
 }
 
+# apache_log_settled: waits (at most 2 s) until the access log has not
+# grown for 0.2 s. Apache logs a request after its answer is sent, so a
+# client that has its bytes may look at the log before the line is there.
+apache_log_settled() {
+  local last size
+  last=$(stat -c %s "$APACHE_ACCESS_LOG")
+  for _ in $(seq 10); do
+    sleep 0.2
+    size=$(stat -c %s "$APACHE_ACCESS_LOG")
+    [ "$size" = "$last" ] && return 0
+    last=$size
+  done
+}
+
 # apache_request_count [ERE]: requests logged so far (matching ERE).
 apache_request_count() {
   local pattern=${1:-.}
