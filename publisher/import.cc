@@ -33,7 +33,8 @@ Result<ImportOptions> WithDefaults(const cvmfs::SystemPaths& paths,
   if (!options.s3_config_file.empty()) {
     CVMFS_ASSIGN_OR_RETURN(
         options.stratum0_url,
-        S3RepositoryUrl(options.stratum0_url, options.s3_prefix, "import"));
+        S3RepositoryUrl(options.stratum0_url, options.s3_prefix,
+                        "import -u S3,..."));
     options.storage_dir.clear();
   } else {
     if (options.stratum0_url.empty())

@@ -593,7 +593,7 @@ ServerConfig MkfsConfig(const cvmfs::SystemPaths& paths,
     config.s3_config_file = options.s3_config_file;
     config.s3_prefix = options.fqrn;
     // -w plus the repository name, as in CVMFS (Mkfs checked -w).
-    auto url = S3RepositoryUrl(options.stratum0_url, options.fqrn, "mkfs");
+    auto url = S3RepositoryUrl(options.stratum0_url, options.fqrn, "mkfs -s");
     if (url.ok()) config.stratum0_url = *url;
   }
   config.spool_dir = paths.Spool(options.fqrn);
@@ -808,7 +808,8 @@ Status Mkfs(const cvmfs::SystemPaths& paths, const MkfsOptions& options) {
   CVMFS_RETURN_IF_ERROR(ValidateFqrn(options.fqrn));
   if (!options.s3_config_file.empty())
     CVMFS_RETURN_IF_ERROR(
-        S3RepositoryUrl(options.stratum0_url, options.fqrn, "mkfs").status());
+        S3RepositoryUrl(options.stratum0_url, options.fqrn, "mkfs -s")
+            .status());
   ServerConfig config = MkfsConfig(paths, options);
   std::string config_file = config.ConfigFile(paths);
   if (cvmfs::PathExists(config_file))

@@ -121,7 +121,7 @@ Result<std::string> S3RepositoryUrl(const std::string& url,
   if (url.empty())
     return Status::InvalidArgument(
         option +
-        " -s needs -w <URL>: where clients read the bucket over HTTP "
+        " needs -w <URL>: where clients read the bucket over HTTP "
         "(the repository name is appended)");
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
     return Status::InvalidArgument("-w " + url +

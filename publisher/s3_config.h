@@ -43,7 +43,8 @@ struct S3Config {
 // The URL clients read the repository (or replica) `name` at, from the
 // -w URL of `mkfs -s` / `add-replica -s`: CVMFS appends the name to it
 // (http://s3.example.org/bucket -> http://s3.example.org/bucket/<name>).
-// InvalidArgument, naming `option`, if `url` is empty or not http(s)://.
+// InvalidArgument, naming `option` (the command and its S3 option, e.g.
+// "mkfs -s"), if `url` is empty or not http(s)://.
 cvmfs::Result<std::string> S3RepositoryUrl(const std::string& url,
                                            const std::string& name,
                                            const std::string& option);

@@ -192,9 +192,9 @@ Result<ReplicaConfig> AddReplica(const cvmfs::SystemPaths& paths,
   config.snapshot_group = options.snapshot_group;
   config.stratum0_url = options.stratum0_url;
   if (!options.s3_config_file.empty()) {
-    CVMFS_ASSIGN_OR_RETURN(
-        config.stratum1_url,
-        publisher::S3RepositoryUrl(options.stratum1_url, name, "add-replica"));
+    CVMFS_ASSIGN_OR_RETURN(config.stratum1_url,
+                           publisher::S3RepositoryUrl(options.stratum1_url,
+                                                      name, "add-replica -s"));
     // Refuses a malformed file (unknown keys, ...) before anything is made.
     CVMFS_RETURN_IF_ERROR(
         publisher::S3Config::Load(options.s3_config_file).status());

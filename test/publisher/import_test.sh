@@ -113,7 +113,8 @@ refuse "-t" "option -t" -t -r -k "$WORK/old-keys" -p $fqrn
 refuse "-g" "option -g" -g -k "$WORK/old-keys" -p $fqrn
 refuse "-l" "option -l" -l -k "$WORK/old-keys" -p $fqrn
 refuse "-f aufs" "only overlayfs" -f aufs -k "$WORK/old-keys" -p $fqrn
-refuse "-u S3" "only works on local storage" -u "S3,/tmp,x@y.cfg" -k "$WORK/old-keys" -p $fqrn
+refuse "-u S3 without -w" "import -u S3,... needs -w" -u "S3,/tmp,x@y.cfg" -k "$WORK/old-keys" -p $fqrn
+refuse "-u gw" "import takes local storage" -u "gw,/tmp,http://gw:4929/api/v1" -k "$WORK/old-keys" -p $fqrn
 
 # ------------------------------------------------------ a) the CVMFS fixture
 note "a) import of the CVMFS 2.12 fixture"
