@@ -266,14 +266,18 @@ announce() {
   "$BIN/cvmfs_swissknife" notify -p -u "$api" -r "$stratum0" >"$WORK/notify.log" 2>&1 ||
     fail "notify -p: $(cat "$WORK/notify.log")"
 }
-start=$(date +%s.%N)
-for _ in $(seq 20); do
-  announce
-  for _ in 1 2 3 4 5; do
-    [ "$(magic_xattr revision "$mnt")" = "$new_rev" ] && break 2
-    sleep 0.1
+# announce_until_mounted REV: announces until the client mounts REV (10 s).
+announce_until_mounted() {
+  for _ in $(seq 20); do
+    announce
+    for _ in 1 2 3 4 5; do
+      [ "$(magic_xattr revision "$mnt")" = "$1" ] && return 0
+      sleep 0.1
+    done
   done
-done
+}
+start=$(date +%s.%N)
+announce_until_mounted "$new_rev"
 expect_eq "revision after the announcement" "$new_rev" "$(magic_xattr revision "$mnt")"
 took=$(python3 -c "import time; print('%.2f' % (time.time() - $start))")
 expect_eq "the announced file" news "$(cat "$mnt/b/news")"
@@ -321,13 +325,7 @@ gw check -c $fqrn >"$WORK/check.ingest" 2>&1 || check_failed "check: $(cat "$WOR
 gw list-catalogs $fqrn | grep -q "/b/ingested" ||
   check_failed "ingest -c made no nested catalog at /b/ingested"
 new_rev=$(revision)
-for _ in $(seq 20); do
-  announce
-  for _ in 1 2 3 4 5; do
-    [ "$(magic_xattr revision "$mnt")" = "$new_rev" ] && break 2
-    sleep 0.1
-  done
-done
+announce_until_mounted "$new_rev"
 expect_eq "revision the client mounted" "$new_rev" "$(magic_xattr revision "$mnt")"
 diff -r "$WORK/tarsrc" "$mnt/b/ingested" || check_failed "the ingested tree differs"
 [ ! -e "$mnt/b/news" ] || check_failed "ingest -d did not delete /b/news"
