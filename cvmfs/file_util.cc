@@ -21,13 +21,17 @@ void UniqueFd::Reset(int fd) {
 Result<std::string> ReadFile(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return Status::FromErrno(errno, "open " + path);
+  return ReadAll(fd.get(), path);
+}
+
+Result<std::string> ReadAll(int fd, const std::string& what) {
   std::string out;
   char buf[64 * 1024];
   for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof(buf));
+    ssize_t n = ::read(fd, buf, sizeof(buf));
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Status::FromErrno(errno, "read " + path);
+      return Status::FromErrno(errno, "read " + what);
     }
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));

@@ -45,6 +45,8 @@ class UniqueFd {
 };
 
 Result<std::string> ReadFile(const std::string& path);
+// Reads `fd` from its offset to its end (`what` names it in errors).
+Result<std::string> ReadAll(int fd, const std::string& what);
 // Writes all of `data` to `fd`, retrying on EINTR and short writes.
 Status WriteAll(int fd, const void* data, size_t size, const std::string& what);
 // Reads exactly up to `size` bytes (fewer only at EOF); returns bytes read.

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "cvmfs/compression.h"
@@ -40,7 +42,46 @@ Status ObjectStore::PutFile(const std::string& name, const std::string& file) {
   return Put(name, bytes);
 }
 
-LocalObjectStore::LocalObjectStore(std::string root) : root_(std::move(root)) {}
+Result<std::optional<std::string>> ObjectStore::GetAtMost(
+    const std::string& name, uint64_t max_bytes) {
+  CVMFS_ASSIGN_OR_RETURN(uint64_t size, Size(name));
+  if (size > max_bytes) return std::optional<std::string>();
+  CVMFS_ASSIGN_OR_RETURN(std::string bytes, Get(name));
+  return std::optional<std::string>(std::move(bytes));
+}
+
+namespace {
+
+// Whether the umask keeps every bit of 0644 (read from /proc/self/status:
+// umask(2) cannot be read without being set).
+bool UmaskKeeps0644() {
+  auto status = ReadFile("/proc/self/status");
+  if (!status.ok()) return false;
+  const size_t at = status->find("\nUmask:");
+  if (at == std::string::npos) return false;
+  const unsigned long mask =
+      std::strtoul(status->c_str() + at + sizeof("\nUmask:") - 1, nullptr, 8);
+  return (mask & 0644) == 0;
+}
+
+}  // namespace
+
+int LocalObjectStore::OpenForReading(const std::string& name) const {
+  // Without an access time update: on a relatime mount the first read of a
+  // new file writes its inode (through the journal), which made reading
+  // back the objects of a large publish for its bundles wait on the
+  // journal. O_NOATIME is the owner's (and root's); others read without it.
+  const std::string path = At(name);
+  int fd = ::openat(DirFd(), path.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME);
+  if (fd < 0 && errno == EPERM)
+    fd = ::openat(DirFd(), path.c_str(), O_RDONLY | O_CLOEXEC);
+  return fd;
+}
+
+LocalObjectStore::LocalObjectStore(std::string root)
+    : root_(std::move(root)),
+      root_fd_(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
+      umask_keeps_mode_(UmaskKeeps0644()) {}
 
 Status LocalObjectStore::CreateLayout() {
   CVMFS_RETURN_IF_ERROR(MakeDirs(root_ + "/data/txn"));
@@ -48,11 +89,14 @@ Status LocalObjectStore::CreateLayout() {
     uint8_t b = static_cast<uint8_t>(i);
     CVMFS_RETURN_IF_ERROR(MakeDirs(root_ + "/data/" + ToHex(&b, 1)));
   }
+  if (!root_fd_.valid())
+    root_fd_ =
+        UniqueFd(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   return Status::Ok();
 }
 
 bool LocalObjectStore::Exists(const std::string& name) {
-  return ::access((root_ + "/" + name).c_str(), F_OK) == 0;
+  return ::faccessat(DirFd(), At(name).c_str(), F_OK, 0) == 0;
 }
 
 namespace {
@@ -69,16 +113,18 @@ enum class Unnamed {
 // rename across directories, which the kernel serializes filesystem-wide
 // (two workers storing small objects spent most of their time waiting for
 // it). A crash leaves nothing behind. The link fails, and nothing is
-// written, if the name exists.
-Unnamed PutUnnamed(const std::string& final_path, std::string_view bytes,
-                   Status* result) {
+// written, if the name exists. `path` is resolved from `dirfd`; `shown` is
+// the path for messages; `chmod`: the umask may have taken bits of 0644.
+Unnamed PutUnnamed(int dirfd, const std::string& path, const std::string& shown,
+                   std::string_view bytes, bool chmod, Status* result) {
 #ifdef O_TMPFILE
-  const std::string dir = final_path.substr(0, final_path.rfind('/'));
-  UniqueFd fd(::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644));
+  const std::string dir = path.substr(0, path.rfind('/'));
+  UniqueFd fd(
+      ::openat(dirfd, dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644));
   if (!fd.valid()) return Unnamed::kUnsupported;
-  Status st = WriteAll(fd.get(), bytes.data(), bytes.size(), final_path);
-  if (st.ok() && ::fchmod(fd.get(), 0644) != 0)
-    st = Status::FromErrno(errno, "chmod " + final_path);
+  Status st = WriteAll(fd.get(), bytes.data(), bytes.size(), shown);
+  if (st.ok() && chmod && ::fchmod(fd.get(), 0644) != 0)
+    st = Status::FromErrno(errno, "chmod " + shown);
   if (!st.ok()) {
     *result = st;
     return Unnamed::kDone;
@@ -86,11 +132,10 @@ Unnamed PutUnnamed(const std::string& final_path, std::string_view bytes,
   // Linked by its descriptor where the caller may (CAP_DAC_READ_SEARCH, as
   // root), which spares the kernel the lookup of /proc/self/fd/N;
   // otherwise through that path.
-  int linked =
-      ::linkat(fd.get(), "", AT_FDCWD, final_path.c_str(), AT_EMPTY_PATH);
+  int linked = ::linkat(fd.get(), "", dirfd, path.c_str(), AT_EMPTY_PATH);
   if (linked != 0 && (errno == ENOENT || errno == EPERM)) {
     const std::string proc = "/proc/self/fd/" + std::to_string(fd.get());
-    linked = ::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, final_path.c_str(),
+    linked = ::linkat(AT_FDCWD, proc.c_str(), dirfd, path.c_str(),
                       AT_SYMLINK_FOLLOW);
   }
   if (linked != 0)
@@ -98,8 +143,11 @@ Unnamed PutUnnamed(const std::string& final_path, std::string_view bytes,
   *result = Status::Ok();
   return Unnamed::kDone;
 #else
-  (void)final_path;
+  (void)dirfd;
+  (void)path;
+  (void)shown;
   (void)bytes;
+  (void)chmod;
   (void)result;
   return Unnamed::kUnsupported;
 #endif
@@ -110,7 +158,9 @@ Unnamed PutUnnamed(const std::string& final_path, std::string_view bytes,
 Status LocalObjectStore::Put(const std::string& name, std::string_view bytes) {
   const std::string final_path = root_ + "/" + name;
   Status unnamed;
-  if (PutUnnamed(final_path, bytes, &unnamed) == Unnamed::kDone) return unnamed;
+  if (PutUnnamed(DirFd(), At(name), final_path, bytes, !umask_keeps_mode_,
+                 &unnamed) == Unnamed::kDone)
+    return unnamed;
   return PutThroughTxn(final_path, bytes);  // replaces an existing file
 }
 
@@ -118,7 +168,8 @@ Result<bool> LocalObjectStore::PutIfAbsent(const std::string& name,
                                            std::string_view bytes) {
   const std::string final_path = root_ + "/" + name;
   Status unnamed;
-  switch (PutUnnamed(final_path, bytes, &unnamed)) {
+  switch (PutUnnamed(DirFd(), At(name), final_path, bytes, !umask_keeps_mode_,
+                     &unnamed)) {
     case Unnamed::kDone:
       if (!unnamed.ok()) return unnamed;
       return true;
@@ -151,12 +202,38 @@ Status LocalObjectStore::PutThroughTxn(const std::string& final_path,
 }
 
 Result<std::string> LocalObjectStore::Get(const std::string& name) {
-  return ReadFile(root_ + "/" + name);
+  UniqueFd fd(OpenForReading(name));
+  if (!fd.valid())
+    return Status::FromErrno(errno, "open " + root_ + "/" + name);
+  return ReadAll(fd.get(), root_ + "/" + name);
+}
+
+Result<std::optional<std::string>> LocalObjectStore::GetAtMost(
+    const std::string& name, uint64_t max_bytes) {
+  const std::string shown = root_ + "/" + name;
+  UniqueFd fd(OpenForReading(name));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return Status::NotFound(name);
+    return Status::FromErrno(errno, "open " + shown);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0)
+    return Status::FromErrno(errno, "stat " + shown);
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes) return std::optional<std::string>();
+  std::string bytes(size, '\0');
+  CVMFS_ASSIGN_OR_RETURN(size_t n,
+                         ReadFull(fd.get(), bytes.data(), size, shown));
+  if (n != size)
+    return Status::Corruption(shown + " is shorter than its size (" +
+                              std::to_string(n) + " of " +
+                              std::to_string(size) + " bytes)");
+  return std::optional<std::string>(std::move(bytes));
 }
 
 Status LocalObjectStore::ReadTo(const std::string& name, const Sink& sink) {
   const std::string path = root_ + "/" + name;
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(OpenForReading(name));
   if (!fd.valid()) return Status::FromErrno(errno, "open " + path);
   return ForEachBlock(fd.get(), kStreamBlock, path, sink);
 }
@@ -166,7 +243,8 @@ Status LocalObjectStore::PutFile(const std::string& name,
   const std::string final_path = root_ + "/" + name;
   if (::chmod(file.c_str(), 0644) != 0)
     return Status::FromErrno(errno, "chmod " + file);
-  if (::rename(file.c_str(), final_path.c_str()) == 0) return Status::Ok();
+  if (::renameat(AT_FDCWD, file.c_str(), DirFd(), At(name).c_str()) == 0)
+    return Status::Ok();
   if (errno != EXDEV)
     return Status::FromErrno(errno, "rename " + file + " to " + final_path);
   // Another filesystem: a copy in data/txn, renamed into place.
@@ -190,7 +268,7 @@ Status LocalObjectStore::PutFile(const std::string& name,
 Result<uint64_t> LocalObjectStore::Size(const std::string& name) {
   struct stat st;
   const std::string path = root_ + "/" + name;
-  if (::stat(path.c_str(), &st) != 0) {
+  if (::fstatat(DirFd(), At(name).c_str(), &st, 0) != 0) {
     if (errno == ENOENT) return Status::NotFound(name);
     return Status::FromErrno(errno, "stat " + path);
   }
@@ -198,7 +276,7 @@ Result<uint64_t> LocalObjectStore::Size(const std::string& name) {
 }
 
 Status LocalObjectStore::Remove(const std::string& name) {
-  if (::unlink((root_ + "/" + name).c_str()) != 0 && errno != ENOENT)
+  if (::unlinkat(DirFd(), At(name).c_str(), 0) != 0 && errno != ENOENT)
     return Status::FromErrno(errno, "unlink " + name);
   return Status::Ok();
 }

@@ -7,15 +7,19 @@
 #ifndef CVMFS_OBJECT_STORE_H_
 #define CVMFS_OBJECT_STORE_H_
 
+#include <fcntl.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cvmfs/compression.h"
+#include "cvmfs/file_util.h"
 #include "cvmfs/hash.h"
 #include "cvmfs/mutex.h"
 #include "cvmfs/object_name.h"
@@ -48,6 +52,11 @@ class ObjectStore {
   virtual Status PutFile(const std::string& name, const std::string& file);
   // Bytes of the object `name` (NotFound if missing); this default reads it.
   virtual Result<uint64_t> Size(const std::string& name);
+  // The bytes of `name` if it holds at most `max_bytes`, else nullopt
+  // (NotFound if missing): a small object read in one go. This default asks
+  // Size first.
+  virtual Result<std::optional<std::string>> GetAtMost(const std::string& name,
+                                                       uint64_t max_bytes);
   virtual Status Remove(const std::string& name) = 0;
   // Names of all objects under data/ (for gc, check and tests).
   virtual Result<std::vector<std::string>> ListObjects() = 0;
@@ -57,7 +66,8 @@ class ObjectStore {
 class LocalObjectStore : public ObjectStore {
  public:
   explicit LocalObjectStore(std::string root);
-  // Creates data/00..ff and data/txn.
+  // Creates data/00..ff and data/txn (and the root); before the store is
+  // shared between threads.
   Status CreateLayout();
   const std::string& root() const { return root_; }
 
@@ -73,14 +83,30 @@ class LocalObjectStore : public ObjectStore {
   // another filesystem).
   Status PutFile(const std::string& name, const std::string& file) override;
   Result<uint64_t> Size(const std::string& name) override;  // stat, no read
+  // One open, fstat and read.
+  Result<std::optional<std::string>> GetAtMost(const std::string& name,
+                                               uint64_t max_bytes) override;
   Status Remove(const std::string& name) override;
   Result<std::vector<std::string>> ListObjects() override;
 
  private:
   // Writes through data/txn and renames into place.
   Status PutThroughTxn(const std::string& final_path, std::string_view bytes);
+  // The directory to resolve `name` from and the path to give with it: the
+  // root's descriptor and `name` where it was opened (the kernel then walks
+  // "data/ab/cd..." instead of the whole path, for every object of a
+  // publish), else AT_FDCWD and the full path.
+  int DirFd() const { return root_fd_.valid() ? root_fd_.get() : AT_FDCWD; }
+  std::string At(const std::string& name) const {
+    return root_fd_.valid() ? name : root_ + "/" + name;
+  }
+  // A descriptor of `name` to read, or -1 (errno set).
+  int OpenForReading(const std::string& name) const;
 
   std::string root_;
+  UniqueFd root_fd_;  // O_PATH; invalid until the root exists
+  // The process's umask leaves 0644 of a new file's 0644: no chmod.
+  bool umask_keeps_mode_ = false;
 };
 
 // In-memory store for unit tests.

@@ -3,8 +3,10 @@
 #include "cvmfs/object_store.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <string>
+#include <vector>
 
 #include "cvmfs/compression.h"
 #include "cvmfs/file_util.h"
@@ -71,6 +73,81 @@ TEST(LocalObjectStoreTest, PutIfAbsentWritesOnceAndPutReplaces) {
       StoreObject(&store, kContent, ObjectSuffix::kNone, StoreObjectOptions{});
   ASSERT_TRUE(twice.ok());
   EXPECT_TRUE(twice->existed);
+}
+
+TEST(LocalObjectStoreTest, GetAtMostReadsSmallObjectsOnly) {
+  testing::TempDir dir;
+  LocalObjectStore store(dir.Sub("store"));
+  ASSERT_TRUE(store.CreateLayout().ok());
+  ASSERT_TRUE(store.Put("data/ab/small", "12345").ok());
+  auto small = store.GetAtMost("data/ab/small", 5);
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  ASSERT_TRUE(small->has_value());
+  EXPECT_EQ("12345", **small);
+  auto large = store.GetAtMost("data/ab/small", 4);
+  ASSERT_TRUE(large.ok());
+  EXPECT_FALSE(large->has_value());
+  EXPECT_TRUE(store.GetAtMost("data/ab/missing", 5).status().IsNotFound());
+  // The default (Size, then Get) answers the same.
+  MemoryObjectStore memory;
+  ASSERT_TRUE(memory.Put("data/ab/small", "12345").ok());
+  EXPECT_EQ("12345", **memory.GetAtMost("data/ab/small", 5));
+  EXPECT_FALSE(memory.GetAtMost("data/ab/small", 4)->has_value());
+  EXPECT_TRUE(memory.GetAtMost("data/ab/missing", 5).status().IsNotFound());
+}
+
+// The store resolves names from its root's descriptor, opened when the
+// store is made or, for a root that did not exist yet, by CreateLayout;
+// every operation finds the same files as by their full paths.
+TEST(LocalObjectStoreTest, ARootMadeByCreateLayoutServesEveryOperation) {
+  testing::TempDir dir;
+  LocalObjectStore store(dir.Sub("new/store"));
+  ASSERT_TRUE(store.CreateLayout().ok());
+  ASSERT_TRUE(store.Put("data/01/a", "aaa").ok());
+  EXPECT_EQ("aaa", *ReadFile(dir.Sub("new/store/data/01/a")));
+  EXPECT_TRUE(store.Exists("data/01/a"));
+  EXPECT_EQ(3u, *store.Size("data/01/a"));
+  std::string streamed;
+  ASSERT_TRUE(store
+                  .ReadTo("data/01/a",
+                          [&](const char* d, size_t n) {
+                            streamed.append(d, n);
+                            return Status::Ok();
+                          })
+                  .ok());
+  EXPECT_EQ("aaa", streamed);
+  ASSERT_TRUE(WriteFileAtomic(dir.Sub("spool"), "file bytes").ok());
+  ASSERT_TRUE(store.PutFile("data/01/b", dir.Sub("spool")).ok());
+  EXPECT_EQ("file bytes", *store.Get("data/01/b"));
+  ASSERT_TRUE(store.Remove("data/01/a").ok());
+  EXPECT_FALSE(PathExists(dir.Sub("new/store/data/01/a")));
+  EXPECT_TRUE(store.Get("data/01/a").status().IsNotFound());
+  auto all = store.ListObjects();
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(std::vector<std::string>{"data/01/b"}, *all);
+}
+
+// Objects are 0644 whatever the publisher's umask (Apache reads them as
+// another user).
+TEST(LocalObjectStoreTest, ObjectsAreWorldReadableUnderAStrictUmask) {
+  testing::TempDir dir;
+  for (mode_t mask : {mode_t{022}, mode_t{077}}) {
+    const mode_t saved = ::umask(mask);
+    const std::string root = dir.Sub("store" + std::to_string(mask));
+    LocalObjectStore store(root);
+    Status created = store.CreateLayout();
+    Status put = store.Put("data/02/x", "bytes");
+    Result<bool> put_new = store.PutIfAbsent("data/02/y", "bytes");
+    ::umask(saved);
+    ASSERT_TRUE(created.ok()) << created.ToString();
+    ASSERT_TRUE(put.ok()) << put.ToString();
+    ASSERT_TRUE(put_new.ok()) << put_new.status().ToString();
+    for (const char* name : {"/data/02/x", "/data/02/y"}) {
+      struct stat st;
+      ASSERT_EQ(0, ::stat((root + name).c_str(), &st));
+      EXPECT_EQ(0644u, st.st_mode & 07777) << name << " under umask " << mask;
+    }
+  }
 }
 
 TEST(StoreObjectTest, UncompressedAndWithTheCallersCompressor) {

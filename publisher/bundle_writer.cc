@@ -1,10 +1,9 @@
 #include "publisher/bundle_writer.h"
 
-#include <algorithm>
-#include <thread>
 #include <utility>
 
 #include "cvmfs/object_name.h"
+#include "cvmfs/parallel_for.h"
 
 namespace publisher {
 
@@ -14,29 +13,54 @@ using cvmfs::Result;
 using cvmfs::Status;
 
 Result<std::vector<cvmfs::BundleCandidate>> BundleCandidates(
-    cvmfs::ObjectStore* store, const std::vector<DirectoryEntry>& listing) {
+    cvmfs::ObjectStore* store, const std::vector<DirectoryEntry>& listing,
+    std::map<std::string, std::string>* held, uint64_t held_budget) {
   std::vector<cvmfs::BundleCandidate> out;
+  uint64_t held_bytes = 0;
   for (const DirectoryEntry& e : listing) {
     if (!e.IsRegular() || e.chunked || e.external || !e.content_hash) continue;
-    const std::string name =
+    std::string name =
         cvmfs::ObjectPath(*e.content_hash, cvmfs::ObjectSuffix::kNone);
-    auto size = store->Size(name);
+    uint64_t size = 0;
+    Status st;
+    if (held_bytes < held_budget) {
+      auto bytes = store->GetAtMost(name, cvmfs::kBundleMemberMax);
+      if (bytes.ok() && bytes->has_value()) {
+        size = (*bytes)->size();
+        held_bytes += size;
+        (*held)[name] = std::move(**bytes);
+      } else if (bytes.ok()) {
+        size = cvmfs::kBundleMemberMax + 1;  // too large to be a member
+      } else {
+        st = bytes.status();
+      }
+    } else {
+      auto stored = store->Size(name);
+      if (stored.ok()) size = *stored;
+      st = stored.status();
+    }
     // A missing object (a broken repository; `check` names it) is no member.
-    if (!size.ok() && size.status().code() == Status::Code::kNotFound) continue;
-    if (!size.ok()) return size.status().Annotate("object of " + e.name);
-    out.push_back(cvmfs::BundleCandidate{e.name, *e.content_hash, *size});
+    if (st.code() == Status::Code::kNotFound) continue;
+    if (!st.ok()) return st.Annotate("object of " + e.name);
+    out.push_back(cvmfs::BundleCandidate{e.name, *e.content_hash, size});
   }
   return out;
 }
 
-Result<BundleRef> BundleWriter::Write(const std::string& dir,
-                                      const cvmfs::BundlePlan& plan) {
+Result<BundleRef> BundleWriter::Write(
+    const std::string& dir, const cvmfs::BundlePlan& plan,
+    const std::map<std::string, std::string>& held) {
   std::string bytes = cvmfs::SerializeBundleHeader(plan.members);
   bytes.reserve(bytes.size() + plan.member_bytes());
   for (const cvmfs::BundleMember& m : plan.members) {
     const std::string name =
         cvmfs::ObjectPath(m.digest, cvmfs::ObjectSuffix::kNone);
-    CVMFS_ASSIGN_OR_RETURN(std::string member, store_->Get(name));
+    auto kept = held.find(name);
+    std::string read;
+    if (kept == held.end()) {
+      CVMFS_ASSIGN_OR_RETURN(read, store_->Get(name));
+    }
+    const std::string& member = kept == held.end() ? read : kept->second;
     if (member.size() != m.size)
       return Status::Corruption(name + " changed while its bundle was built (" +
                                 std::to_string(member.size()) + " bytes, " +
@@ -73,12 +97,14 @@ Result<std::vector<BundleRef>> BundleWriter::BuildDirectory(
     cvmfs::MutexLock lock(&mu_);
     ++stats_.directories;
   }
-  CVMFS_ASSIGN_OR_RETURN(std::vector<cvmfs::BundleCandidate> candidates,
-                         BundleCandidates(store_, listing));
+  std::map<std::string, std::string> held;
+  CVMFS_ASSIGN_OR_RETURN(
+      std::vector<cvmfs::BundleCandidate> candidates,
+      BundleCandidates(store_, listing, &held, held_budget_));
   std::vector<BundleRef> rows;
   for (const cvmfs::BundlePlan& plan :
        cvmfs::PlanBundles(std::move(candidates))) {
-    CVMFS_ASSIGN_OR_RETURN(BundleRef row, Write(dir, plan));
+    CVMFS_ASSIGN_OR_RETURN(BundleRef row, Write(dir, plan, held));
     rows.push_back(std::move(row));
   }
   return rows;
@@ -98,18 +124,10 @@ struct BundleJob {
 
 // Builds the bundles of `jobs` on up to one thread per core.
 void BuildBatch(std::vector<BundleJob>* jobs, BundleWriter* writer) {
-  const size_t threads = std::min<size_t>(
-      jobs->size(), std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
-  auto build = [jobs, writer, threads](size_t first) {
-    for (size_t i = first; i < jobs->size(); i += threads) {
-      BundleJob& job = (*jobs)[i];
-      job.rows = writer->BuildDirectory(job.dir, job.listing);
-    }
-  };
-  std::vector<std::thread> others;
-  for (size_t t = 1; t < threads; ++t) others.emplace_back(build, t);
-  build(0);
-  for (std::thread& t : others) t.join();
+  cvmfs::ParallelFor(jobs->size(), cvmfs::CoreThreads(), [&](size_t i) {
+    BundleJob& job = (*jobs)[i];
+    job.rows = writer->BuildDirectory(job.dir, job.listing);
+  });
 }
 
 }  // namespace

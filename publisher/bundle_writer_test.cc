@@ -5,6 +5,7 @@
 #include "publisher/bundle_writer.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
@@ -63,6 +64,61 @@ class Members : public cvmfs::BundleReader::Visitor {
   Status EndMember() override { return Status::Ok(); }
   std::vector<std::pair<Digest, std::string>> list;
 };
+
+cvmfs::DirectoryEntry RegularFile(const std::string& name, const Digest& hash) {
+  cvmfs::DirectoryEntry e;
+  e.name = name;
+  e.mode = S_IFREG | 0644;
+  e.content_hash = hash;
+  return e;
+}
+
+// Candidates keep their objects' bytes up to the budget and past it only
+// their sizes; a missing object is no candidate; the bundles built either
+// way are the same.
+TEST(BundleCandidatesTest, BytesAreKeptUpToTheBudget) {
+  cvmfs::MemoryObjectStore store;
+  std::vector<cvmfs::DirectoryEntry> listing;
+  const std::vector<std::string> contents = {
+      std::string(10, 'a'), std::string(20, 'b'),
+      std::string(cvmfs::kBundleMemberMax + 5, 'c'), std::string(30, 'd')};
+  for (size_t i = 0; i < contents.size(); ++i) {
+    const Digest d =
+        cvmfs::HashString(cvmfs::HashAlgorithm::kSha1, contents[i]);
+    ASSERT_TRUE(
+        store.Put(ObjectPath(d, ObjectSuffix::kNone), contents[i]).ok());
+    listing.push_back(RegularFile("f" + std::to_string(i), d));
+  }
+  listing.push_back(RegularFile(
+      "missing", cvmfs::HashString(cvmfs::HashAlgorithm::kSha1, "gone")));
+
+  std::map<std::string, std::string> held;
+  auto candidates = BundleCandidates(&store, listing, &held, 15);
+  ASSERT_TRUE(candidates.ok()) << candidates.status().ToString();
+  ASSERT_EQ(4u, candidates->size());
+  EXPECT_EQ(10u, (*candidates)[0].stored_size);
+  EXPECT_EQ(20u, (*candidates)[1].stored_size);
+  EXPECT_EQ(cvmfs::kBundleMemberMax + 5, (*candidates)[2].stored_size);
+  EXPECT_EQ(30u, (*candidates)[3].stored_size);
+  // The first two were read before the budget was spent.
+  ASSERT_EQ(2u, held.size());
+  EXPECT_EQ(contents[0],
+            held[ObjectPath((*candidates)[0].digest, ObjectSuffix::kNone)]);
+
+  // A writer that keeps nothing reads every member again: same bundles.
+  BundleWriter keeping(&store, cvmfs::HashAlgorithm::kSha1);
+  BundleWriter rereading(&store, cvmfs::HashAlgorithm::kSha1, 0);
+  auto kept = keeping.BuildDirectory("/d", listing);
+  auto reread = rereading.BuildDirectory("/d", listing);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  ASSERT_TRUE(reread.ok()) << reread.status().ToString();
+  ASSERT_EQ(1u, kept->size());
+  EXPECT_EQ(3u, (*kept)[0].members);  // the large one is no member
+  ASSERT_EQ(kept->size(), reread->size());
+  EXPECT_EQ((*kept)[0].hash, (*reread)[0].hash);
+  EXPECT_EQ(1u, keeping.stats().bundles_written);
+  EXPECT_EQ(1u, rereading.stats().bundles_existing);
+}
 
 class BundleWriterTest : public ::testing::Test {
  protected:
