@@ -349,12 +349,20 @@ HttpReply GatewayService::Payload(const HttpRequest& r,
   auto store = options_.store(lease->path.fqrn);
   if (!store.ok()) return Error(store.status().message());
   for (const cvmfs::ObjectPackEntry& e : *entries) {
-    if (e.kind != cvmfs::ObjectPackEntry::Kind::kCas)
-      return Error("named objects are not supported");
     if (cvmfs::HashString(e.id.digest.algorithm, e.bytes) != e.id.digest)
       return Error("object " + cvmfs::ObjectPackId(e.id) +
                    " does not match its bytes");
     std::string name = cvmfs::ObjectPath(e.id.digest, e.id.suffix);
+    if (e.kind == cvmfs::ObjectPackEntry::Kind::kNamed) {
+      // A file the publisher names itself (CVMFS's publisher uploads a
+      // local file so). Only under data/, whose names stand for their
+      // contents: the signed files at the top (manifest, whitelist,
+      // certificate, reflog) are the gateway's to write.
+      if (!cvmfs::ParseObjectPath(e.name).ok())
+        return Error("named object '" + e.name +
+                     "' refused: only objects under data/ may be uploaded");
+      name = e.name;
+    }
     if ((*store)->Exists(name)) continue;
     cvmfs::Status s = (*store)->Put(name, e.bytes);
     if (!s.ok()) return Error(s.ToString());

@@ -145,6 +145,41 @@ TEST_F(GatewayServiceTest, PayloadStoresVerifiedObjectsThenCommit) {
   EXPECT_EQ(NewLease(bob_, "r.org/")["status"], "ok");
 }
 
+// Named objects (a file the publisher uploads under a name of its own) are
+// stored under their name after their bytes are checked, but only under
+// data/: the signed files at the top are the gateway's.
+TEST_F(GatewayServiceTest, NamedObjectsOnlyUnderData) {
+  std::string token = NewLease(alice_, "r.org/a")["session_token"];
+  const std::string bytes = "history database";
+  cvmfs::ObjectName id{cvmfs::HashString(cvmfs::HashAlgorithm::kSha1, bytes),
+                       cvmfs::ObjectSuffix::kNone};
+  const std::string name =
+      cvmfs::ObjectPath(cvmfs::HashString(cvmfs::HashAlgorithm::kSha1, "h"),
+                        cvmfs::ObjectSuffix::kHistory);
+  cvmfs::ObjectPackBuilder b;
+  ASSERT_TRUE(b.AddNamed(id, name, bytes));
+  EXPECT_EQ(SendPack(alice_, token, b)["status"], "ok");
+  EXPECT_EQ(bytes, *store_.Get(name));
+
+  for (const char* bad : {".cvmfspublished", "data/../.cvmfswhitelist",
+                          "/etc/passwd", "data/ab"}) {
+    cvmfs::ObjectPackBuilder refused;
+    ASSERT_TRUE(refused.AddNamed(id, bad, bytes));
+    json reply = SendPack(alice_, token, refused);
+    EXPECT_EQ(reply["status"], "error") << bad;
+    // Paths leaving the repository are refused by the pack's reader already.
+    const std::string why = reply["reason"];
+    EXPECT_TRUE(why.find("only objects under data/") != std::string::npos ||
+                why.find("bad object name") != std::string::npos)
+        << bad << ": " << why;
+    EXPECT_FALSE(store_.Exists(bad));
+  }
+  // Bytes that are not what the pack says are refused as for CAS objects.
+  cvmfs::ObjectPackBuilder lying;
+  ASSERT_TRUE(lying.AddNamed(id, name, "other bytes"));
+  EXPECT_EQ(SendPack(alice_, token, lying)["status"], "error");
+}
+
 TEST_F(GatewayServiceTest, DropAndAdminDropByPath) {
   std::string t1 = NewLease(alice_, "r.org/a")["session_token"];
   EXPECT_EQ(Call("DELETE", "/api/v1/leases/" + t1, "", &alice_, t1)["status"],
