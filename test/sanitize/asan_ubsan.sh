@@ -6,8 +6,9 @@
 #   test/sanitize/asan_ubsan.sh [BUILD_DIR]          (default: build-asan)
 #
 # One Clang build of everything: -fsanitize=address,undefined with
-# -fno-sanitize-recover=all (any UBSan report is fatal), at -O1 -g (fast
-# enough to build and to run, with usable stacks), and with
+# -fno-sanitize-recover=all (any UBSan report is fatal), at -O1
+# -gline-tables-only (fast enough to build and to run; stacks keep their
+# files and lines, and the build is 10-15% faster than with -g), and with
 # -Werror=thread-safety, so this build also checks the locking annotations
 # (as test/style/thread_safety_check.sh does alone).
 # CVMFS_SANITIZE_EXTRA_CMAKE_ARGS adds cmake arguments (e.g. -DCVMFS_FUZZ=ON).
@@ -17,7 +18,7 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 build=${1:-$SANITIZE_SRC/build-asan}
 sanitize_need clang clang++
-flags="-O1 -g -fno-sanitize-recover=all"
+flags="-O1 -gline-tables-only -fno-sanitize-recover=all"
 # shellcheck disable=SC2046,SC2086  # the launcher and extra args are word lists
 cmake -S "$SANITIZE_SRC" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
@@ -39,7 +40,11 @@ export LSAN_OPTIONS="suppressions=$supp/lsan.supp"
 # to the main build: they exercise the same libraries that their unit tests
 # cover here, and would double the run time.
 rc=0
+# The mount tests of the fixture repositories run for both fixtures in the
+# main suite; here for shake128-none only: the sha1-zlib fixture takes the
+# same code paths and its eight mount tests took 220 s under ASan.
 ctest --test-dir "$build" -L '^(unit|client|cache|talk|failover)$' \
+  -E '^Fixtures/Fixture(Mount|Prefetch)Test\..*/sha1_zlib_example_org' \
   --output-on-failure -j2 --timeout 900 || rc=1
 sanitize_check_reports "$reports" || rc=1
 if [[ $rc == 0 ]]; then

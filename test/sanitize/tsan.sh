@@ -5,17 +5,17 @@
 #
 #   test/sanitize/tsan.sh [BUILD_DIR]                (default: build-tsan)
 #
-# A Clang build (-DCVMFS_SANITIZE=thread, -O1 -g) of just these three test
-# binaries. Of cvmfs_core_tests only the network suites run: the rest of
-# the core (hashes, catalogs, signatures, configuration) is single-threaded
-# format code that the ASan/UBSan run covers, and skipping it keeps this
-# run short. Uses ccache when installed. Exits non-zero if the build
+# A Clang build (-DCVMFS_SANITIZE=thread, -O1 -gline-tables-only) of just
+# these three test binaries. Of cvmfs_core_tests only the network suites
+# run: the rest of the core (hashes, catalogs, signatures, configuration) is
+# single-threaded format code that the ASan/UBSan run covers, and skipping
+# it keeps this run short. Uses ccache when installed. Exits non-zero if the build
 # fails, a test fails, or ThreadSanitizer reported anything.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 build=${1:-$SANITIZE_SRC/build-tsan}
 sanitize_need clang clang++
-flags="-O1 -g"
+flags="-O1 -gline-tables-only"
 # shellcheck disable=SC2046  # the launcher is a word list
 cmake -S "$SANITIZE_SRC" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
