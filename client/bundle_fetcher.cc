@@ -13,6 +13,11 @@ namespace {
 
 // Stores the members of one bundle as they stream in: each is hashed and
 // inflated into its own cache transaction, committed only if it verifies.
+// A compressed member of at most kGatherBytes is gathered, checked against
+// its hash, and then inflated in one call of libdeflate and written in one
+// piece (members are small files: zlib's streaming inflate was a seventh of
+// the client's CPU in a cold read of a tree of 78,000 files); a larger one
+// is inflated by zlib as it arrives.
 class MemberStore : public BundleReader::Visitor {
  public:
   // `on_stored` is called with each member committed.
@@ -49,6 +54,8 @@ class MemberStore : public BundleReader::Visitor {
     limit_ = expected_.value_or(BundleFetcher::kMaxMemberInflated);
     stored_ = 0;
     bad_ = false;
+    gather_ = compressed_ && member.size <= kGatherBytes;
+    gathered_.clear();
     return Status::Ok();
   }
 
@@ -56,6 +63,10 @@ class MemberStore : public BundleReader::Visitor {
     if (!txn_) return Status::Ok();
     hasher_.Update(data, size);
     if (bad_) return Status::Ok();
+    if (gather_) {
+      gathered_.append(static_cast<const char*>(data), size);
+      return Status::Ok();
+    }
     Status st = compressed_ ? inflater_.Feed(data, size,
                                              [this](const char* p, size_t n) {
                                                return Store(p, n);
@@ -68,7 +79,12 @@ class MemberStore : public BundleReader::Visitor {
   Status EndMember() override {
     if (!txn_) return Status::Ok();
     bool ok = !bad_ && hasher_.Finish() == member_.digest;
-    if (ok && compressed_) ok = inflater_.Finish().ok();
+    if (ok && gather_) {
+      auto out = whole_.Inflate(gathered_, limit_, expected_.value_or(0));
+      ok = out.ok() && Store(out->data(), out->size()).ok();
+    } else if (ok && compressed_) {
+      ok = inflater_.Finish().ok();
+    }
     if (ok && expected_) ok = stored_ == *expected_;
     if (ok) ok = txn_->Commit().ok();
     if (ok) {
@@ -102,8 +118,11 @@ class MemberStore : public BundleReader::Visitor {
   BundleMember member_;
   std::unique_ptr<cache::CacheTransaction> txn_;
   Hasher hasher_{HashAlgorithm::kSha1};
+  static constexpr uint64_t kGatherBytes = 1 << 20;
   Inflater inflater_;
-  bool compressed_ = true, bad_ = false;
+  WholeInflater whole_;
+  std::string gathered_;
+  bool compressed_ = true, bad_ = false, gather_ = false;
   std::optional<uint64_t> expected_;
   uint64_t limit_ = 0, stored_ = 0;
 };

@@ -3,6 +3,9 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <string>
+
 namespace cvmfs {
 
 Result<Compression> ParseCompressionName(std::string_view name) {
@@ -109,6 +112,38 @@ Status Inflater::Finish() const {
     return Status::Corruption("data after the end of the zlib stream");
   if (!done_) return Status::Corruption("truncated zlib stream");
   return Status::Ok();
+}
+
+WholeInflater::WholeInflater() : d_(libdeflate_alloc_decompressor()) {}
+WholeInflater::~WholeInflater() { libdeflate_free_decompressor(d_); }
+
+Result<std::string_view> WholeInflater::Inflate(std::string_view in,
+                                                uint64_t max_out,
+                                                uint64_t size_hint) {
+  if (d_ == nullptr) return Status::NoSpace("cannot allocate a decompressor");
+  // One byte more than allowed: a stream that fills it inflates beyond.
+  const uint64_t cap = max_out + 1;
+  uint64_t room = std::min<uint64_t>(
+      cap, std::max<uint64_t>({size_hint + 1, 4 * in.size(), 4096}));
+  for (;;) {
+    if (out_.size() < room) out_.resize(room);
+    size_t in_used = 0, out_size = 0;
+    const libdeflate_result rc = libdeflate_zlib_decompress_ex(
+        d_, in.data(), in.size(), out_.data(), room, &in_used, &out_size);
+    if (rc == LIBDEFLATE_INSUFFICIENT_SPACE ||
+        (rc == LIBDEFLATE_SUCCESS && out_size == room)) {
+      if (room >= cap)
+        return Status::Corruption("inflates to more than " +
+                                  std::to_string(max_out) + " bytes");
+      room = std::min<uint64_t>(cap, room * 4);
+      continue;
+    }
+    if (rc != LIBDEFLATE_SUCCESS)
+      return Status::Corruption("zlib: invalid or truncated stream");
+    if (in_used != in.size())
+      return Status::Corruption("data after the end of the zlib stream");
+    return std::string_view(out_.data(), out_size);
+  }
 }
 
 Status Decompress(std::string_view in, std::string* out) {

@@ -19,6 +19,7 @@
 #include "cvmfs/status.h"
 
 struct libdeflate_compressor;
+struct libdeflate_decompressor;
 struct z_stream_s;
 
 namespace cvmfs {
@@ -81,6 +82,28 @@ class Deflater {
  private:
   Status Run(int flush, const Sink& sink);
   std::unique_ptr<z_stream_s> z_;
+};
+
+// Inflates whole zlib streams held in memory with libdeflate (2.4x the
+// speed of zlib's streaming inflate here; see object_inflater.h), reusing
+// its decompressor and output buffer from stream to stream. For many small
+// objects, e.g. the members of a bundle. One thread at a time.
+class WholeInflater {
+ public:
+  WholeInflater();
+  ~WholeInflater();
+  WholeInflater(const WholeInflater&) = delete;
+  WholeInflater& operator=(const WholeInflater&) = delete;
+
+  // Inflates `in`, which must be exactly one zlib stream, to at most
+  // `max_out` bytes (Corruption beyond; the guess `size_hint` sizes the
+  // first try). The result stays valid until the next call.
+  Result<std::string_view> Inflate(std::string_view in, uint64_t max_out,
+                                   uint64_t size_hint = 0);
+
+ private:
+  libdeflate_decompressor* d_;
+  std::string out_;
 };
 
 // Convenience: whole-buffer decompression.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
 
 namespace cvmfs {
 namespace {
@@ -47,6 +48,35 @@ TEST(CompressionTest, DetectsTruncationAndTrailingData) {
   std::string flipped = z;
   flipped[z.size() / 2] ^= 0x55;
   EXPECT_FALSE(Decompress(flipped, &out).ok());
+}
+
+// WholeInflater: the same bytes as the streaming inflate, output grown past
+// a low guess, the bound enforced, and truncated, trailing or flipped
+// streams refused; one inflater serves many streams.
+TEST(WholeInflaterTest, InflatesWithinItsBoundAndRefusesBadStreams) {
+  WholeInflater w;
+  for (size_t n : {size_t{0}, size_t{1}, size_t{5000}, size_t{1} << 20}) {
+    const std::string in = RandomText(n, 7);
+    const std::string z = ZlibCompress(in);
+    auto out = w.Inflate(z, n);  // no hint: grows from 4x the input
+    ASSERT_TRUE(out.ok()) << n << ": " << out.status().ToString();
+    EXPECT_EQ(in, std::string(*out));
+    auto hinted = w.Inflate(z, n, n);
+    ASSERT_TRUE(hinted.ok());
+    EXPECT_EQ(in, std::string(*hinted));
+    if (n > 0) {
+      EXPECT_TRUE(w.Inflate(z, n - 1).status().IsCorruption()) << n;
+    }
+  }
+  const std::string in = RandomText(100000, 3);
+  const std::string z = ZlibCompress(in);
+  EXPECT_TRUE(
+      w.Inflate(z.substr(0, z.size() - 10), 1 << 20).status().IsCorruption());
+  EXPECT_TRUE(w.Inflate(z + "junk", 1 << 20).status().IsCorruption());
+  std::string flipped = z;
+  flipped[z.size() / 2] ^= 0x55;
+  EXPECT_FALSE(w.Inflate(flipped, 1 << 20).ok());
+  EXPECT_EQ(in, std::string(*w.Inflate(z, 1 << 20)));
 }
 
 TEST(CompressionTest, StreamingInSmallPieces) {
