@@ -104,6 +104,8 @@ class MemberStore : public BundleReader::Visitor {
   uint64_t stored = 0, skipped = 0, failed = 0;
 
  private:
+  static constexpr uint64_t kGatherBytes = 1 << 20;
+
   Status Store(const char* p, size_t n) {
     if (n > limit_ - stored_)
       return Status::Corruption("bundle member inflates beyond its bound");
@@ -118,7 +120,6 @@ class MemberStore : public BundleReader::Visitor {
   BundleMember member_;
   std::unique_ptr<cache::CacheTransaction> txn_;
   Hasher hasher_{HashAlgorithm::kSha1};
-  static constexpr uint64_t kGatherBytes = 1 << 20;
   Inflater inflater_;
   WholeInflater whole_;
   std::string gathered_;

@@ -114,6 +114,22 @@ Status Inflater::Finish() const {
   return Status::Ok();
 }
 
+Result<size_t> InflateInto(libdeflate_decompressor* d, std::string_view in,
+                           char* out, size_t room) {
+  size_t in_used = 0, out_size = 0;
+  const libdeflate_result rc = libdeflate_zlib_decompress_ex(
+      d, in.data(), in.size(), out, room, &in_used, &out_size);
+  if (rc == LIBDEFLATE_INSUFFICIENT_SPACE ||
+      (rc == LIBDEFLATE_SUCCESS && out_size == room))
+    return Status::NoSpace("inflates to " + std::to_string(room) +
+                           " bytes or more");
+  if (rc != LIBDEFLATE_SUCCESS)
+    return Status::Corruption("zlib: invalid or truncated stream");
+  if (in_used != in.size())
+    return Status::Corruption("data after the end of the zlib stream");
+  return out_size;
+}
+
 WholeInflater::WholeInflater() : d_(libdeflate_alloc_decompressor()) {}
 WholeInflater::~WholeInflater() { libdeflate_free_decompressor(d_); }
 
@@ -127,22 +143,13 @@ Result<std::string_view> WholeInflater::Inflate(std::string_view in,
       cap, std::max<uint64_t>({size_hint + 1, 4 * in.size(), 4096}));
   for (;;) {
     if (out_.size() < room) out_.resize(room);
-    size_t in_used = 0, out_size = 0;
-    const libdeflate_result rc = libdeflate_zlib_decompress_ex(
-        d_, in.data(), in.size(), out_.data(), room, &in_used, &out_size);
-    if (rc == LIBDEFLATE_INSUFFICIENT_SPACE ||
-        (rc == LIBDEFLATE_SUCCESS && out_size == room)) {
-      if (room >= cap)
-        return Status::Corruption("inflates to more than " +
-                                  std::to_string(max_out) + " bytes");
-      room = std::min<uint64_t>(cap, room * 4);
-      continue;
-    }
-    if (rc != LIBDEFLATE_SUCCESS)
-      return Status::Corruption("zlib: invalid or truncated stream");
-    if (in_used != in.size())
-      return Status::Corruption("data after the end of the zlib stream");
-    return std::string_view(out_.data(), out_size);
+    auto n = InflateInto(d_, in, out_.data(), room);
+    if (n.ok()) return std::string_view(out_.data(), *n);
+    if (n.status().code() != Status::Code::kNoSpace) return n.status();
+    if (room >= cap)
+      return Status::Corruption("inflates to more than " +
+                                std::to_string(max_out) + " bytes");
+    room = std::min<uint64_t>(cap, room * 4);
   }
 }
 

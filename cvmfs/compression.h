@@ -84,6 +84,14 @@ class Deflater {
   std::unique_ptr<z_stream_s> z_;
 };
 
+// Inflates `in`, which must be exactly one zlib stream, into the `room`
+// bytes at `out` with `d`: the bytes written. NoSpace when it does not fit
+// (a stream that fills all of `room` counts as not fitting, so give one
+// byte more than allowed); Corruption for an invalid or truncated stream or
+// data after its end.
+Result<size_t> InflateInto(libdeflate_decompressor* d, std::string_view in,
+                           char* out, size_t room);
+
 // Inflates whole zlib streams held in memory with libdeflate (2.4x the
 // speed of zlib's streaming inflate here; see object_inflater.h), reusing
 // its decompressor and output buffer from stream to stream. For many small

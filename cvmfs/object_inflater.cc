@@ -61,16 +61,13 @@ Status ObjectInflater::Finish(const Sink& sink) {
     return Status::NoSpace("cannot allocate " + std::to_string(size_ + 1) +
                            " bytes to inflate into");
   const char* in = gathered_ > 0 ? grant_->input()->data.get() : "";
-  size_t in_used = 0, out_size = 0;
-  const libdeflate_result rc = libdeflate_zlib_decompress_ex(
-      d.get(), in, gathered_, out->data.get(), size_ + 1, &in_used, &out_size);
-  if (rc == LIBDEFLATE_INSUFFICIENT_SPACE || out_size > size_)
+  auto inflated = InflateInto(d.get(), std::string_view(in, gathered_),
+                              out->data.get(), size_ + 1);
+  if (!inflated.ok() && inflated.status().code() == Status::Code::kNoSpace)
     return Status::Corruption("inflates to more than its " +
                               std::to_string(size_) + " bytes");
-  if (rc != LIBDEFLATE_SUCCESS)
-    return Status::Corruption("zlib: invalid or truncated stream");
-  if (in_used != gathered_)
-    return Status::Corruption("data after the end of the zlib stream");
+  if (!inflated.ok()) return inflated.status();
+  const size_t out_size = *inflated;
   for (size_t done = 0; done < out_size;) {
     const size_t n = std::min(kPiece, out_size - done);
     CVMFS_RETURN_IF_ERROR(sink(out->data.get() + done, n));

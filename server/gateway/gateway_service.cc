@@ -363,9 +363,8 @@ HttpReply GatewayService::Payload(const HttpRequest& r,
                      "' refused: only objects under data/ may be uploaded");
       name = e.name;
     }
-    if ((*store)->Exists(name)) continue;
-    cvmfs::Status s = (*store)->Put(name, e.bytes);
-    if (!s.ok()) return Error(s.ToString());
+    auto put = (*store)->PutIfAbsent(name, e.bytes);
+    if (!put.ok()) return Error(put.status().ToString());
   }
   return Json({{"status", "ok"}});
 }
