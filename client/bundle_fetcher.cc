@@ -195,6 +195,16 @@ bool BundleFetcher::Fill(const BundleWant& want, const BundleRef& bundle) {
       leader = true;
     }
   }
+  // A download of this bundle that ended between the caller's cache check
+  // and our taking the lead has stored the member already: members are
+  // stored before their flight ends, so looking once more now suffices.
+  if (leader && cache_->Contains(want.digest)) {
+    cvmfs::MutexLock lock(&mu_);
+    flight->done = true;
+    in_flight_.erase(key);
+    done_cv_.notify_all();
+    return true;
+  }
   if (leader) {
     Members members;
     const Status st = Download(want, bundle, flight.get(), &members);

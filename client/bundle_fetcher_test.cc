@@ -284,6 +284,24 @@ TEST_F(BundleFetcherTest, ConcurrentOpensShareOneBundleDownload) {
   EXPECT_EQ(0u, objects->counters().bundles.fallbacks);
 }
 
+// An open that missed the cache just before another's bundle download
+// stored its member, and reaches Fill() after that download ended, takes
+// the member from the cache instead of fetching the bundle again.
+TEST_F(BundleFetcherTest, LateArrivalAfterTheDownloadEndedDoesNotFetchAgain) {
+  MakeBundle();
+  BundleFetcher bundles(&server_, cache_.get());
+  BundleWant first;
+  first.digest = files_[0].request.digest;
+  first.size = files_[0].request.expected_size;
+  ASSERT_TRUE(bundles.Fill(first, ref_));
+  BundleWant late = first;
+  late.digest = files_[2].request.digest;
+  late.size = files_[2].request.expected_size;
+  EXPECT_TRUE(bundles.Fill(late, ref_));
+  EXPECT_EQ(1u, server_.requests(bundle_path_));
+  EXPECT_EQ(0u, bundles.counters().fallbacks);
+}
+
 // Serves `path` in pieces: up to cuts[0] bytes, then up to cuts[1] after
 // the first Release(), the rest after the second (a bundle whose end is
 // slow to come).
