@@ -12,12 +12,14 @@ void PendingFile::Wait() {
 }
 
 std::shared_ptr<PendingFile> PendingFile::Stored(
-    uint64_t size, std::vector<cvmfs::FileChunk> chunks) {
+    uint64_t size, std::vector<cvmfs::FileChunk> chunks,
+    cvmfs::Compression compression) {
   auto file = std::make_shared<PendingFile>();
   cvmfs::MutexLock l(&file->mu_);
   file->outstanding_ = 0;
   file->size_ = size;
   file->chunks_ = std::move(chunks);
+  file->compression_ = compression;
   return file;
 }
 
@@ -76,6 +78,7 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(
   std::vector<char>& block = read_block_;
   if (block.empty()) block.resize(kReadBlock);
 
+  std::optional<cvmfs::Compression> compression;
   auto emit = [&](cvmfs::ObjectSuffix suffix) {
     {
       cvmfs::MutexLock l(&file->mu_);
@@ -83,8 +86,12 @@ std::shared_ptr<PendingFile> IngestPipeline::Submit(
           cvmfs::FileChunk{piece_offset, piece.size(), cvmfs::Digest{}});
       ++file->outstanding_;
     }
-    Piece p{file, index++, piece_offset, std::move(piece), suffix, nullptr, 0};
+    Piece p{file,    index++, piece_offset, std::move(piece), suffix,
+            nullptr, 0,       std::nullopt};
     p.bytes = p.data.size();
+    // The first piece decides for every chunk of the file.
+    if (!compression) compression = ChooseCompression(p, &probe_);
+    p.compression = compression;
     piece_offset += p.data.size();
     piece = std::string();
     Enqueue(std::move(p));
@@ -154,9 +161,14 @@ std::shared_ptr<PendingFile> IngestPipeline::SubmitOwned(
   stats_.files++;
   stats_.bytes_in += size;
   if (options_.progress) options_.progress->Add(1, size);
-  Piece p{
-      file, 0, 0, std::string(), cvmfs::ObjectSuffix::kNone, std::move(source),
-      0};
+  Piece p{file,
+          0,
+          0,
+          std::string(),
+          cvmfs::ObjectSuffix::kNone,
+          std::move(source),
+          0,
+          std::nullopt};
   p.bytes = static_cast<size_t>(size);
   Enqueue(std::move(p));
   return file;
@@ -197,8 +209,17 @@ bool IngestPipeline::Recognize(Piece& piece, const ContentIndex::Key& key) {
   return true;
 }
 
+cvmfs::Compression IngestPipeline::ChooseCompression(
+    const Piece& first, CompressibilityProbe* probe) {
+  const cvmfs::Compression c = probe->Choose(first.data, options_.compression);
+  if (c != options_.compression) stats_.files_incompressible++;
+  cvmfs::MutexLock l(&first.file->mu_);
+  first.file->compression_ = c;
+  return c;
+}
+
 void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor,
-                             std::string* buf) {
+                             CompressibilityProbe* probe, std::string* buf) {
   if (piece.source) {
     Status read = ReadOwned(piece);
     if (!read.ok()) {
@@ -206,11 +227,13 @@ void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor,
       return;
     }
   }
-  const bool compress = options_.compression == cvmfs::Compression::kZlib;
+  // An owned source is one piece, the whole file.
+  if (!piece.compression) piece.compression = ChooseCompression(piece, probe);
+  const bool compress = *piece.compression == cvmfs::Compression::kZlib;
   std::optional<ContentIndex::Key> key;
   if (options_.content_index && compress &&
       piece.data.size() >= ContentIndex::kMinIndexedSize) {
-    key = ContentIndex::KeyOf(piece.data, options_.compression,
+    key = ContentIndex::KeyOf(piece.data, *piece.compression,
                               options_.hash_algorithm);
     if (Recognize(piece, *key)) {
       Finish(piece.file.get(), Status::Ok());
@@ -219,7 +242,7 @@ void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor,
   }
   cvmfs::StoreObjectOptions encoding;
   encoding.hash = options_.hash_algorithm;
-  encoding.compression = options_.compression;
+  encoding.compression = *piece.compression;
   encoding.compressor = compressor;
   encoding.scratch = buf;
   auto stored = cvmfs::StoreObject(store_, piece.data, piece.suffix, encoding);
@@ -241,6 +264,7 @@ void IngestPipeline::Process(Piece& piece, cvmfs::Compressor* compressor,
 
 void IngestPipeline::WorkerLoop() {
   cvmfs::Compressor compressor(6);
+  CompressibilityProbe probe;
   std::string buf;
   for (;;) {
     Piece piece;
@@ -253,7 +277,7 @@ void IngestPipeline::WorkerLoop() {
       ++busy_;
     }
     size_t bytes = piece.bytes;
-    Process(piece, &compressor, &buf);
+    Process(piece, &compressor, &probe, &buf);
     piece = Piece();
     if (buf.capacity() > (32u << 20)) std::string().swap(buf);
     {
@@ -277,6 +301,7 @@ cvmfs::Status PutIngestedFile(const std::string& path,
   if (!content->status().ok())
     return content->status().Annotate("publishing " + path);
   entry.size = content->size();
+  entry.compression = content->compression();
   std::vector<cvmfs::FileChunk> chunks;
   if (content->chunked()) {
     entry.chunked = true;

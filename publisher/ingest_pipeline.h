@@ -18,7 +18,9 @@
 // A file of at most `chunking.min_size` bytes (or any file with chunking off)
 // is one "bulk" object; a larger file is cut by the xor32 chunker into pieces
 // stored as `P` objects, unless it yields a single piece, which is stored as
-// a bulk object. Objects already in the store are not written again.
+// a bulk object. Objects already in the store are not written again. A
+// file of at least a MiB whose first piece does not compress is stored
+// uncompressed, every chunk of it (compressibility.h).
 //
 // Thread safety: Submit/Drain from one thread; PendingFile results are read
 // after Wait().
@@ -45,6 +47,7 @@
 #include "cvmfs/progress.h"
 #include "cvmfs/status.h"
 #include "publisher/catalog_tree.h"
+#include "publisher/compressibility.h"
 #include "publisher/content_index.h"
 
 namespace publisher {
@@ -76,9 +79,11 @@ class ByteSource {
 class PendingFile {
  public:
   // Content already stored (e.g. a file of the tree being built): `chunks`
-  // holds one piece, the bulk object, or the chunks of a chunked file.
+  // holds one piece, the bulk object, or the chunks of a chunked file,
+  // stored with `compression`.
   static std::shared_ptr<PendingFile> Stored(
-      uint64_t size, std::vector<cvmfs::FileChunk> chunks);
+      uint64_t size, std::vector<cvmfs::FileChunk> chunks,
+      cvmfs::Compression compression);
   // Blocks until every piece is stored (or failed).
   void Wait();
   bool Ready();
@@ -88,6 +93,9 @@ class PendingFile {
   // For a bulk file: its object hash.
   const cvmfs::Digest& bulk_hash() const { return chunks_.front().hash; }
   const std::vector<cvmfs::FileChunk>& chunks() const { return chunks_; }
+  // How its objects are stored: the repository's compression, or none for
+  // content that does not compress.
+  cvmfs::Compression compression() const { return compression_; }
 
  private:
   friend class IngestPipeline;
@@ -100,6 +108,7 @@ class PendingFile {
   cvmfs::Status status_;
   uint64_t size_ = 0;
   std::vector<cvmfs::FileChunk> chunks_;
+  cvmfs::Compression compression_ = cvmfs::Compression::kZlib;
 };
 
 struct IngestStats {
@@ -110,6 +119,8 @@ struct IngestStats {
   std::atomic<uint64_t> objects_existing{0};
   // Of objects_existing: found through the content index, not compressed.
   std::atomic<uint64_t> objects_recognized{0};
+  // Files stored uncompressed because they do not compress.
+  std::atomic<uint64_t> files_incompressible{0};
 };
 
 class IngestPipeline {
@@ -144,12 +155,19 @@ class IngestPipeline {
     // and `bytes` is its size.
     std::unique_ptr<ByteSource> source;
     size_t bytes = 0;  // charged against max_inflight_bytes
+    // The file's; unset for an owned source, decided once it is read.
+    std::optional<cvmfs::Compression> compression;
   };
   void Enqueue(Piece piece);
   // Reads an owned source into piece.data on a worker.
   static cvmfs::Status ReadOwned(Piece& piece);
   void WorkerLoop();
-  void Process(Piece& piece, cvmfs::Compressor* compressor, std::string* buf);
+  // Decides how the file of `first` is stored (compressibility.h) and
+  // records it in the file.
+  cvmfs::Compression ChooseCompression(const Piece& first,
+                                       CompressibilityProbe* probe);
+  void Process(Piece& piece, cvmfs::Compressor* compressor,
+               CompressibilityProbe* probe, std::string* buf);
   // True when the content index names an existing object for the piece.
   bool Recognize(Piece& piece, const ContentIndex::Key& key);
   void SetPieceHash(Piece& piece, const cvmfs::Digest& digest);
@@ -159,6 +177,7 @@ class IngestPipeline {
 
   cvmfs::ObjectStore* store_;     // not owned; outlives the pipeline
   std::vector<char> read_block_;  // Submit's read buffer (Submit's thread only)
+  CompressibilityProbe probe_;    // Submit's thread only
   IngestOptions options_;
   IngestStats stats_;
 

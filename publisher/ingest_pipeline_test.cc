@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "cvmfs/object_name.h"
 #include "cvmfs/object_store.h"
 
 namespace publisher {
@@ -150,6 +151,68 @@ TEST(IngestPipelineTest, OwnedFileOfAnotherSizeFailsOnlyItself) {
   EXPECT_TRUE(fine->status().ok()) << fine->status().ToString();
   pipeline.Drain();
   EXPECT_EQ(store.puts(), 1u);
+}
+
+// A large file that does not compress is stored as its own bytes, every
+// chunk of it, and says so; one that compresses (or is small) is zlib. Both
+// ways of submitting decide alike.
+TEST(IngestPipelineTest, IncompressibleLargeFilesAreStoredUncompressed) {
+  IngestOptions o;
+  o.workers = 2;
+  o.chunking.min_size = 1 << 20;
+  o.chunking.avg_size = 2 << 20;
+  o.chunking.max_size = 4 << 20;
+  std::string text;
+  for (int i = 0; text.size() < (9u << 20); ++i)
+    text += "row " + std::to_string(i) + " of a table\n";
+  text.resize(9u << 20);
+  const std::vector<std::string> files = {
+      RandomBytes(12 << 20, 7),   // chunked, random
+      RandomBytes(900 << 10, 8),  // bulk, random but under a MiB
+      text,                       // chunked, compressible
+  };
+  for (bool owned : {false, true}) {
+    cvmfs::MemoryObjectStore store;
+    std::vector<std::shared_ptr<PendingFile>> pending;
+    IngestPipeline pipeline(&store, o);
+    for (const std::string& f : files) {
+      pending.push_back(owned ? pipeline.SubmitOwned(
+                                    std::make_unique<StringSource>(f), f.size())
+                              : [&] {
+                                  StringSource source(f);
+                                  return pipeline.Submit(&source, f.size());
+                                }());
+    }
+    pipeline.Drain();
+    EXPECT_EQ(1u, pipeline.stats().files_incompressible.load());
+    const cvmfs::Compression want[] = {cvmfs::Compression::kNone,
+                                       cvmfs::Compression::kZlib,
+                                       cvmfs::Compression::kZlib};
+    for (size_t i = 0; i < files.size(); ++i) {
+      PendingFile& p = *pending[i];
+      p.Wait();
+      ASSERT_TRUE(p.status().ok()) << p.status().ToString();
+      EXPECT_EQ(want[i], p.compression()) << i << (owned ? " owned" : "");
+      std::string joined;
+      for (const cvmfs::FileChunk& c : p.chunks()) {
+        const cvmfs::ObjectSuffix suffix = p.chunked()
+                                               ? cvmfs::ObjectSuffix::kPartial
+                                               : cvmfs::ObjectSuffix::kNone;
+        auto object = cvmfs::ReadVerifiedObject(
+            &store, c.hash, suffix,
+            p.compression() == cvmfs::Compression::kZlib);
+        ASSERT_TRUE(object.ok()) << object.status().ToString();
+        if (p.compression() == cvmfs::Compression::kNone) {
+          auto raw = store.Get(cvmfs::ObjectPath(c.hash, suffix));
+          ASSERT_TRUE(raw.ok());
+          EXPECT_EQ(*object, *raw);
+        }
+        joined += *object;
+      }
+      EXPECT_EQ(files[i], joined) << i;
+      EXPECT_EQ(i != 1, p.chunked()) << i;
+    }
+  }
 }
 
 }  // namespace

@@ -619,7 +619,8 @@ Result<std::shared_ptr<PendingFile>> TarIngester::ContentOf(
   } else {
     return std::shared_ptr<PendingFile>();
   }
-  return PendingFile::Stored(entry->size, std::move(chunks));
+  return PendingFile::Stored(entry->size, std::move(chunks),
+                             entry->compression);
 }
 
 // `.cvmfscatalog` members first, then the dirtab's rules; shallow first.

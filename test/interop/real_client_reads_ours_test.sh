@@ -42,6 +42,14 @@ check_revision() {
   expect_eq "$what: root hash the real client mounted" "$(manifest_field $fqrn C)" \
     "$(real_xattr root_hash "$rmnt")"
   compare_listing_to "$what: real client vs source tree" "$expected" "$rmnt/$base"
+  # Large files that do not compress are stored uncompressed, with the
+  # catalog's per-file flag; the real client reads them by it.
+  expect_eq "$what: compression of a large random file" none \
+    "$(real_xattr compression "$rmnt/$base/large/random-20m.bin")"
+  expect_eq "$what: compression of a 3 MiB random file" none \
+    "$(real_xattr compression "$rmnt/$base/large/3m.bin")"
+  expect_eq "$what: compression of a large text file" zlib \
+    "$(real_xattr compression "$rmnt/$base/large/text-2m.txt")"
   mount_repo $fqrn "$omnt" "$WORK/ours.conf"
   python3 "$TESTLIB_DIR/listing.py" "$omnt" >"$WORK/ours-$mounts.tsv"
   compare_listing_to "$what: real client vs our client (whole repository)" \

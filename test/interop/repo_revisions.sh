@@ -23,6 +23,9 @@ interop_tree_a() {
   # Above the 16 MiB maximum chunk size: several content-defined chunks.
   make_random_file "$t/large/random-20m.bin" $((20 * 1024 * 1024)) interop-20m
   make_random_file "$t/large/3m.bin" $((3 * 1024 * 1024)) interop-3m
+  # Large and compressible: stays zlib where the random ones are stored
+  # uncompressed (doc/format.md, "Objects").
+  seq 1 400000 >"$t/large/text-2m.txt"
 
   ln -s ../small/hello.txt "$t/links/relative"
   ln -s /etc/hostname "$t/links/absolute"
