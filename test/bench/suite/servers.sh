@@ -150,18 +150,14 @@ server_before_cold() {
   _squid_run
 }
 
-# Established client connections to BENCH_CLIENT_PORT, sampled into a file;
-# the largest count goes to raw.tsv.
+# Established client connections to BENCH_CLIENT_PORT, sampled into a file
+# every 20 ms by one process (peak_connections.py); the largest count goes
+# to raw.tsv.
 peak_start() {
   local port=$BENCH_CLIENT_PORT out=$WORK/peak.samples
   : >"$out"
   [ -n "$port" ] || return 0
-  (
-    while :; do
-      ss -Htn state established "( dport = :$port )" 2>/dev/null | wc -l >>"$out"
-      sleep 0.02
-    done
-  ) &
+  python3 "$BENCH_SUITE_DIR/peak_connections.py" "$port" "$out" &
   _PEAK_PID=$!
 }
 
