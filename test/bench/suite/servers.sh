@@ -159,6 +159,12 @@ peak_start() {
   [ -n "$port" ] || return 0
   python3 "$BENCH_SUITE_DIR/peak_connections.py" "$port" "$out" &
   _PEAK_PID=$!
+  # Its start-up (Python's) stays out of the measurement.
+  local i
+  for i in $(seq 100); do
+    [ ! -s "$out" ] || break
+    sleep 0.01
+  done
 }
 
 peak_stop() {
