@@ -72,15 +72,31 @@ _now_ns() { date +%s%N; }
 _seconds_between() { printf '%d.%09d' $((($2 - $1) / 1000000000)) $((($2 - $1) % 1000000000)); }
 
 # Runs the workload in a fresh shell under timeout(1), which kills its whole
-# process group (a pipeline included) when time is up.
+# process group (a pipeline included) when time is up. The shell writes the
+# workload's own start and end ($EPOCHREALTIME, no process spawned) to
+# $WORK/workload.times: after drop_caches, starting timeout and bash and
+# reading the suite's scripts from disk took tens of milliseconds that are
+# not the workload's.
 _workload_with_timeout() {
+  rm -f "$WORK/workload.times"
   WORK=$WORK BENCH_TREE=$BENCH_TREE WORKLOAD_TREE=$WORKLOAD_TREE FIO_RW=$FIO_RW FIO_BS=$FIO_BS \
-    FIO_RAND_BYTES=$FIO_RAND_BYTES timeout --kill-after=10 "$BENCH_TIMEOUT" \
+    FIO_RAND_BYTES=$FIO_RAND_BYTES LC_NUMERIC=C timeout --kill-after=10 "$BENCH_TIMEOUT" \
     bash -c 'set -euo pipefail
       fail() { echo "$*" >&2; exit 2; }
       . "$0/workloads.sh"
       . "$0/fio.sh"
-      workload_run "$1" "$2"' "$BENCH_SUITE_DIR" "$@"
+      t0=$EPOCHREALTIME
+      workload_run "$1" "$2"
+      echo "$t0 $EPOCHREALTIME" >"$WORK/workload.times"' "$BENCH_SUITE_DIR" "$@"
+}
+
+# The seconds of the last _workload_with_timeout that completed, from its
+# own clock; empty if it did not complete.
+_workload_seconds() {
+  local t0 t1
+  read -r t0 t1 <"$WORK/workload.times" 2>/dev/null || return 0
+  [[ $t0 =~ ^[0-9]+\.[0-9]{6}$ && $t1 =~ ^[0-9]+\.[0-9]{6}$ ]] || return 0
+  _seconds_between "${t0/./}000" "${t1/./}000"
 }
 
 # skip_record SECTION WORKLOAD PARAM SYSTEM STATE CONDITION REP WHY: a
@@ -110,9 +126,10 @@ measure() {
   _MOUNT_MARK="" _MOUNT_SECONDS=-
   [ -n "$mark" ] || mark=$(traffic_mark)
   ticks=$(system_cpu_ticks "$system")
+  # The sampler is running (its start-up done) before the clock starts.
+  [ "$state" != COLD ] || [ "$system" = local ] || peak_start
   start=$(_now_ns)
   echo "== $section $workload $param on $system/$state ($cond) rep $rep, started $start ns" >>"$WORK/workloads.log"
-  [ "$state" != COLD ] || [ "$system" = local ] || peak_start
   _workload_with_timeout "$workload" "$SYSTEM_ROOT" >>"$WORK/workloads.log" 2>&1 || rc=$?
   end=$(_now_ns)
   [ "$state" != COLD ] || [ "$system" = local ] || peak=$(peak_stop)
@@ -127,8 +144,11 @@ measure() {
   elif [ "$workload" = fio ]; then
     value=$(fio_bandwidth)
   fi
+  local seconds
+  seconds=$(_workload_seconds)
+  [ "$rc" -eq 0 ] && [ -n "$seconds" ] || seconds=$(_seconds_between "$start" "$end")
   record "$section" "$workload" "$param" "$system" "$state" "$cond" "$rep" \
-    "$(_seconds_between "$start" "$end")" ${traffic% *} ${traffic#* } "$status" "$value" \
+    "$seconds" ${traffic% *} ${traffic#* } "$status" "$value" \
     "$mount_s" "$peak"
   [ "$status" != ok ] || [ -z "$ticks" ] ||
     _record_daemon "$ticks" "$section" "$workload" "$param" "$system" "$state" "$cond" "$rep"
