@@ -195,39 +195,13 @@ bool BundleFetcher::Fill(const BundleWant& want, const BundleRef& bundle) {
       leader = true;
     }
   }
-  // A download of this bundle that ended between the caller's cache check
-  // and our taking the lead has stored the member already: members are
-  // stored before their flight ends, so looking once more now suffices.
-  if (leader && cache_->Contains(want.digest)) {
-    cvmfs::MutexLock lock(&mu_);
-    flight->done = true;
-    in_flight_.erase(key);
-    done_cv_.notify_all();
-    return true;
-  }
   if (leader) {
-    Members members;
-    const Status st = Download(want, bundle, flight.get(), &members);
-    if (!st.ok()) {
-      ++errors_;
-      if (log_)
-        log_(st.code() == Status::Code::kNotFound ? Severity::kDebug
-                                                  : Severity::kWarning,
-             "bundle " + key + " of " + bundle.path + " failed (" +
-                 "its files are fetched one by one): " + st.ToString());
-    }
+    // A download of this bundle that ended between the caller's cache
+    // check and our taking the lead has stored the member already: members
+    // are stored before their flight ends, so looking once more suffices.
+    if (!cache_->Contains(want.digest))
+      DownloadAndRecord(want, bundle, key, flight.get());
     cvmfs::MutexLock lock(&mu_);
-    if (!members.empty()) {
-      if (known_.size() >= kMaxKnown) known_.clear();
-      known_[key] = std::move(members);
-    }
-    if (st.ok()) {
-      missing_in_a_row_ = 0;
-    } else {
-      if (failed_.size() >= kMaxFailed) failed_.clear();
-      failed_.insert(key);
-      if (st.code() == Status::Code::kNotFound) ++missing_in_a_row_;
-    }
     flight->done = true;
     in_flight_.erase(key);
     done_cv_.notify_all();
@@ -240,6 +214,34 @@ bool BundleFetcher::Fill(const BundleWant& want, const BundleRef& bundle) {
   if (cache_->Contains(want.digest)) return true;
   ++fallbacks_;
   return false;
+}
+
+void BundleFetcher::DownloadAndRecord(const BundleWant& want,
+                                      const BundleRef& bundle,
+                                      const std::string& key,
+                                      InFlight* flight) {
+  Members members;
+  const Status st = Download(want, bundle, flight, &members);
+  if (!st.ok()) {
+    ++errors_;
+    if (log_)
+      log_(st.code() == Status::Code::kNotFound ? Severity::kDebug
+                                                : Severity::kWarning,
+           "bundle " + key + " of " + bundle.path + " failed (" +
+               "its files are fetched one by one): " + st.ToString());
+  }
+  cvmfs::MutexLock lock(&mu_);
+  if (!members.empty()) {
+    if (known_.size() >= kMaxKnown) known_.clear();
+    known_[key] = std::move(members);
+  }
+  if (st.ok()) {
+    missing_in_a_row_ = 0;
+  } else {
+    if (failed_.size() >= kMaxFailed) failed_.clear();
+    failed_.insert(key);
+    if (st.code() == Status::Code::kNotFound) ++missing_in_a_row_;
+  }
 }
 
 Status BundleFetcher::Download(const BundleWant& want, const BundleRef& bundle,

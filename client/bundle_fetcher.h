@@ -114,6 +114,11 @@ class BundleFetcher {
   // was read); the status of the bundle as a whole.
   Status Download(const BundleWant& want, const BundleRef& bundle,
                   InFlight* flight, Members* members) EXCLUDES(mu_);
+  // Download(), then what it taught: the members, a failure, the run of
+  // missing bundles.
+  void DownloadAndRecord(const BundleWant& want, const BundleRef& bundle,
+                         const std::string& key, InFlight* flight)
+      EXCLUDES(mu_);
 
   Fetcher* fetcher_;          // borrowed
   cache::PosixCache* cache_;  // borrowed
